@@ -1,0 +1,8 @@
+// Command cbcsim runs, replays, checks and fuzzes CBC-MN scheduler scenarios.
+package main
+
+import "os"
+
+func main() {
+	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// version is the cbcsim release; the trace header carries its own format version.
+const version = "0.1.0-dev"
+
+// exitError carries an exit status through cobra's RunE. Status 1 means a
+// run broke an invariant or expectation; status 2 means bad input.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// badInput wraps err as a bad-input failure (exit status 2).
+func badInput(err error) error { return &exitError{code: 2, err: err} }
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "cbcsim",
+		Short:         "Deterministic simulation and replay of the CBC-MN scheduler",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetVersionTemplate("cbcsim version {{.Version}}\n")
+	return root
+}
+
+// execute runs the CLI and maps errors to exit statuses: 0 success, 1 a
+// failed run, 2 bad input (including bad flags).
+func execute(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(stderr, "cbcsim:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "cbcsim:", err)
+	return 2
+}
