@@ -1,0 +1,267 @@
+package fiber
+
+import (
+	"fmt"
+	"iter"
+	"runtime/debug"
+)
+
+// Reason says why a fiber gave control back. The scheduler defines the
+// values; this package only carries them from Yield to Resume. A fiber that
+// finished (Done or Panicked) reports reason 0.
+type Reason uint32
+
+// Status says what state a fiber is in after Resume returns.
+type Status uint8
+
+const (
+	// Suspended: the body called Yield (or has not started yet); Resume
+	// again to continue it.
+	Suspended Status = iota
+	// Done: the body returned (or was unwound by Close).
+	Done
+	// Panicked: the body panicked; Fiber.Panic holds the value and stack.
+	Panicked
+)
+
+// String returns the constant's name, for test failures and traces.
+func (s Status) String() string {
+	switch s {
+	case Suspended:
+		return "Suspended"
+	case Done:
+		return "Done"
+	case Panicked:
+		return "Panicked"
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
+// Body is what a fiber runs. It is an interface rather than only a func so
+// that a scheduler's task struct can be the body itself, without allocating a
+// closure per task.
+type Body interface {
+	RunFiber(f *Fiber)
+}
+
+// BodyFunc adapts a plain function to Body. A BodyFunc is pointer-shaped, so
+// converting one to Body does not allocate.
+type BodyFunc func(f *Fiber)
+
+// RunFiber calls fn(f). Called only by the fiber's coroutine.
+func (fn BodyFunc) RunFiber(f *Fiber) { fn(f) }
+
+// PanicError is a panic captured from a fiber body: the value passed to panic
+// and the stack of the coroutine at the moment of the panic (debug.Stack, so
+// it names the panicking function).
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+// Error returns "panic: <value>"; the stack is left out so that the message
+// stays one line in logs and traces.
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Unwrap returns the panic value when it is an error (for example a
+// runtime.Error), so errors.As can reach it.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// Fiber is a stackful coroutine running one Body at a time. Its coroutine
+// (one iter.Pull) outlives the body: when a body ends, the coroutine parks
+// and can be given a new body by Pool.Get, so running a task on a pooled
+// fiber starts no goroutine.
+//
+// A Fiber is owned by one goroutine at a time. Ownership may move between
+// goroutines (work stealing), provided the hand-over itself synchronizes
+// (a channel send, a mutex, an atomic with release/acquire order).
+type Fiber struct {
+	// The hot-path fields come first so that Resume and Yield touch one
+	// cache line: next and yield are the two halves of the switch, reason
+	// and status are what a switch reports.
+
+	// next resumes the coroutine; from iter.Pull. Replaced by closedNext
+	// on Close so that a late Resume fails with a sentence, not a nil call.
+	next func() (struct{}, bool)
+	// yield switches back to the Resume caller; from iter.Pull, set once by
+	// the coroutine when it first runs.
+	yield  func(struct{}) bool
+	reason Reason
+	status Status
+
+	body     Body
+	panicErr *PanicError
+	// stop ends the coroutine; nil once the fiber is closed (or its
+	// coroutine exited through runtime.Goexit), which is how Put tells a
+	// fiber that must not be pooled.
+	stop func()
+}
+
+// unwinding is the panic value Yield raises when Close stops a suspended
+// fiber. It is a private type so no body can raise it by accident, and it is
+// zero-sized so boxing it into the panic interface does not allocate.
+type unwinding struct{}
+
+// goexitValue is the PanicError.Value recorded when a body calls
+// runtime.Goexit. It is a private pointer so it cannot be confused with a
+// value a body panics with.
+var goexitValue = &goexitMarker{}
+
+type goexitMarker struct{ _ byte }
+
+func (*goexitMarker) String() string { return "runtime.Goexit called in fiber body" }
+
+// New returns a fiber that will run body on its own coroutine. The coroutine
+// (a goroutine the runtime switches to directly) is created now; the body
+// starts at the first Resume. Call Close, or hand the fiber to Pool.Put once
+// finished, to release the coroutine.
+// Can be called from any goroutine.
+func New(body Body) *Fiber {
+	f := &Fiber{body: body}
+	f.next, f.stop = iter.Pull(f.loop)
+	return f
+}
+
+// loop is the coroutine's sequence function. It loops so that one coroutine
+// serves many bodies: after a body ends it yields a "finished" switch and, on
+// the next Resume, runs whatever body Pool.Get bound in the meantime.
+// Runs only on the fiber's coroutine.
+func (f *Fiber) loop(yield func(struct{}) bool) {
+	f.yield = yield
+	for {
+		f.runBody()
+		if !yield(struct{}{}) {
+			// Close while the fiber sat finished: nothing to unwind.
+			return
+		}
+	}
+}
+
+// runBody runs the current body to its end, turning a panic into status
+// Panicked. The recover is in a deferred call of this frame, not of the body,
+// so panics raised by the body's own deferred functions are caught too.
+// Runs only on the fiber's coroutine.
+func (f *Fiber) runBody() {
+	defer f.finish()
+	f.body.RunFiber(f)
+	f.status = Done
+}
+
+// finish records how the body ended. It is deferred by runBody and must call
+// recover itself (recover only works directly in a deferred function).
+// Runs only on the fiber's coroutine.
+func (f *Fiber) finish() {
+	f.reason = 0
+	f.body = nil // drop the task so a parked fiber pins no memory
+	if f.status == Done {
+		return
+	}
+	switch v := recover().(type) {
+	case unwinding:
+		// Close stopped the body at a Yield and its defers have run. That
+		// is an orderly end, not a failure.
+		f.status = Done
+	case nil:
+		// No panic yet the body did not return: runtime.Goexit. It cannot
+		// be stopped; iter.Pull passes it on to the goroutine that called
+		// Resume. Mark the fiber dead so it is never pooled again.
+		f.status = Panicked
+		f.panicErr = &PanicError{Value: goexitValue, Stack: debug.Stack()}
+		f.next, f.stop = closedNext, nil
+	default:
+		f.status = Panicked
+		f.panicErr = &PanicError{Value: v, Stack: debug.Stack()}
+	}
+}
+
+// Resume runs the body until it yields or ends, and returns the reason given
+// to Yield with Suspended, or (0, Done), or (0, Panicked). A panic in the
+// body never escapes Resume.
+//
+// Called only by the fiber's current owner, from any goroutine, never
+// concurrently and never from inside the fiber's own body. Resuming a fiber
+// that is Done or Panicked (without rebinding it through a Pool) or one that
+// is closed panics: that is a scheduler bug, not a task failure.
+func (f *Fiber) Resume() (Reason, Status) {
+	if f.status != Suspended {
+		f.badResume()
+	}
+	if _, ok := f.next(); !ok {
+		// loop never returns while it is being resumed, so the coroutine
+		// can only have ended through Close or Goexit, both of which
+		// replace next. Reaching here means the invariant broke.
+		panic("fiber: Resume: coroutine ended")
+	}
+	return f.reason, f.status
+}
+
+// badResume reports a Resume of a finished fiber. It is out of line so that
+// Resume stays small.
+func (f *Fiber) badResume() {
+	if f.stop == nil {
+		closedNext()
+	}
+	panic("fiber: Resume: fiber finished (status " + f.status.String() + ")")
+}
+
+// closedNext replaces next on a closed fiber.
+func closedNext() (struct{}, bool) { panic("fiber: Resume: fiber closed") }
+
+// Yield suspends the body; the pending Resume returns (r, Suspended). Yield
+// returns when the fiber is resumed again, possibly on another goroutine.
+//
+// Called only from inside the running body of f. If the fiber is closed while
+// suspended here, Yield does not return: it panics with a private value that
+// unwinds the body (running its defers) and is recovered by the fiber. A body
+// that recovers every panic should re-panic values it does not recognize.
+func (f *Fiber) Yield(r Reason) {
+	f.reason = r
+	if !f.yield(struct{}{}) {
+		panic(unwinding{})
+	}
+}
+
+// Panic returns the captured panic when the fiber's status is Panicked, and
+// nil otherwise.
+// Called only by the fiber's current owner.
+func (f *Fiber) Panic() *PanicError {
+	if f.status != Panicked {
+		return nil
+	}
+	return f.panicErr
+}
+
+// Status returns the fiber's status as of the last Resume (Suspended for a
+// fiber that has not started).
+// Called only by the fiber's current owner.
+func (f *Fiber) Status() Status { return f.status }
+
+// Close releases the coroutine. If the body is suspended in Yield, it is
+// unwound first: Yield panics with a private value, the body's defers run,
+// and the fiber records Done (or Panicked, if a deferred function panicked
+// with something else). Close is idempotent; Resume after Close panics.
+//
+// Called only by the fiber's current owner, never from inside its own body.
+func (f *Fiber) Close() {
+	if f.stop == nil {
+		return
+	}
+	stop := f.stop
+	f.next, f.stop = closedNext, nil
+	// stop cannot panic here: finish recovers everything the body raises,
+	// so the sequence function always returns normally.
+	stop()
+}
+
+// rebind gives a finished fiber a new body; the next Resume starts it on the
+// same coroutine.
+// Called only by Pool.Get, on a fiber no other goroutine can reach.
+func (f *Fiber) rebind(body Body) {
+	f.body = body
+	f.status = Suspended
+	f.reason = 0
+	f.panicErr = nil
+}

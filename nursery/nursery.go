@@ -1,0 +1,394 @@
+package nursery
+
+// Per-child flags.
+const (
+	admitted uint8 = 1 << iota // counted against max_concurrent at some point; may run
+	started                    // ran at least one step
+	marked                     // marked cancelled (kid.mark holds the reason)
+)
+
+type kid struct {
+	flags uint8
+	mark  Reason
+}
+
+// Nursery is one nursery's state machine. It holds no lock: the caller (the
+// scheduler) serializes every call, e.g. under its own lock, and applies the
+// Effects each mutating call returns. The zero value is an Open FailFast
+// nursery without a concurrency limit.
+type Nursery struct {
+	cfg      Config
+	state    State
+	awaiting bool   // the owner called Close: it reached the end of the body
+	reason   Reason // the first cancellation's reason
+	hasErr   bool
+	firstErr Child
+
+	results  []Result // per child, in spawn order; Pending while unfinished
+	kids     []kid    // per child, in spawn order
+	queue    []Child  // pending children in spawn order; queue[head:] are live
+	head     int
+	running  int // admitted and unfinished
+	finished int // children whose result is not Pending
+
+	scratch Effects // stands in for a nil *Effects
+}
+
+// New returns an Open nursery with configuration cfg.
+func New(cfg Config) *Nursery {
+	n := &Nursery{}
+	n.Reset(cfg)
+	return n
+}
+
+// Reset makes n a new Open nursery with configuration cfg, keeping the
+// capacity of its slices. Slices returned by Results before the Reset must
+// not be used after it.
+func (n *Nursery) Reset(cfg Config) {
+	*n = Nursery{
+		cfg:     cfg,
+		results: n.results[:0],
+		kids:    n.kids[:0],
+		queue:   n.queue[:0],
+		scratch: n.scratch,
+	}
+	n.scratch.Reset()
+}
+
+// effects resets out, or the scratch Effects when out is nil.
+func (n *Nursery) effects(out *Effects) *Effects {
+	if out == nil {
+		out = &n.scratch
+	}
+	out.Reset()
+	return out
+}
+
+// to performs a state change and records it.
+func (n *Nursery) to(s State, out *Effects) {
+	if !allowed(n.state, s) {
+		panic("nursery: to: forbidden transition " + n.state.String() + "->" + s.String())
+	}
+	out.Transitions = append(out.Transitions, Transition{From: n.state, To: s})
+	n.state = s
+}
+
+// Spawn creates the next child.
+//
+// In Open it is admitted (AdmitRun) unless MaxConcurrent children are
+// running or others already wait, in which case it waits (AdmitPending) until
+// a later call lists it in Effects.Release. In Cancelling, while the owner is
+// still in its body, the child is created already finished as
+// CancelledBy(CancelReason()) and never runs (AdmitCancelled); it does not
+// make the nursery terminal, since only Close can. Once the owner awaits
+// (Closing, or Cancelling after Close) and in a terminal state, Spawn refuses
+// with ErrNotOpen (plus ErrTerminal when terminal) and returns Child -1:
+// seed 000's "spawn returns null". Spawn never produces effects; out is only
+// reset.
+func (n *Nursery) Spawn(out *Effects) (Child, Admit, error) {
+	n.effects(out)
+	if n.state.Terminal() {
+		return -1, AdmitRun, errSpawnTerminal
+	}
+	if n.awaiting {
+		return -1, AdmitRun, errSpawnNotOpen
+	}
+	c := Child(len(n.results))
+	if n.state == Cancelling {
+		n.results = append(n.results, CancelledBy(n.reason))
+		n.kids = append(n.kids, kid{flags: marked, mark: n.reason})
+		n.finished++
+		return c, AdmitCancelled, nil
+	}
+	// Open. Once one child waits, later ones wait behind it, so that
+	// children are admitted in spawn order.
+	if limit := n.cfg.MaxConcurrent; limit > 0 && (n.running >= limit || n.head < len(n.queue)) {
+		n.results = append(n.results, Result{})
+		n.kids = append(n.kids, kid{})
+		n.queue = append(n.queue, c)
+		return c, AdmitPending, nil
+	}
+	n.results = append(n.results, Result{})
+	n.kids = append(n.kids, kid{flags: admitted})
+	n.running++
+	return c, AdmitRun, nil
+}
+
+// Start records that child c ran its first step. It refuses a child that is
+// unknown, pending, finished or already started. A child marked cancelled
+// before it started may still be started: it then observes the mark at its
+// first checkpoint.
+func (n *Nursery) Start(c Child) error {
+	switch {
+	case n.state.Terminal():
+		return errStartTerminal
+	case c < 0 || int(c) >= len(n.results):
+		return errStartBadChild
+	case n.results[c].Kind != Pending:
+		return errStartFinished
+	case n.kids[c].flags&admitted == 0:
+		return errStartNotAdmitted
+	case n.kids[c].flags&started != 0:
+		return errStartStarted
+	}
+	n.kids[c].flags |= started
+	return nil
+}
+
+// Complete records that the admitted child c finished with r, which must be
+// a finished result (not Pending; a cancellation needs a reason). The result
+// is kept as given: a child marked cancelled that returned or failed anyway
+// keeps what it actually did.
+//
+// The first child error (Err or Panic, in completion order) becomes
+// FirstError and applies the mode: FailFast cancels every unfinished child
+// with SiblingFailed, CancelRemaining only those that have not started,
+// CollectAll nothing. Later errors are only recorded. Then the earliest
+// pending children are admitted (Effects.Release) while there is room, and
+// the nursery becomes terminal if the owner awaits and every child is
+// finished.
+func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
+	out = n.effects(out)
+	switch {
+	case n.state.Terminal():
+		return errCompleteTerminal
+	case !r.valid():
+		return errCompleteBadResult
+	case c < 0 || int(c) >= len(n.results):
+		return errCompleteBadChild
+	case n.results[c].Kind != Pending:
+		return errCompleteFinished
+	case n.kids[c].flags&admitted == 0:
+		return errCompleteNotAdmitted
+	}
+	n.results[c] = r
+	n.finished++
+	n.running--
+	if r.IsError() && !n.hasErr {
+		n.hasErr = true
+		n.firstErr = c
+		switch n.cfg.Mode {
+		case FailFast:
+			n.cancel(SiblingFailed, false, out)
+		case CancelRemaining:
+			n.cancel(SiblingFailed, true, out)
+		}
+	}
+	n.release(out)
+	n.settle(out)
+	return nil
+}
+
+// Close records that the owner reached the end of its body and awaits the
+// children. Open goes to Closing; Cancelling stays. Either then goes
+// terminal at once if every child is finished. It refuses a second Close
+// (ErrAwaiting) and a terminal nursery (ErrTerminal).
+func (n *Nursery) Close(out *Effects) error {
+	out = n.effects(out)
+	if n.state.Terminal() {
+		return errCloseTerminal
+	}
+	if n.awaiting {
+		return errCloseAwaiting
+	}
+	n.awaiting = true
+	if n.state == Open {
+		n.to(Closing, out)
+	}
+	n.settle(out)
+	return nil
+}
+
+// Cancel cancels the nursery for reason: an explicit cancel, a cancellation
+// propagated from the owner, or resource exhaustion. Open and Closing go to
+// Cancelling and keep reason as CancelReason. Every admitted unfinished
+// child not yet marked is listed in Effects.Cancel, and every pending child
+// is finished at once as CancelledBy(reason) (Effects.Dropped).
+//
+// In Cancelling the state and CancelReason stay as they are, but children
+// the first cancellation left running (the started children of a
+// CancelRemaining nursery) are marked now, with reason: a cancellation from
+// outside reaches every descendant (seed 000 §1.1, invariant 3). Otherwise,
+// and in a terminal state, Cancel is a no-op. reason must be one of the five
+// reasons; NoReason panics.
+func (n *Nursery) Cancel(reason Reason, out *Effects) {
+	out = n.effects(out)
+	if !reason.valid() {
+		panic("nursery: Cancel: invalid reason " + reason.String())
+	}
+	n.cancel(reason, false, out)
+	n.settle(out)
+}
+
+// Timeout records that the nursery's timeout fired. It is Cancel(Timeout)
+// except that under CancelRemaining children that have started are not
+// marked: they run on. Pending children are dropped in every mode.
+func (n *Nursery) Timeout(out *Effects) {
+	out = n.effects(out)
+	n.cancel(Timeout, n.cfg.Mode == CancelRemaining, out)
+	n.settle(out)
+}
+
+// cancel moves Open or Closing to Cancelling (the first reason is kept),
+// marks every admitted, unfinished, unmarked child (only those not started
+// when unstartedOnly) and drops every pending child. Terminal: no-op.
+func (n *Nursery) cancel(reason Reason, unstartedOnly bool, out *Effects) {
+	if n.state.Terminal() {
+		return
+	}
+	did := false
+	if n.state != Cancelling {
+		n.to(Cancelling, out)
+		n.reason = reason
+		did = true
+	}
+	skip := admitted | marked // a child with both flags is already marked
+	for i := range n.kids {
+		k := &n.kids[i]
+		if n.results[i].Kind != Pending || k.flags&skip != admitted {
+			continue
+		}
+		if unstartedOnly && k.flags&started != 0 {
+			continue
+		}
+		k.flags |= marked
+		k.mark = reason
+		out.Cancel = append(out.Cancel, Child(i))
+		did = true
+	}
+	for _, c := range n.queue[n.head:] {
+		n.results[c] = CancelledBy(reason)
+		n.kids[c].flags |= marked
+		n.kids[c].mark = reason
+		n.finished++
+		out.Dropped = append(out.Dropped, c)
+		did = true
+	}
+	n.queue = n.queue[:0]
+	n.head = 0
+	if did {
+		out.Reason = reason
+	}
+}
+
+// release admits the earliest pending children while there is room.
+func (n *Nursery) release(out *Effects) {
+	limit := n.cfg.MaxConcurrent
+	for n.head < len(n.queue) && (limit <= 0 || n.running < limit) {
+		c := n.queue[n.head]
+		n.head++
+		n.kids[c].flags |= admitted
+		n.running++
+		out.Release = append(out.Release, c)
+	}
+	if n.head == len(n.queue) {
+		n.queue = n.queue[:0]
+		n.head = 0
+	}
+	if limit > 0 && n.running > limit {
+		panic("nursery: release: running over max_concurrent")
+	}
+}
+
+// settle makes the nursery terminal when the owner awaits and every child
+// is finished.
+func (n *Nursery) settle(out *Effects) {
+	if !n.awaiting || n.finished != len(n.results) {
+		return
+	}
+	switch n.state {
+	case Closing:
+		n.to(Closed, out)
+	case Cancelling:
+		n.to(Cancelled, out)
+	default:
+		return
+	}
+	out.Terminal = true
+}
+
+// State returns the current state.
+func (n *Nursery) State() State { return n.state }
+
+// Mode returns the configured error mode.
+func (n *Nursery) Mode() Mode { return n.cfg.Mode }
+
+// Config returns the configuration.
+func (n *Nursery) Config() Config { return n.cfg }
+
+// Terminal reports whether the state is Closed or Cancelled.
+func (n *Nursery) Terminal() bool { return n.state.Terminal() }
+
+// Awaiting reports whether the owner has called Close.
+func (n *Nursery) Awaiting() bool { return n.awaiting }
+
+// AllFinished reports whether every child spawned so far is finished.
+func (n *Nursery) AllFinished() bool { return n.finished == len(n.results) }
+
+// Outcome is OutcomePending until the nursery is terminal; then ChildFailed
+// if any child failed or panicked (an error outranks a cancellation, seed 000
+// §4.4), else OutcomeCancelled if the state is Cancelled, else Success.
+func (n *Nursery) Outcome() Outcome {
+	switch {
+	case !n.state.Terminal():
+		return OutcomePending
+	case n.hasErr:
+		return ChildFailed
+	case n.state == Cancelled:
+		return OutcomeCancelled
+	}
+	return Success
+}
+
+// FirstError returns the first child error in completion order, if any.
+// Later errors never replace it.
+func (n *Nursery) FirstError() (Child, Result, bool) {
+	if !n.hasErr {
+		return -1, Result{}, false
+	}
+	return n.firstErr, n.results[n.firstErr], true
+}
+
+// CancelReason returns the reason of the first cancellation, NoReason if the
+// nursery was never cancelled.
+func (n *Nursery) CancelReason() Reason { return n.reason }
+
+// Results returns the per-child results in spawn order, Pending for
+// unfinished children. The slice is a read-only view, valid until the next
+// mutating call.
+func (n *Nursery) Results() []Result { return n.results }
+
+// Result returns child c's result (Pending if unfinished or unknown).
+func (n *Nursery) Result(c Child) Result {
+	if c < 0 || int(c) >= len(n.results) {
+		return Result{}
+	}
+	return n.results[c]
+}
+
+// Len returns the number of children spawned.
+func (n *Nursery) Len() int { return len(n.results) }
+
+// Running returns the number of admitted, unfinished children.
+func (n *Nursery) Running() int { return n.running }
+
+// PendingCount returns the number of children waiting for admission.
+func (n *Nursery) PendingCount() int { return len(n.queue) - n.head }
+
+// Admitted reports whether child c was admitted (may run, or ran).
+func (n *Nursery) Admitted(c Child) bool { return n.flag(c, admitted) }
+
+// Started reports whether child c ran its first step.
+func (n *Nursery) Started(c Child) bool { return n.flag(c, started) }
+
+// Marked returns the reason child c was marked cancelled with, if it was.
+func (n *Nursery) Marked(c Child) (Reason, bool) {
+	if !n.flag(c, marked) {
+		return NoReason, false
+	}
+	return n.kids[c].mark, true
+}
+
+func (n *Nursery) flag(c Child, f uint8) bool {
+	return c >= 0 && int(c) < len(n.kids) && n.kids[c].flags&f != 0
+}

@@ -1,0 +1,80 @@
+package sched
+
+import "fmt"
+
+// Budget is a task's resource quota (seed 001 section 3.1). Each component
+// counts down; reaching 0 exhausts the task.
+type Budget struct {
+	Ops        int64 // abstract instructions
+	Memory     int64 // bytes
+	SpawnCount int64 // children it may spawn
+	ChannelOps int64 // channel sends and receives
+	Syscalls   int64 // file and network I/O operations
+}
+
+// DefaultBudget is the scenario format's default task budget.
+var DefaultBudget = Budget{Ops: 100_000, Memory: 1 << 20, SpawnCount: 64, ChannelOps: 1024, Syscalls: 64}
+
+// Cost is what one operation charges (seed 001 section 3.3).
+type Cost = Budget
+
+// Component names one budget component, for messages and the trace.
+type Component uint8
+
+const (
+	CompNone Component = iota
+	CompOps
+	CompMemory
+	CompSpawnCount
+	CompChannelOps
+	CompSyscalls
+)
+
+var componentNames = [...]string{"none", "ops", "memory", "spawn_count", "channel_ops", "syscalls"}
+
+func (c Component) String() string {
+	if int(c) < len(componentNames) {
+		return componentNames[c]
+	}
+	return fmt.Sprintf("Component(%d)", uint8(c))
+}
+
+// short reports the first component of b that cannot pay c, or CompNone.
+func (b *Budget) short(c Cost) Component {
+	switch {
+	case c.Ops > b.Ops:
+		return CompOps
+	case c.Memory > b.Memory:
+		return CompMemory
+	case c.SpawnCount > b.SpawnCount:
+		return CompSpawnCount
+	case c.ChannelOps > b.ChannelOps:
+		return CompChannelOps
+	case c.Syscalls > b.Syscalls:
+		return CompSyscalls
+	}
+	return CompNone
+}
+
+// sub charges c to b; the caller has checked short(c) == CompNone.
+func (b *Budget) sub(c Cost) {
+	b.Ops -= c.Ops
+	b.Memory -= c.Memory
+	b.SpawnCount -= c.SpawnCount
+	b.ChannelOps -= c.ChannelOps
+	b.Syscalls -= c.Syscalls
+}
+
+// take moves up to want of each component from b to the result (seed 001
+// section 8.2: a child's budget is min(pool, default), taken from the pool).
+func (b *Budget) take(want Budget) Budget {
+	got := Budget{
+		Ops:        min(b.Ops, want.Ops),
+		Memory:     min(b.Memory, want.Memory),
+		SpawnCount: min(b.SpawnCount, want.SpawnCount),
+		ChannelOps: min(b.ChannelOps, want.ChannelOps),
+		Syscalls:   min(b.Syscalls, want.Syscalls),
+	}
+	b.sub(got)
+	return got
+}

@@ -1,0 +1,80 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/cbcsim/cbcsim/nursery"
+)
+
+// CancelError is what a checkpoint returns once the task has been marked
+// cancelled. A body returns it (possibly wrapped) and the task's result
+// becomes cancelled:REASON.
+type CancelError struct{ Reason nursery.Reason }
+
+func (e *CancelError) Error() string { return "cancelled: " + e.Reason.String() }
+
+// ChildError is what a nursery returns to its owner when a child failed and
+// the nursery does not catch: the first child error (first error wins).
+type ChildError struct {
+	Nursery string // the nursery's label
+	Child   Result // the first failing child's result
+	Text    string // the error text that propagates
+}
+
+func (e *ChildError) Error() string { return e.Text }
+
+// Scheduler error codes (seed 001 section 14, contract "Budgets" and
+// "Profiles and capabilities").
+const (
+	ErrResourceExhausted    = "ResourceExhausted"
+	ErrSpawnBudgetExhausted = "SpawnBudgetExhausted"
+	ErrCapabilityDenied     = "CapabilityDenied"
+)
+
+// SchedError is a failure the scheduler imposes on a task.
+type SchedError struct {
+	Code   string // one of the Err* codes
+	Detail string // what was refused, for people
+}
+
+func (e *SchedError) Error() string { return e.Code }
+
+// PanicError is a panic captured in a task body, with the stack of the
+// panicking goroutine. Panics never cross a task boundary: they become the
+// task's result (panic:MSG).
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprint(e.Value) }
+
+// Result is a task's or a child's result (ok, ok:VALUE, err:ERR, panic:MSG,
+// cancelled:REASON).
+type Result = nursery.Result
+
+// capture turns a recovered value into a *PanicError, keeping the first
+// capture's stack when a panic is re-raised through several scopes.
+func capture(p any) *PanicError {
+	if pe, ok := p.(*PanicError); ok {
+		return pe
+	}
+	return &PanicError{Value: p, Stack: debug.Stack()}
+}
+
+// resultOf maps what a body returned to the task's result.
+func resultOf(err error, value int64, hasValue bool) Result {
+	if err == nil {
+		if hasValue {
+			return nursery.OKValue(value)
+		}
+		return nursery.OK()
+	}
+	var ce *CancelError
+	if errors.As(err, &ce) {
+		return nursery.CancelledBy(ce.Reason)
+	}
+	return nursery.Err(err.Error())
+}

@@ -1,0 +1,360 @@
+package sched
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/cbcsim/cbcsim/nursery"
+	"github.com/cbcsim/cbcsim/trace"
+)
+
+// NurseryOptions configures a nursery (the scenario format's nursery options).
+type NurseryOptions struct {
+	Label         string       // a name for tables, traces and expectations
+	Mode          nursery.Mode // fail_fast (the zero value), cancel_remaining, collect_all
+	MaxConcurrent int          // children running at once; 0 is unlimited
+	Budget        *Budget      // the budget pool; nil means a copy of the owner's remaining budget
+	Catch         bool         // a child error does not propagate to the owner
+}
+
+// SpawnOptions configures one spawned child.
+type SpawnOptions struct {
+	Budget  *Budget // the child's budget; nil means the scheduler's default budget
+	Caps    Caps    // under the sovereign profile: the child's capabilities, narrowed by the parent's
+	HasCaps bool
+	As      string // a name a supervisor may use for the child
+}
+
+// Nursery is a structured-concurrency scope: it owns the children spawned
+// into it and its owner cannot leave it until every child has finished.
+// The state machine and error-mode rules are package nursery's; this type
+// binds them to tasks and workers.
+type Nursery struct {
+	s     *Scheduler
+	id    uint64
+	label string
+	owner *Task
+	catch bool
+
+	mu       sync.Mutex // guards everything below
+	m        nursery.Nursery
+	eff      nursery.Effects
+	children []*Task // in spawn order, indexed by nursery.Child
+	waiter   *Task   // the owner, while it is blocked in await
+	pool     Budget
+}
+
+// ID is the nursery's id, unique within its scheduler.
+func (n *Nursery) ID() uint64 { return n.id }
+
+// Label is the label the nursery was opened with.
+func (n *Nursery) Label() string { return n.label }
+
+// Owner is the task that opened the nursery.
+func (n *Nursery) Owner() *Task { return n.owner }
+
+// Snapshot reports the nursery's state, outcome, first error and per-child
+// results in spawn order. It is meant for after the run or for tests.
+func (n *Nursery) Snapshot() NurserySnapshot {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	snap := NurserySnapshot{
+		Label: n.label, Mode: n.m.Mode(), State: n.m.State(), Outcome: n.m.Outcome(),
+		Results: append([]Result(nil), n.m.Results()...),
+	}
+	if _, r, ok := n.m.FirstError(); ok {
+		snap.FirstError, snap.HasError = r.ErrorText(), true
+	}
+	for _, c := range n.children {
+		snap.Children = append(snap.Children, c.id)
+	}
+	return snap
+}
+
+// NurserySnapshot is a copy of a nursery's observable state.
+type NurserySnapshot struct {
+	Label      string
+	Mode       nursery.Mode
+	State      nursery.State
+	Outcome    nursery.Outcome
+	FirstError string
+	HasError   bool
+	Results    []Result
+	Children   []uint64
+}
+
+// Nursery opens a nursery owned by t, runs body in t, then awaits every
+// child. Entering is a checkpoint costing one op, and so is the end of the
+// await. If body fails, panics or observes cancellation, the nursery is
+// cancelled (NurseryExited, or the reason t was cancelled with) and still
+// awaited before the failure goes on: inner nurseries always end before
+// outer ones. A child error comes back as a *ChildError unless o.Catch.
+func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
+	if t.s.cfg.Profile == ProfileCore {
+		return &SchedError{Code: ErrCapabilityDenied, Detail: "nursery under the core profile"}
+	}
+	if err := t.point(Cost{Ops: 1}); err != nil {
+		return err
+	}
+	n := t.s.newNursery(t, o)
+	t.mu.Lock()
+	t.owned = append(t.owned, n)
+	t.mu.Unlock()
+	if r := t.mark.Load(); r != 0 {
+		// Marked between the checkpoint and the registration above:
+		// markCancel may have missed this nursery.
+		n.cancel(nursery.Reason(r), t.w)
+	}
+
+	err, p := t.protect(func() error { return body(n) })
+	if err != nil || p != nil {
+		n.cancel(nursery.NurseryExited, t.w)
+	}
+	n.await(t)
+	t.mu.Lock()
+	t.owned = t.owned[:len(t.owned)-1]
+	t.mu.Unlock()
+	if p != nil {
+		panic(p)
+	}
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	outcome := n.m.Outcome()
+	_, first, _ := n.m.FirstError()
+	n.mu.Unlock()
+	if outcome == nursery.ChildFailed && !n.catch {
+		return &ChildError{Nursery: n.label, Child: first, Text: first.ErrorText()}
+	}
+	return t.point(Cost{})
+}
+
+func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
+	n := &Nursery{s: s, id: s.nextNurseryID.Add(1), label: o.Label, owner: owner, catch: o.Catch}
+	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent})
+	if o.Budget != nil {
+		n.pool = *o.Budget
+	} else {
+		n.pool = owner.budget
+	}
+	s.register(nil, n)
+	if owner.emitting() {
+		owner.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),
+			trace.S("mode", o.Mode.String()), trace.S("to", nursery.Open.String()))
+	}
+	return n
+}
+
+// Spawn starts a child running fn in n. Only n's owner may call it, from its
+// body. Spawning is a checkpoint costing one op and one spawn_count from the
+// nursery's pool. It fails the caller with SpawnBudgetExhausted when the
+// pool has no spawn_count left and with CapabilityDenied when the caller may
+// not spawn. A child spawned after the nursery started cancelling is created
+// already cancelled and never runs.
+func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, error) {
+	if t != n.owner {
+		panic("sched: Nursery.Spawn: caller is not the nursery's owner")
+	}
+	if t.caps&CapSpawn == 0 {
+		return nil, &SchedError{Code: ErrCapabilityDenied, Detail: "spawn without the spawn capability"}
+	}
+	if err := t.point(Cost{Ops: 1}); err != nil {
+		return nil, err
+	}
+	s := n.s
+	child := &Task{s: s, id: s.nextTaskID.Add(1), name: name, fn: fn, parent: n}
+	if o.Budget != nil {
+		child.budget = *o.Budget
+	} else {
+		child.budget = s.cfg.Budget
+	}
+	child.initial = child.budget
+	child.caps = t.caps
+	if o.HasCaps {
+		child.caps &= o.Caps
+	}
+	w := t.w
+
+	n.mu.Lock()
+	if n.pool.SpawnCount <= 0 {
+		n.mu.Unlock()
+		return nil, &SchedError{Code: ErrSpawnBudgetExhausted, Detail: "nursery " + n.label}
+	}
+	n.pool.SpawnCount--
+	n.eff.Reset()
+	c, admit, err := n.m.Spawn(&n.eff)
+	if err != nil {
+		n.mu.Unlock()
+		panic(fmt.Sprintf("sched: Nursery.Spawn: %v", err))
+	}
+	child.child = c
+	n.children = append(n.children, child)
+	s.register(child, nil)
+	if w.em.on() {
+		w.em.emit(trace.KindSpawn, trace.I("task", int64(child.id)), trace.I("parent", int64(t.id)),
+			trace.I("nursery", int64(n.id)), trace.S("name", name), trace.S("admit", admitName(admit)))
+	}
+	switch admit {
+	case nursery.AdmitRun:
+		w.push(child)
+	case nursery.AdmitCancelled:
+		child.result = n.m.Results()[c]
+		child.mark.Store(uint32(child.result.Reason))
+		w.retire(child)
+	}
+	n.apply(w)
+	n.mu.Unlock()
+	return child, nil
+}
+
+func admitName(a nursery.Admit) string {
+	switch a {
+	case nursery.AdmitRun:
+		return "run"
+	case nursery.AdmitPending:
+		return "pending"
+	}
+	return "cancelled"
+}
+
+// Cancel cancels the nursery (ExplicitCancel). Only the owner calls it.
+func (n *Nursery) Cancel(t *Task) {
+	n.cancel(nursery.ExplicitCancel, t.w)
+}
+
+// cancel moves the nursery to Cancelling with reason r and marks its
+// unfinished children. Any worker may call it.
+func (n *Nursery) cancel(r nursery.Reason, w *Worker) {
+	n.mu.Lock()
+	n.eff.Reset()
+	n.m.Cancel(r, &n.eff)
+	n.apply(w)
+	n.mu.Unlock()
+}
+
+// complete records that child t finished. Called by the worker that ran t.
+func (n *Nursery) complete(t *Task, w *Worker) {
+	n.mu.Lock()
+	n.eff.Reset()
+	if err := n.m.Complete(t.child, t.result, &n.eff); err != nil {
+		n.mu.Unlock()
+		panic(fmt.Sprintf("sched: Nursery.complete: %v", err))
+	}
+	n.apply(w)
+	n.mu.Unlock()
+}
+
+// start records that child t runs its first step, unless it was cancelled
+// while queued, in which case it must never run (race protection, seed
+// 003): start reports false and the caller retires it.
+func (n *Nursery) start(t *Task) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if r := t.mark.Load(); r != 0 {
+		return false
+	}
+	if err := n.m.Start(t.child); err != nil {
+		panic(fmt.Sprintf("sched: Nursery.start: %v", err))
+	}
+	return true
+}
+
+// apply carries out the effects in n.eff. Called with n.mu held; it only
+// takes locks further down the task tree (children, their nurseries), so
+// lock order always follows the tree from the root down.
+func (n *Nursery) apply(w *Worker) {
+	e := &n.eff
+	if w.em.on() {
+		for _, tr := range e.Transitions {
+			if tr.To == nursery.Cancelling {
+				w.em.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),
+					trace.S("from", tr.From.String()), trace.S("to", tr.To.String()),
+					trace.S("reason", n.m.CancelReason().String()))
+				continue
+			}
+			w.em.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),
+				trace.S("from", tr.From.String()), trace.S("to", tr.To.String()))
+		}
+	}
+	for _, c := range e.Cancel {
+		n.children[c].markCancel(e.Reason, w)
+	}
+	for _, c := range e.Dropped {
+		child := n.children[c]
+		child.result = n.m.Results()[c]
+		child.mark.CompareAndSwap(0, uint32(child.result.Reason))
+		w.retire(child)
+	}
+	for _, c := range e.Release {
+		w.push(n.children[c])
+	}
+	if e.Terminal {
+		if w.em.on() {
+			fields := []trace.Field{trace.I("nursery", int64(n.id)), trace.S("label", n.label),
+				trace.S("outcome", n.m.Outcome().String())}
+			if _, r, ok := n.m.FirstError(); ok {
+				fields = append(fields, trace.S("error", r.ErrorText()))
+			}
+			w.em.emit(trace.KindNursery, fields...)
+		}
+		if o := n.waiter; o != nil {
+			n.waiter = nil
+			w.wake(o)
+		}
+	}
+}
+
+// await closes the nursery and blocks t, its owner, until it is terminal.
+func (n *Nursery) await(t *Task) {
+	n.mu.Lock()
+	n.eff.Reset()
+	if err := n.m.Close(&n.eff); err != nil {
+		n.mu.Unlock()
+		panic(fmt.Sprintf("sched: Nursery.await: %v", err))
+	}
+	n.apply(t.w)
+	done := n.m.Terminal()
+	n.mu.Unlock()
+	if !done {
+		t.blockOn = n
+		t.suspend(reasonBlock)
+	}
+}
+
+// park registers the owner as waiting unless the nursery already ended.
+func (n *Nursery) park(t *Task, w *Worker) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.m.Terminal() {
+		return false
+	}
+	n.waiter = t
+	t.state.Store(uint32(StateBlocked))
+	return true
+}
+
+func (n *Nursery) describe() string { return fmt.Sprintf("nursery %s (n%d)", n.label, n.id) }
+
+// rechargeTask refills the components of t's budget that cannot pay c from
+// the pool (seed 001 section 8.2), up to t's initial budget. It reports
+// whether t can now pay c.
+func (n *Nursery) rechargeTask(t *Task, c Cost) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	want := Budget{
+		Ops:        max(t.initial.Ops-t.budget.Ops, 0),
+		Memory:     max(t.initial.Memory-t.budget.Memory, 0),
+		ChannelOps: max(t.initial.ChannelOps-t.budget.ChannelOps, 0),
+		Syscalls:   max(t.initial.Syscalls-t.budget.Syscalls, 0),
+	}
+	got := n.pool.take(want)
+	t.budget.Ops += got.Ops
+	t.budget.Memory += got.Memory
+	t.budget.ChannelOps += got.ChannelOps
+	t.budget.Syscalls += got.Syscalls
+	if got != (Budget{}) && t.emitting() {
+		t.emit(trace.KindRecharge, trace.S("from", "pool"), trace.I("ops", got.Ops))
+	}
+	return t.budget.short(c) == CompNone
+}

@@ -1,0 +1,218 @@
+package sched
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cbcsim/cbcsim/deque"
+	"github.com/cbcsim/cbcsim/fiber"
+)
+
+// Scheduler is the CBC-MN scheduler core: workers with Chase-Lev deques, a
+// global queue, and the nursery binding. It starts no goroutines by itself:
+// Run drives it with one goroutine per worker (real mode), and a seeded
+// driver calls Worker.Step one step at a time (package sim).
+type Scheduler struct {
+	cfg     Config
+	workers []*Worker
+	global  globalQueue
+	fibers  *fiber.Pool
+
+	nextTaskID    atomic.Uint64
+	nextNurseryID atomic.Uint64
+	live          atomic.Int64 // tasks created and not yet finished
+
+	root     *Task
+	rootDone atomic.Bool
+	aborting atomic.Bool
+
+	logMu sync.Mutex
+	log   []string
+
+	regMu     sync.Mutex
+	keep      bool
+	tasks     []*Task
+	nurseries []*Nursery
+
+	park parking
+}
+
+// New returns a scheduler for cfg, with its workers created but idle.
+func New(cfg Config) (*Scheduler, error) {
+	cfg, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	s := &Scheduler{cfg: cfg, fibers: fiber.NewPool(0), keep: cfg.Sink != nil || cfg.KeepTasks}
+	s.park.init()
+	seed := cfg.Seed
+	for i := 0; i < cfg.Workers; i++ {
+		w := &Worker{s: s, id: i, dq: deque.New[Task](64)}
+		w.rng.Seed(SplitMix64(&seed))
+		w.em = emitter{sink: cfg.Sink, worker: i}
+		s.workers = append(s.workers, w)
+	}
+	return s, nil
+}
+
+// Config returns the scheduler's configuration with defaults filled in.
+func (s *Scheduler) Config() Config { return s.cfg }
+
+// Workers returns the workers, by index.
+func (s *Scheduler) Workers() []*Worker { return s.workers }
+
+// Start creates the root task running fn and queues it. It may be called
+// once, before any worker steps.
+func (s *Scheduler) Start(name string, fn Func) *Task {
+	if s.root != nil {
+		panic("sched: Start: called twice")
+	}
+	t := &Task{s: s, id: s.nextTaskID.Add(1), name: name, fn: fn, budget: s.cfg.Budget}
+	t.initial = t.budget
+	t.caps = CapsAll
+	if s.cfg.Profile == ProfileSovereign {
+		t.caps = 0
+	}
+	s.root = t
+	s.register(t, nil)
+	s.global.push(t)
+	s.notify()
+	return t
+}
+
+// SetRootCaps sets the root task's capabilities (sovereign profile: main's
+// caps). Call it between Start and the first step.
+func (s *Scheduler) SetRootCaps(c Caps) { s.root.caps = c }
+
+// Root is the root task.
+func (s *Scheduler) Root() *Task { return s.root }
+
+// Done reports whether the root task has finished. Structured concurrency
+// guarantees that every other task has finished too.
+func (s *Scheduler) Done() bool { return s.rootDone.Load() }
+
+// Live is the number of tasks created and not yet finished.
+func (s *Scheduler) Live() int64 { return s.live.Load() }
+
+// Log returns a copy of the log lines written by tasks, in order.
+func (s *Scheduler) Log() []string {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	return append([]string(nil), s.log...)
+}
+
+// Tasks returns every task created, in creation order. Kept only when the
+// scheduler has a Sink (the simulator); nil otherwise.
+func (s *Scheduler) Tasks() []*Task {
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	return append([]*Task(nil), s.tasks...)
+}
+
+// Nurseries returns every nursery opened, in creation order (with a Sink only).
+func (s *Scheduler) Nurseries() []*Nursery {
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	return append([]*Nursery(nil), s.nurseries...)
+}
+
+// Abort unwinds every task that is still suspended, so that their fibers are
+// released. The seeded driver calls it when it stops a run early (deadlock,
+// livelock); the scheduler is unusable afterwards.
+func (s *Scheduler) Abort() {
+	s.aborting.Store(true)
+	s.regMu.Lock()
+	tasks := append([]*Task(nil), s.tasks...)
+	s.regMu.Unlock()
+	for _, t := range tasks {
+		if t.fib != nil {
+			t.fib.Close()
+			t.fib = nil
+		}
+	}
+	s.fibers.Close()
+}
+
+func (s *Scheduler) register(t *Task, n *Nursery) {
+	if t != nil {
+		s.live.Add(1)
+	}
+	if !s.keep {
+		return
+	}
+	s.regMu.Lock()
+	if t != nil {
+		s.tasks = append(s.tasks, t)
+	}
+	if n != nil {
+		s.nurseries = append(s.nurseries, n)
+	}
+	s.regMu.Unlock()
+}
+
+func (s *Scheduler) appendLog(text string) {
+	s.logMu.Lock()
+	s.log = append(s.log, text)
+	s.logMu.Unlock()
+}
+
+func (s *Scheduler) rootFinished(t *Task) {
+	if t != s.root {
+		panic(fmt.Sprintf("sched: rootFinished: task %d has no nursery", t.id))
+	}
+	s.rootDone.Store(true)
+	s.park.shutdown()
+}
+
+// notify tells idle workers that work may be available.
+func (s *Scheduler) notify() {
+	if s.cfg.StepCheckpoints || s.cfg.Sink != nil {
+		// Seeded mode: every parked worker may act again.
+		for _, w := range s.workers {
+			w.parked = false
+		}
+		return
+	}
+	s.park.notify()
+}
+
+// globalQueue is the scheduler-wide FIFO for the root task and for tasks that
+// yielded. A mutex is enough: it is touched once per yield, not per step.
+type globalQueue struct {
+	mu    sync.Mutex
+	items []*Task
+	head  int
+}
+
+func (q *globalQueue) push(t *Task) {
+	q.mu.Lock()
+	if q.head > 0 && q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+	q.items = append(q.items, t)
+	q.mu.Unlock()
+}
+
+func (q *globalQueue) pop() *Task {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.head == len(q.items) {
+		return nil
+	}
+	t := q.items[q.head]
+	q.items[q.head] = nil
+	q.head++
+	if q.head > 1024 && q.head*2 > len(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	return t
+}
+
+func (q *globalQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items) - q.head
+}

@@ -1,0 +1,368 @@
+package sched
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cbcsim/cbcsim/fiber"
+	"github.com/cbcsim/cbcsim/nursery"
+	"github.com/cbcsim/cbcsim/trace"
+)
+
+// Func is a task body. It returns nil to complete (ok), an error to fail, or
+// the *CancelError a checkpoint gave it to end as cancelled. A panic is
+// captured as the task's result.
+type Func func(t *Task) error
+
+// TaskState is a task's place in the state machine of seed 001 section 5.2.
+type TaskState uint32
+
+const (
+	StateReady TaskState = iota
+	StateRunning
+	StateBlocked
+	StateExhausted
+	StateCompleted
+	StateCancelled
+)
+
+var taskStateNames = [...]string{"Ready", "Running", "Blocked", "BudgetExhausted", "Completed", "Cancelled"}
+
+func (s TaskState) String() string {
+	if int(s) < len(taskStateNames) {
+		return taskStateNames[s]
+	}
+	return fmt.Sprintf("TaskState(%d)", uint32(s))
+}
+
+// Why a task's fiber gave control back to its worker.
+const (
+	reasonCheckpoint fiber.Reason = iota + 1 // a step boundary; the task stays current
+	reasonYield                              // explicit yield: requeue
+	reasonInterval                           // forced yield every YieldInterval ops: requeue
+	reasonBlock                              // blocked on t.blockOn
+)
+
+// blocker is something a task can block on. park is called by the worker
+// after the task's fiber has yielded, so the task is not running: it either
+// registers the task as waiting (true) or reports that the wait is already
+// over (false), all under the blocker's own lock. Registering only after the
+// fiber is suspended is what makes a concurrent wake-up safe: nobody can
+// resume a fiber that is still running.
+type blocker interface {
+	park(t *Task, w *Worker) bool
+	describe() string
+}
+
+// Task is a unit of execution with its own stack (a fiber), budget and
+// capabilities, owned by exactly one nursery (the root task by none).
+// Methods on Task are called only by the task's own body, while it runs.
+type Task struct {
+	s      *Scheduler
+	id     uint64
+	name   string
+	fn     Func
+	fib    *fiber.Fiber
+	w      *Worker // the worker running the task now
+	parent *Nursery
+	child  nursery.Child
+
+	state atomic.Uint32 // TaskState; written by the owner of the task at the time
+	mark  atomic.Uint32 // cancellation reason, 0 while not marked; set once
+
+	mu    sync.Mutex // guards owned against cancellation from other workers
+	owned []*Nursery // nurseries this task has open, outer to inner
+
+	cleanups     []cleanup
+	cleanupSeq   int64
+	cleanupDepth int // >0 while running a cleanup: not a cancellation checkpoint
+
+	budget        Budget
+	initial       Budget
+	caps          Caps
+	opsSinceYield int
+	started       bool
+	value         int64
+	hasValue      bool
+	result        Result
+	panicStack    []byte
+	blockOn       blocker
+
+	steps, yields, steals int64
+}
+
+// cleanup is one entry of a task's cleanup stack: a defer or a using release.
+type cleanup struct {
+	seq   int64
+	label string
+	using bool // a using release: it also marks the end of its block
+	fn    func(t *Task) error
+}
+
+// ID is the task's id, unique within its scheduler (1 for the root).
+func (t *Task) ID() uint64 { return t.id }
+
+// Name is the name the task was spawned with.
+func (t *Task) Name() string { return t.name }
+
+// Parent is the nursery the task belongs to, nil for the root.
+func (t *Task) Parent() *Nursery { return t.parent }
+
+// State is the task's current state.
+func (t *Task) State() TaskState { return TaskState(t.state.Load()) }
+
+// Result is the task's result once it has finished.
+func (t *Task) Result() Result { return t.result }
+
+// PanicStack is the stack of the panic that ended the task, if any.
+func (t *Task) PanicStack() []byte { return t.panicStack }
+
+// Stats reports how many steps the task ran, how often it yielded and how
+// often it was stolen.
+func (t *Task) Stats() (steps, yields, steals int64) { return t.steps, t.yields, t.steals }
+
+// Budget is the task's remaining budget.
+func (t *Task) Budget() Budget { return t.budget }
+
+// Caps is the set of capabilities the task holds.
+func (t *Task) Caps() Caps { return t.caps }
+
+// SetValue sets the value the task completes with (ok:VALUE).
+func (t *Task) SetValue(v int64) { t.value, t.hasValue = v, true }
+
+// IsCancelled reports whether the task has been marked cancelled. It is
+// is_cancelled() of seed 004; unlike Checkpoint it never ends the task.
+func (t *Task) IsCancelled() bool { return t.mark.Load() != 0 }
+
+// RunFiber is the fiber body of every task: run the task's function, then its
+// remaining cleanups in LIFO order, and record the result. It implements
+// fiber.Body so that starting a task allocates no closure.
+func (t *Task) RunFiber(_ *fiber.Fiber) {
+	err, p := t.protect(t.call)
+	res := resultOf(err, t.value, t.hasValue)
+	if p != nil {
+		res = t.panicResult(p)
+	}
+	cp, cerr := t.runCleanups(0)
+	switch {
+	case cp != nil:
+		res = t.panicResult(cp)
+	case cerr != nil && res.Kind == nursery.KindOK:
+		res = resultOf(cerr, 0, false)
+	}
+	t.result = res
+}
+
+func (t *Task) call() error { return t.fn(t) }
+
+func (t *Task) panicResult(p *PanicError) Result {
+	t.panicStack = p.Stack
+	return nursery.Panic(fmt.Sprint(p.Value))
+}
+
+// protect runs fn and captures a panic from it. While the scheduler aborts a
+// run (deadlock or livelock in the simulator), panics pass through so that
+// the fiber can be unwound.
+func (t *Task) protect(fn func() error) (err error, p *PanicError) {
+	defer func() {
+		if r := recover(); r != nil {
+			if t.s.aborting.Load() {
+				panic(r)
+			}
+			p = capture(r)
+		}
+	}()
+	return fn(), nil
+}
+
+// suspend gives control back to the worker with a reason.
+func (t *Task) suspend(why fiber.Reason) { t.fib.Yield(why) }
+
+// Checkpoint observes cancellation: it returns a *CancelError if the task has
+// been marked, nil otherwise. In the seeded simulator it is also a step
+// boundary. Inside a cleanup it never reports cancellation.
+func (t *Task) Checkpoint() error { return t.point(Cost{}) }
+
+// point is a checkpoint that first charges c.
+func (t *Task) point(c Cost) error {
+	if c != (Cost{}) {
+		if err := t.charge(c); err != nil {
+			return err
+		}
+	}
+	if t.s.cfg.StepCheckpoints {
+		t.suspend(reasonCheckpoint)
+	}
+	return t.observe()
+}
+
+// observe reports the cancellation mark unless inside a cleanup.
+func (t *Task) observe() error {
+	if t.cleanupDepth > 0 {
+		return nil
+	}
+	if r := t.mark.Load(); r != 0 {
+		t.emit(trace.KindObserve)
+		return &CancelError{Reason: nursery.Reason(r)}
+	}
+	return nil
+}
+
+// Yield is an explicit yield: the task goes to the back of the global queue.
+// It is a checkpoint and costs no budget (seed 001 section 4.2.2).
+func (t *Task) Yield() error {
+	t.yields++
+	t.suspend(reasonYield)
+	return t.observe()
+}
+
+// Compute runs n loop iterations, each costing one op and each a checkpoint.
+func (t *Task) Compute(n int64) error {
+	for i := int64(0); i < n; i++ {
+		if err := t.point(Cost{Ops: 1}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Call charges a function call (one op); it is a checkpoint.
+func (t *Task) Call() error { return t.point(Cost{Ops: 1}) }
+
+// Alloc charges an allocation of bytes; it is a checkpoint.
+func (t *Task) Alloc(bytes int64) error { return t.point(Cost{Ops: 1, Memory: bytes}) }
+
+// Syscall charges n I/O operations; each is a checkpoint.
+func (t *Task) Syscall(n int64) error {
+	for i := int64(0); i < n; i++ {
+		if err := t.point(Cost{Ops: 1, Syscalls: 1}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// charge takes c from the budget and forces a yield every YieldInterval ops.
+func (t *Task) charge(c Cost) error {
+	if comp := t.budget.short(c); comp != CompNone {
+		if err := t.exhausted(comp, c); err != nil {
+			return err
+		}
+	}
+	t.budget.sub(c)
+	t.opsSinceYield += int(c.Ops)
+	if t.opsSinceYield >= t.s.cfg.YieldInterval {
+		t.opsSinceYield = 0
+		t.yields++
+		t.suspend(reasonInterval)
+	}
+	return nil
+}
+
+// exhausted handles a budget component that cannot pay c: the task is
+// BudgetExhausted until recharged from its nursery's pool; when nothing can
+// recharge it, it fails with ResourceExhausted.
+func (t *Task) exhausted(comp Component, c Cost) error {
+	t.emit(trace.KindExhausted, trace.S("comp", comp.String()))
+	if n := t.parent; n != nil && n.rechargeTask(t, c) {
+		return nil
+	}
+	return &SchedError{Code: ErrResourceExhausted, Detail: comp.String() + " exhausted"}
+}
+
+// Log appends text to the scheduler's log (the scenario log).
+func (t *Task) Log(text string) {
+	t.s.appendLog(text)
+	t.emit(trace.KindLog, trace.S("text", text))
+}
+
+// Defer pushes a cleanup that runs when the task exits (or, inside a Using
+// body, when that block exits), after every cleanup pushed later.
+func (t *Task) Defer(label string, fn func(t *Task) error) {
+	t.pushCleanup(label, false, fn)
+}
+
+// Using logs "acquire R", runs body, and logs "release R" on every way out,
+// after running the cleanups the body pushed (LIFO).
+func (t *Task) Using(resource string, body func() error) error {
+	t.Log("acquire " + resource)
+	floor := len(t.cleanups)
+	t.pushCleanup(resource, true, nil)
+	err, p := t.protect(body)
+	cp, cerr := t.runCleanups(floor)
+	switch {
+	case cp != nil:
+		panic(cp)
+	case p != nil:
+		panic(p)
+	case err != nil:
+		return err
+	}
+	return cerr
+}
+
+func (t *Task) pushCleanup(label string, using bool, fn func(t *Task) error) {
+	t.cleanupSeq++
+	t.cleanups = append(t.cleanups, cleanup{seq: t.cleanupSeq, label: label, using: using, fn: fn})
+	if t.emitting() {
+		t.emit(trace.KindCleanup, trace.S("do", "push"), trace.I("seq", t.cleanupSeq), trace.S("label", label))
+	}
+}
+
+// runCleanups pops and runs the cleanups above index floor in LIFO order.
+// It returns the last panic a cleanup raised and the first error one
+// returned; every remaining cleanup runs either way (seed 004: a panic
+// during cleanup is captured and unwinding continues).
+func (t *Task) runCleanups(floor int) (p *PanicError, err error) {
+	for len(t.cleanups) > floor {
+		c := t.cleanups[len(t.cleanups)-1]
+		t.cleanups = t.cleanups[:len(t.cleanups)-1]
+		if t.emitting() {
+			t.emit(trace.KindCleanup, trace.S("do", "run"), trace.I("seq", c.seq), trace.S("label", c.label))
+		}
+		if c.using {
+			t.Log("release " + c.label)
+			continue
+		}
+		t.cleanupDepth++
+		cerr, cp := t.protect(func() error { return c.fn(t) })
+		t.cleanupDepth--
+		if cp != nil {
+			p = cp
+		}
+		if cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	return p, err
+}
+
+func (t *Task) emitting() bool { return t.w != nil && t.w.em.on() }
+
+// emit writes an event about t from the worker running it.
+func (t *Task) emit(kind trace.Kind, fields ...trace.Field) {
+	if t.w == nil || !t.w.em.on() {
+		return
+	}
+	t.w.em.buf = append(t.w.em.buf[:0], trace.I("task", int64(t.id)))
+	t.w.em.buf = append(t.w.em.buf, fields...)
+	t.w.em.sink.Emit(t.w.id, kind, t.w.em.buf)
+}
+
+// markCancel marks t cancelled with reason r (once; the first reason stays)
+// and propagates the cancellation to every nursery t has open, with the same
+// reason (seed 003: transitive cancellation). w is the worker doing it.
+func (t *Task) markCancel(r nursery.Reason, w *Worker) {
+	if !t.mark.CompareAndSwap(0, uint32(r)) {
+		return
+	}
+	if w.em.on() {
+		w.em.emit(trace.KindCancel, trace.I("task", int64(t.id)), trace.S("reason", r.String()))
+	}
+	t.mu.Lock()
+	for _, n := range t.owned {
+		n.cancel(r, w)
+	}
+	t.mu.Unlock()
+}

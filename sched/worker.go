@@ -1,0 +1,287 @@
+package sched
+
+import (
+	"github.com/cbcsim/cbcsim/deque"
+	"github.com/cbcsim/cbcsim/fiber"
+	"github.com/cbcsim/cbcsim/nursery"
+	"github.com/cbcsim/cbcsim/trace"
+)
+
+// WorkerStats are a worker's counters (seed 001 section 6.1).
+type WorkerStats struct {
+	Steps        int64 // steps taken
+	Pops         int64 // tasks taken from the local deque
+	Globals      int64 // tasks taken from the global queue
+	Steals       int64 // tasks stolen from other workers
+	StealsFailed int64 // steal attempts that found nothing
+	Parks        int64 // times the worker found no work
+	Runs         int64 // steps that ran a task
+	Completed    int64 // tasks that finished on this worker
+	Cancelled    int64 // tasks retired as cancelled without running
+}
+
+// Worker runs tasks from its local deque, the global queue and its victims'
+// deques. Its methods run on the worker's own goroutine (real mode) or on the
+// driver's (seeded mode), never on two at once.
+type Worker struct {
+	s      *Scheduler
+	id     int
+	dq     *deque.Deque[Task]
+	cur    *Task
+	rng    Xoshiro
+	rr     int
+	parked bool
+	em     emitter
+	stats  WorkerStats
+}
+
+// ID is the worker's index.
+func (w *Worker) ID() int { return w.id }
+
+// Stats returns the worker's counters.
+func (w *Worker) Stats() WorkerStats { return w.stats }
+
+// Parked reports whether the worker found no work on its last step and has
+// not been woken since (seeded mode).
+func (w *Worker) Parked() bool { return w.parked }
+
+// Step performs one atomic action: run the current task to its next
+// checkpoint (in real mode, until it yields, blocks or ends), or take a task
+// (local pop, global queue, steal), or park. It reports false when the
+// worker parked.
+func (w *Worker) Step() bool {
+	w.stats.Steps++
+	if t := w.cur; t != nil {
+		w.run(t)
+		return true
+	}
+	t := w.find()
+	if t == nil {
+		w.stats.Parks++
+		w.parked = true
+		w.em.emit(trace.KindPark)
+		return false
+	}
+	if t.mark.Load() != 0 && !t.started {
+		w.retireUnstarted(t)
+		return true
+	}
+	w.cur = t
+	return true
+}
+
+// find takes the next task: local deque, then global queue, then stealing.
+func (w *Worker) find() *Task {
+	if t := w.dq.Pop(); t != nil {
+		w.stats.Pops++
+		if w.em.on() {
+			w.em.emit(trace.KindPop, trace.I("task", int64(t.id)))
+		}
+		return t
+	}
+	if t := w.s.global.pop(); t != nil {
+		w.stats.Globals++
+		if w.em.on() {
+			w.em.emit(trace.KindGlobal, trace.I("task", int64(t.id)))
+		}
+		return t
+	}
+	return w.steal()
+}
+
+// steal makes at most min(N-1, 4) attempts (seed 001 section 7.2).
+func (w *Worker) steal() *Task {
+	n := len(w.s.workers)
+	attempts := min(n-1, 4)
+	for a := 0; a < attempts; a++ {
+		v := w.s.workers[w.victim(a)]
+		if t := v.dq.Steal(); t != nil {
+			w.stats.Steals++
+			t.steals++
+			if w.em.on() {
+				w.em.emit(trace.KindSteal, trace.I("victim", int64(v.id)), trace.I("task", int64(t.id)))
+			}
+			return t
+		}
+		w.stats.StealsFailed++
+		if w.em.on() {
+			w.em.emit(trace.KindStealFail, trace.I("victim", int64(v.id)))
+		}
+	}
+	return nil
+}
+
+// victim picks the worker to steal from on attempt a; never w itself. The
+// seed's pseudocode may draw w and skip the attempt; drawing among the other
+// N-1 workers makes every attempt a real one.
+func (w *Worker) victim(a int) int {
+	n := len(w.s.workers)
+	switch w.s.cfg.Victim {
+	case VictimRoundRobin:
+		w.rr = (w.rr + 1) % n
+		if w.rr == w.id {
+			w.rr = (w.rr + 1) % n
+		}
+		return w.rr
+	case VictimLeastLoaded:
+		// The a-th busiest other worker by deque length (a snapshot);
+		// ties go to the lower index.
+		best, bestLen := -1, -1
+		for rank := 0; rank <= a; rank++ {
+			best, bestLen = w.busiest(best, bestLen)
+		}
+		return best
+	}
+	v := w.rng.Intn(n - 1)
+	if v >= w.id {
+		v++
+	}
+	return v
+}
+
+// busiest returns the busiest worker other than w ranked strictly after
+// (prevLen, prev) in (length desc, index asc) order.
+func (w *Worker) busiest(prev, prevLen int) (int, int) {
+	best, bestLen := -1, -1
+	for i, v := range w.s.workers {
+		if i == w.id {
+			continue
+		}
+		l := v.dq.Len()
+		after := prev < 0 || l < prevLen || (l == prevLen && i > prev)
+		if after && (l > bestLen) {
+			best, bestLen = i, l
+		}
+	}
+	if best < 0 {
+		return prev, prevLen
+	}
+	return best, bestLen
+}
+
+// run resumes t until its next checkpoint (seeded) or until it yields,
+// blocks or ends (real mode).
+func (w *Worker) run(t *Task) {
+	if !t.started {
+		if n := t.parent; n != nil && !n.start(t) {
+			w.cur = nil
+			w.retireUnstarted(t)
+			return
+		}
+		t.started = true
+	}
+	t.w = w
+	if t.fib == nil {
+		t.fib = w.s.fibers.Get(t)
+	}
+	for {
+		t.state.Store(uint32(StateRunning))
+		t.steps++
+		w.stats.Runs++
+		if w.em.on() {
+			w.em.emit(trace.KindRun, trace.I("task", int64(t.id)))
+		}
+		why, st := t.fib.Resume()
+		if st != fiber.Suspended {
+			if st == fiber.Panicked {
+				// RunFiber recovers every panic of the body; reaching
+				// here is a scheduler bug, reported as the task's panic.
+				pe := t.fib.Panic()
+				t.result = nursery.Panic("sched: " + pe.Error())
+				t.panicStack = pe.Stack
+			}
+			w.cur = nil
+			w.finish(t)
+			return
+		}
+		switch why {
+		case reasonCheckpoint:
+			t.state.Store(uint32(StateReady))
+			return // stays current: the next step resumes it
+		case reasonYield, reasonInterval:
+			w.cur = nil
+			t.state.Store(uint32(StateReady))
+			if w.em.on() {
+				kind := "explicit"
+				if why == reasonInterval {
+					kind = "interval"
+				}
+				w.em.emit(trace.KindYield, trace.I("task", int64(t.id)), trace.S("why", kind))
+			}
+			w.s.global.push(t)
+			w.s.notify()
+			return
+		case reasonBlock:
+			b := t.blockOn
+			t.blockOn = nil
+			if b.park(t, w) {
+				w.cur = nil
+				if w.em.on() {
+					w.em.emit(trace.KindBlock, trace.I("task", int64(t.id)), trace.S("on", b.describe()))
+				}
+				return
+			}
+			// The wait was already over: keep running.
+			if w.s.cfg.StepCheckpoints {
+				t.state.Store(uint32(StateReady))
+				return
+			}
+		}
+	}
+}
+
+// finish records t's end and tells its nursery.
+func (w *Worker) finish(t *Task) {
+	if t.fib != nil {
+		w.s.fibers.Put(t.fib)
+		t.fib = nil
+	}
+	w.stats.Completed++
+	w.retire(t)
+	if n := t.parent; n != nil {
+		n.complete(t, w)
+	}
+}
+
+// retireUnstarted finishes t, cancelled while queued, without running it.
+func (w *Worker) retireUnstarted(t *Task) {
+	w.stats.Cancelled++
+	t.result = nursery.CancelledBy(nursery.Reason(t.mark.Load()))
+	w.retire(t)
+	if n := t.parent; n != nil {
+		n.complete(t, w)
+	}
+}
+
+// retire sets t's final state and writes its result event. The caller
+// informs the nursery (or, for children the nursery itself finished, the
+// nursery already knows).
+func (w *Worker) retire(t *Task) {
+	final := StateCompleted
+	if t.result.Kind == nursery.KindCancelled {
+		final = StateCancelled
+	}
+	t.state.Store(uint32(final))
+	if w.em.on() {
+		w.em.emit(trace.KindResult, trace.I("task", int64(t.id)), trace.S("result", t.result.String()))
+	}
+	w.s.live.Add(-1)
+	if t.parent == nil {
+		w.s.rootFinished(t)
+	}
+}
+
+// push puts t on w's local deque and wakes idle workers.
+func (w *Worker) push(t *Task) {
+	w.dq.Push(t)
+	w.s.notify()
+}
+
+// wake makes a blocked task ready again on w.
+func (w *Worker) wake(t *Task) {
+	t.state.Store(uint32(StateReady))
+	if w.em.on() {
+		w.em.emit(trace.KindWake, trace.I("task", int64(t.id)))
+	}
+	w.push(t)
+}

@@ -1,0 +1,205 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cbcsim/cbcsim/nursery"
+	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sim/scenario"
+)
+
+// errReturn unwinds a body on `return`; it never escapes a task.
+var errReturn = errors.New("sim: return")
+
+// program interprets a scenario's task bodies on the sched API. It is just
+// one client of that API: every operation maps to a public sched call.
+type program struct {
+	sc    *scenario.Scenario
+	funcs map[string]sched.Func
+}
+
+func newProgram(sc *scenario.Scenario) *program {
+	p := &program{sc: sc, funcs: make(map[string]sched.Func, len(sc.Tasks))}
+	for _, name := range sc.TaskNames {
+		ops := sc.Tasks[name].Ops
+		p.funcs[name] = func(t *sched.Task) error {
+			err := p.exec(t, nil, ops)
+			if err == errReturn {
+				return nil
+			}
+			return err
+		}
+	}
+	return p
+}
+
+// scope is the chain of nurseries lexically enclosing a body, innermost last.
+type scope []*sched.Nursery
+
+func (sc scope) find(label string) *sched.Nursery {
+	for i := len(sc) - 1; i >= 0; i-- {
+		if sc[i].Label() == label {
+			return sc[i]
+		}
+	}
+	return nil
+}
+
+func budgetOf(b scenario.Budget) sched.Budget {
+	return sched.Budget{Ops: b.Ops, Memory: b.Memory, SpawnCount: b.SpawnCount, ChannelOps: b.ChannelOps, Syscalls: b.Syscalls}
+}
+
+// exec runs ops in t. It returns errReturn when a `return` ended the body.
+func (p *program) exec(t *sched.Task, sc scope, ops []scenario.Op) error {
+	for i := range ops {
+		if err := p.op(t, sc, &ops[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
+	switch op.Kind {
+	case scenario.Compute:
+		return t.Compute(op.N)
+	case scenario.Yield:
+		return t.Yield()
+	case scenario.Call:
+		if err := t.Call(); err != nil {
+			return err
+		}
+		err := p.exec(t, nil, p.sc.Tasks[op.Str].Ops)
+		if err == errReturn {
+			return nil
+		}
+		return err
+	case scenario.Loop:
+		for i := int64(0); op.N == scenario.LoopForever || i < op.N; i++ {
+			if err := t.Call(); err != nil { // each iteration start: a checkpoint, one op
+				return err
+			}
+			if err := p.exec(t, sc, op.Body); err != nil {
+				return err
+			}
+		}
+		return nil
+	case scenario.Spawn:
+		n := sc[len(sc)-1]
+		o := sched.SpawnOptions{As: op.As, HasCaps: op.HasCaps}
+		if op.SpawnBudget != nil {
+			b := budgetOf(op.SpawnBudget.Over(p.sc.Budget))
+			o.Budget = &b
+		}
+		if op.HasCaps {
+			caps, err := sched.ParseCaps(op.Caps)
+			if err != nil {
+				return err
+			}
+			o.Caps = caps
+		}
+		_, err := n.Spawn(t, op.Str, p.funcs[op.Str], o)
+		return err
+	case scenario.Nursery:
+		mode, _ := nursery.ParseMode(op.Mode)
+		o := sched.NurseryOptions{Label: op.Str, Mode: mode, MaxConcurrent: op.MaxConcurrent, Catch: op.Catch}
+		if op.NurseryBudget != nil {
+			b := budgetOf(op.NurseryBudget.Over(p.sc.Budget))
+			o.Budget = &b
+		}
+		returned := false
+		err := t.Nursery(o, func(n *sched.Nursery) error {
+			err := p.exec(t, append(sc[:len(sc):len(sc)], n), op.Body)
+			if err == errReturn {
+				returned = true
+				return nil
+			}
+			return err
+		})
+		if err == nil && returned {
+			return errReturn
+		}
+		return err
+	case scenario.Cancel:
+		sc.find(op.Str).Cancel(t)
+		return nil
+	case scenario.CheckCancel:
+		return t.Checkpoint()
+	case scenario.Alloc:
+		return t.Alloc(op.N)
+	case scenario.Syscall:
+		return t.Syscall(op.N)
+	case scenario.Defer:
+		label, body := op.Str, op.Body
+		t.Defer(label, func(t *sched.Task) error {
+			t.Log(label)
+			err := p.exec(t, nil, body)
+			if err == errReturn {
+				return nil
+			}
+			return err
+		})
+		return nil
+	case scenario.Using:
+		returned := false
+		err := t.Using(op.Str, func() error {
+			err := p.exec(t, sc, op.Body)
+			if err == errReturn {
+				returned = true
+				return nil
+			}
+			return err
+		})
+		if err == nil && returned {
+			return errReturn
+		}
+		return err
+	case scenario.Log:
+		t.Log(op.Str)
+		return nil
+	case scenario.Return:
+		t.SetValue(op.N)
+		return errReturn
+	case scenario.Fail:
+		return &failure{msg: op.Str}
+	case scenario.Panic:
+		panic(op.Str)
+	}
+	// Send, Recv, Close, Sleep and Recharge are refused before the run
+	// starts (see unsupported); reaching one here is a bug.
+	panic(fmt.Sprintf("sim: op: %s at %s is not supported", op.Kind, op.Path))
+}
+
+// failure is the error of a `fail` operation; its text is the task's error.
+type failure struct{ msg string }
+
+func (f *failure) Error() string { return f.msg }
+
+// unsupported returns the first operation this version cannot run yet, so a
+// scenario using it is refused up front with its path instead of failing in
+// the middle of a run.
+func unsupported(sc *scenario.Scenario) *scenario.Op {
+	var walk func(ops []scenario.Op) *scenario.Op
+	walk = func(ops []scenario.Op) *scenario.Op {
+		for i := range ops {
+			switch ops[i].Kind {
+			case scenario.Send, scenario.Recv, scenario.Close, scenario.Sleep, scenario.Recharge:
+				return &ops[i]
+			}
+			if ops[i].Kind == scenario.Nursery && ops[i].HasTimeout {
+				return &ops[i]
+			}
+			if op := walk(ops[i].Body); op != nil {
+				return op
+			}
+		}
+		return nil
+	}
+	for _, name := range sc.TaskNames {
+		if op := walk(sc.Tasks[name].Ops); op != nil {
+			return op
+		}
+	}
+	return nil
+}

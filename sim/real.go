@@ -1,0 +1,43 @@
+package sim
+
+import (
+	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sim/scenario"
+)
+
+// executeReal runs the scenario on real worker goroutines: no seeded
+// driver, no trace, real concurrency. The outcome and expectations must
+// hold here too; the invariants that need the event history (LIFO order,
+// first error in completion order, race protection) are checked in seeded
+// mode only, and the ones readable from the final state here.
+func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
+	s, err := newScheduler(sc, c, nil)
+	if err != nil {
+		return nil, err
+	}
+	p := newProgram(sc)
+	run := &Run{Scenario: sc, Config: c}
+	res := runReal(s, sc, p)
+	run.Result = res
+	run.Outcome = outcomeOf(res)
+	collect(run, s)
+	for _, w := range run.Workers {
+		run.Steps += w.Stats.Steps
+	}
+	run.Checks = append(checkFinal(run), checkExpect(sc.Expect, run)...)
+	return run, nil
+}
+
+func runReal(s *sched.Scheduler, sc *scenario.Scenario, p *program) sched.Result {
+	caps := sched.CapsAll
+	hasCaps := false
+	if main := sc.Tasks["main"]; main.HasCaps {
+		caps, _ = sched.ParseCaps(main.Caps)
+		hasCaps = true
+	}
+	return s.RunWith("main", p.funcs["main"], func(root *sched.Task) {
+		if hasCaps {
+			s.SetRootCaps(caps)
+		}
+	})
+}

@@ -1,0 +1,42 @@
+package sim
+
+import (
+	"strconv"
+
+	"github.com/cbcsim/cbcsim/trace"
+)
+
+// sink numbers steps, stamps virtual time and actors on the scheduler's
+// events, keeps them for the checkers and writes them to the trace file.
+type sink struct {
+	step, tick uint64
+	actors     []string
+	rec        trace.Recorder
+	w          *trace.Writer
+	err        error // the first write error
+	ev         trace.Event
+}
+
+func newSink(workers int, w *trace.Writer) *sink {
+	s := &sink{w: w}
+	for i := 0; i < workers; i++ {
+		s.actors = append(s.actors, "w"+strconv.Itoa(i))
+	}
+	return s
+}
+
+func (s *sink) actor(worker int) string {
+	if worker < 0 || worker >= len(s.actors) {
+		return "sim"
+	}
+	return s.actors[worker]
+}
+
+// Emit implements sched.Sink.
+func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
+	s.ev = trace.Event{Step: s.step, Tick: s.tick, Actor: s.actor(worker), Kind: kind, Fields: fields}
+	s.rec.Record(&s.ev)
+	if s.w != nil && s.err == nil {
+		s.err = s.w.WriteEvent(&s.ev)
+	}
+}
