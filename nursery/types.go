@@ -117,11 +117,11 @@ func ParseReason(s string) (Reason, bool) {
 type Kind uint8
 
 const (
-	Pending Kind = iota // no result yet: the child has not finished
-	KindOK              // it returned
-	KindErr             // it failed
-	KindPanic           // it panicked
-	KindCancelled       // it observed a cancellation, or was cancelled before it ran
+	Pending       Kind = iota // no result yet: the child has not finished
+	KindOK                    // it returned
+	KindErr                   // it failed
+	KindPanic                 // it panicked
+	KindCancelled             // it observed a cancellation, or was cancelled before it ran
 )
 
 var kindNames = [...]string{"pending", "ok", "err", "panic", "cancelled"}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 
 	"github.com/cbcsim/cbcsim/nursery"
@@ -113,6 +114,9 @@ func Resolve(sc *scenario.Scenario, o Options) (Config, error) {
 	if o.HasSeed {
 		c.Seed = o.Seed
 	}
+	if c.Seed > math.MaxInt64 {
+		return c, fmt.Errorf("seed %d out of range 0..%d", c.Seed, int64(math.MaxInt64))
+	}
 	if o.Workers != 0 {
 		c.Workers = o.Workers
 	}
@@ -153,7 +157,6 @@ func Header(sc *scenario.Scenario, c Config) *trace.Header {
 			trace.S("profile", c.Profile),
 			trace.I("yield_interval", int64(c.YieldInterval)),
 			trace.I("max_steps", c.MaxSteps),
-			trace.I("driver-seed", int64(driverSeed(c.Seed))),
 		},
 		Source: string(sc.Source),
 	}

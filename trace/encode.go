@@ -7,61 +7,74 @@ import (
 	"strings"
 )
 
-// Byte classes of the text form. A key or an actor is made of keyByte; a
-// bare string value starts with bareFirst and goes on with bareRest. A digit
-// cannot start a bare string, and '-' followed only by digits is an integer,
-// so no bare string reads as an integer.
-var keyByte, bareFirst, bareRest = byteClasses()
+// Byte classes of the text form, as bits of class[c]. A key or an actor is
+// made of classKey bytes. A bare string value starts with a classFirst byte
+// and goes on with classRest bytes; a digit cannot start one, and '-'
+// followed only by digits is an integer, so no bare string reads as an
+// integer. A quoted string made only of classPlain bytes is written by
+// strconv.Quote as itself between quotes.
+const (
+	classKey   = 1 << iota // [a-z0-9_.-]
+	classFirst             // [A-Za-z_.:|/+*@-]
+	classRest              // [A-Za-z0-9_.:|/+*@-]
+	classDigit             // [0-9]
+	classPlain             // printable ASCII other than '"' and '\\'
+)
 
-func byteClasses() (key, first, rest [256]bool) {
-	for c := 'a'; c <= 'z'; c++ {
-		key[c], first[c], rest[c] = true, true, true
-		first[c-'a'+'A'], rest[c-'a'+'A'] = true, true
+var class = byteClasses()
+
+func byteClasses() (t [256]uint8) {
+	set := func(chars string, bits uint8) {
+		for i := 0; i < len(chars); i++ {
+			t[chars[i]] |= bits
+		}
 	}
-	for c := '0'; c <= '9'; c++ {
-		key[c], rest[c] = true, true
+	const lower, upper, digits = "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789"
+	set(lower+digits+"_.-", classKey)
+	set(lower+upper+"_.:|/+*@-", classFirst)
+	set(lower+upper+digits+"_.:|/+*@-", classRest)
+	set(digits, classDigit)
+	for c := 0x20; c < 0x7f; c++ {
+		if c != '"' && c != '\\' {
+			t[c] |= classPlain
+		}
 	}
-	for _, c := range "_.-" {
-		key[c] = true
-	}
-	for _, c := range "_.:|/+*@-" {
-		first[c], rest[c] = true, true
-	}
-	return key, first, rest
+	return t
 }
 
 // validKey reports whether s matches [a-z0-9_.-]+, the grammar of keys and
 // actors.
 func validKey[T ~string | ~[]byte](s T) bool {
-	if len(s) == 0 {
-		return false
-	}
+	and := uint8(classKey)
 	for i := 0; i < len(s); i++ {
-		if !keyByte[s[i]] {
-			return false
-		}
+		and &= class[s[i]]
 	}
-	return true
+	return len(s) > 0 && and != 0
 }
 
-// isBare reports whether the string value s is written without quotes: it
-// is non-empty, matches [A-Za-z_.:|/+*@-][A-Za-z0-9_.:|/+*@-]*, and is not
-// '-' followed only by digits.
-func isBare[T ~string | ~[]byte](s T) bool {
-	if len(s) == 0 || !bareFirst[s[0]] {
-		return false
+// classify reports whether the string value s is written bare (it is
+// non-empty, matches [A-Za-z_.:|/+*@-][A-Za-z0-9_.:|/+*@-]*, and is not '-'
+// followed only by digits), and whether it is plain (strconv.Quote would
+// write it unescaped).
+func classify[T ~string | ~[]byte](s T) (bare, plain bool) {
+	if len(s) == 0 {
+		return false, true
 	}
-	digits := true
+	rest := uint8(0xff) // the classes that every byte after the first has
 	for i := 1; i < len(s); i++ {
-		c := s[i]
-		if !bareRest[c] {
-			return false
-		}
-		if c < '0' || c > '9' {
-			digits = false
-		}
+		rest &= class[s[i]]
 	}
-	return !(s[0] == '-' && len(s) > 1 && digits)
+	first := class[s[0]]
+	bare = first&classFirst != 0 && rest&classRest != 0 &&
+		!(s[0] == '-' && len(s) > 1 && rest&classDigit != 0)
+	plain = first&rest&classPlain != 0
+	return bare, plain
+}
+
+// isBare reports whether the string value s is written without quotes.
+func isBare[T ~string | ~[]byte](s T) bool {
+	bare, _ := classify(s)
+	return bare
 }
 
 // appendValue appends the text form of f's value: decimal for an integer,
@@ -70,10 +83,45 @@ func appendValue(dst []byte, f *Field) []byte {
 	if f.IsInt {
 		return strconv.AppendInt(dst, f.Int, 10)
 	}
-	if isBare(f.Str) {
+	bare, plain := classify(f.Str)
+	switch {
+	case bare:
 		return append(dst, f.Str...)
+	case plain:
+		// What strconv.AppendQuote writes, without its rune decoding.
+		dst = append(dst, '"')
+		dst = append(dst, f.Str...)
+		return append(dst, '"')
+	default:
+		return appendQuote(dst, f.Str)
 	}
-	return strconv.AppendQuote(dst, f.Str)
+}
+
+// appendQuote is strconv.AppendQuote, faster for the common case of
+// printable ASCII with quotes or backslashes in it. Anything else (control
+// bytes, non-ASCII) is left to strconv. Parse checks every quoted value
+// against strconv.AppendQuote, so the round-trip tests catch a difference.
+func appendQuote(dst []byte, s string) []byte {
+	start := len(dst)
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && class[s[j]]&classPlain != 0 {
+			j++
+		}
+		dst = append(dst, s[i:j]...)
+		if j == len(s) {
+			break
+		}
+		switch c := s[j]; c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		default:
+			return strconv.AppendQuote(dst[:start], s)
+		}
+		i = j + 1
+	}
+	return append(dst, '"')
 }
 
 // AppendEvent appends the text line of e, with its trailing '\n', to dst and

@@ -297,7 +297,7 @@ func (p *parser) event(line []byte, e *Event) error {
 			return p.errorf("trailing space")
 		}
 		start := i
-		for i < len(line) && keyByte[line[i]] {
+		for i < len(line) && class[line[i]]&classKey != 0 {
 			i++
 		}
 		if i == start || i == len(line) || line[i] != '=' {

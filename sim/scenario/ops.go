@@ -222,7 +222,17 @@ func (d *decoder) op(v any, path string, ctx *bodyCtx, depth int) Op {
 		op.Str, _ = d.str(val, kp)
 	}
 	if b, ok := m["body"]; ok && !d.failed() {
-		op.Body = d.body(b, keyPath(path, "body"), ctx, depth+1)
+		if op.Kind == Defer {
+			// A defer body runs at task exit, when every nursery of this
+			// body has already been awaited: no enclosing nursery is open
+			// there, so none may be spawned into or cancelled.
+			saved := ctx.nurseries
+			ctx.nurseries = nil
+			op.Body = d.body(b, keyPath(path, "body"), ctx, depth+1)
+			ctx.nurseries = saved
+		} else {
+			op.Body = d.body(b, keyPath(path, "body"), ctx, depth+1)
+		}
 	}
 	return op
 }

@@ -1,0 +1,200 @@
+package sched
+
+import (
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cbcsim/cbcsim/nursery"
+)
+
+func newReal(t *testing.T, workers int) *Scheduler {
+	t.Helper()
+	b := DefaultBudget
+	b.SpawnCount = 1 << 20
+	s, err := New(Config{Workers: workers, Seed: 1, KeepTasks: true, Budget: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestRealSpawnJoin: every child runs exactly once and the owner resumes
+// only after all of them, on several workers under -race.
+func TestRealSpawnJoin(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		s := newReal(t, workers)
+		var ran atomic.Int64
+		res := s.Run("main", func(t *Task) error {
+			err := t.Nursery(NurseryOptions{Label: "n"}, func(n *Nursery) error {
+				for i := 0; i < 1000; i++ {
+					if _, err := n.Spawn(t, "child", func(t *Task) error {
+						ran.Add(1)
+						return t.Yield()
+					}, SpawnOptions{}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if got := ran.Load(); got != 1000 {
+				return errors.New("owner resumed before its children finished")
+			}
+			return nil
+		})
+		if res.Kind != nursery.KindOK {
+			t.Fatalf("workers %d: main = %s", workers, res)
+		}
+		if s.Live() != 0 {
+			t.Fatalf("workers %d: %d tasks still live", workers, s.Live())
+		}
+	}
+}
+
+// TestRealFailFastPropagates: the first child error becomes the owner's
+// error, siblings looping on checkpoints are cancelled, and a panic in a
+// child is a result, not a crash.
+func TestRealFailFastPropagates(t *testing.T) {
+	s := newReal(t, 4)
+	var snap NurserySnapshot
+	res := s.Run("main", func(t *Task) error {
+		var nn *Nursery
+		err := t.Nursery(NurseryOptions{Label: "n"}, func(n *Nursery) error {
+			nn = n
+			spin := func(t *Task) error {
+				for {
+					if err := t.Yield(); err != nil {
+						return err
+					}
+				}
+			}
+			n.Spawn(t, "spin1", spin, SpawnOptions{})
+			n.Spawn(t, "boom", func(t *Task) error { panic("boom") }, SpawnOptions{})
+			n.Spawn(t, "spin2", spin, SpawnOptions{})
+			return nil
+		})
+		snap = nn.Snapshot()
+		return err
+	})
+	if res.String() != "err:panic:boom" {
+		t.Fatalf("main = %s, want err:panic:boom", res)
+	}
+	want := []string{"cancelled:SiblingFailed", "panic:boom", "cancelled:SiblingFailed"}
+	for i, r := range snap.Results {
+		if r.String() != want[i] {
+			t.Fatalf("results = %v, want %v", snap.Results, want)
+		}
+	}
+	if snap.State != nursery.Cancelled || snap.Outcome != nursery.ChildFailed {
+		t.Fatalf("nursery %s/%s, want Cancelled/child_failed", snap.State, snap.Outcome)
+	}
+}
+
+// TestRealTransitiveCancel: cancelling an outer nursery reaches the
+// children of a nursery opened by one of its children, with the original
+// reason.
+func TestRealTransitiveCancel(t *testing.T) {
+	s := newReal(t, 2)
+	var inner atomic.Pointer[Nursery]
+	res := s.Run("main", func(t *Task) error {
+		return t.Nursery(NurseryOptions{Label: "outer"}, func(n *Nursery) error {
+			n.Spawn(t, "mid", func(t *Task) error {
+				return t.Nursery(NurseryOptions{Label: "inner"}, func(in *Nursery) error {
+					inner.Store(in)
+					in.Spawn(t, "leaf", func(t *Task) error {
+						for {
+							if err := t.Yield(); err != nil {
+								return err
+							}
+						}
+					}, SpawnOptions{})
+					return nil
+				})
+			}, SpawnOptions{})
+			for inner.Load() == nil {
+				if err := t.Yield(); err != nil {
+					return err
+				}
+			}
+			n.Cancel(t)
+			return nil
+		})
+	})
+	if res.Kind != nursery.KindOK {
+		t.Fatalf("main = %s, want ok (a cancelled nursery lets its owner continue)", res)
+	}
+	snap := inner.Load().Snapshot()
+	if snap.State != nursery.Cancelled || snap.Results[0].String() != "cancelled:ExplicitCancel" {
+		t.Fatalf("inner nursery %s %v, want Cancelled with cancelled:ExplicitCancel", snap.State, snap.Results)
+	}
+}
+
+// TestCleanupsLIFO: defers and using releases run in reverse order, also
+// when the task fails, and a panic in a cleanup becomes the result while the
+// remaining cleanups still run.
+func TestCleanupsLIFO(t *testing.T) {
+	s := newReal(t, 1)
+	res := s.Run("main", func(t *Task) error {
+		t.Defer("d1", func(t *Task) error { t.Log("d1"); return nil })
+		return t.Using("r1", func() error {
+			t.Defer("d2", func(t *Task) error { t.Log("d2"); panic("in cleanup") })
+			t.Defer("d3", func(t *Task) error { t.Log("d3"); return nil })
+			return errors.New("fail")
+		})
+	})
+	got := strings.Join(s.Log(), ",")
+	if got != "acquire r1,d3,d2,release r1,d1" {
+		t.Fatalf("log = %s", got)
+	}
+	if res.String() != "panic:in cleanup" {
+		t.Fatalf("main = %s, want panic:in cleanup", res)
+	}
+}
+
+// TestSpawnBudget: a spawn with no spawn_count left in the pool fails the
+// spawner with SpawnBudgetExhausted.
+func TestSpawnBudget(t *testing.T) {
+	s, err := New(Config{Workers: 1, Budget: Budget{Ops: 1000, SpawnCount: 1, Memory: 1, ChannelOps: 1, Syscalls: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := s.Run("main", func(t *Task) error {
+		return t.Nursery(NurseryOptions{}, func(n *Nursery) error {
+			for i := 0; i < 2; i++ {
+				if _, err := n.Spawn(t, "c", func(*Task) error { return nil }, SpawnOptions{}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	if res.String() != "err:SpawnBudgetExhausted" {
+		t.Fatalf("main = %s", res)
+	}
+}
+
+func TestXoshiroDeterministic(t *testing.T) {
+	a, b := NewXoshiro(42), NewXoshiro(42)
+	for i := 0; i < 100; i++ {
+		if a.Uint64() != b.Uint64() {
+			t.Fatal("same seed, different streams")
+		}
+	}
+	c := NewXoshiro(43)
+	if NewXoshiro(42).Uint64() == c.Uint64() {
+		t.Fatal("different seeds, same first value")
+	}
+	counts := make([]int, 5)
+	for i := 0; i < 50000; i++ {
+		counts[a.Intn(5)]++
+	}
+	for i, n := range counts {
+		if n < 9000 || n > 11000 {
+			t.Fatalf("Intn(5) bucket %d has %d of 50000", i, n)
+		}
+	}
+}

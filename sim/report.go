@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+)
+
+// WriteTables prints the run's summary: tasks, nurseries, workers, then every
+// check with pass/fail, then the seed.
+func (r *Run) WriteTables(w io.Writer) error {
+	mode := "seeded"
+	if r.Config.Real {
+		mode = "real"
+	}
+	fmt.Fprintf(w, "scenario %q  mode=%s workers=%d victim=%s profile=%s steps=%d outcome=%s main=%s\n\n",
+		r.Scenario.Name, mode, r.Config.Workers, r.Config.Victim, r.Config.Profile, r.Steps, r.Outcome, r.Result)
+
+	fmt.Fprintln(w, "Tasks")
+	tasks := tablewriter.NewTable(w, tablewriter.WithHeader([]string{"id", "name", "nursery", "result", "steps", "yields", "steals"}))
+	for _, t := range r.Tasks {
+		nursery := t.Nursery
+		if nursery == "" {
+			nursery = "-"
+		}
+		if err := tasks.Append([]string{"t" + u(t.ID), t.Name, nursery, t.Result, i(t.Steps), i(t.Yields), i(t.Steals)}); err != nil {
+			return err
+		}
+	}
+	if err := tasks.Render(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\nNurseries")
+	ns := tablewriter.NewTable(w, tablewriter.WithHeader([]string{"id", "label", "mode", "state", "result", "first error", "results"}))
+	for _, n := range r.Nurseries {
+		fe := n.FirstError
+		if fe == "" {
+			fe = "-"
+		}
+		if err := ns.Append([]string{"n" + u(n.ID), n.Label, n.Mode, n.State, n.Result, fe, strings.Join(n.Results, " ")}); err != nil {
+			return err
+		}
+	}
+	if err := ns.Render(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\nWorkers")
+	ws := tablewriter.NewTable(w, tablewriter.WithHeader([]string{"worker", "steps", "runs", "pops", "global", "steals", "failed steals", "parks", "completed"}))
+	for _, wr := range r.Workers {
+		s := wr.Stats
+		if err := ws.Append([]string{"w" + strconv.Itoa(wr.ID), i(s.Steps), i(s.Runs), i(s.Pops), i(s.Globals), i(s.Steals), i(s.StealsFailed), i(s.Parks), i(s.Completed)}); err != nil {
+			return err
+		}
+	}
+	if err := ws.Render(); err != nil {
+		return err
+	}
+
+	if len(r.Stuck) > 0 {
+		fmt.Fprintln(w, "\nStuck tasks")
+		for _, s := range r.Stuck {
+			fmt.Fprintln(w, "  "+s)
+		}
+	}
+	fmt.Fprintln(w, "\nChecks")
+	for _, c := range r.Checks {
+		mark := "pass"
+		if !c.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "  %s  %-9s %s\n", mark, c.Kind, c.Name)
+		if !c.OK {
+			fmt.Fprintf(w, "        %s\n", c.Detail)
+		}
+	}
+	_, err := fmt.Fprintf(w, "\nseed=%d\n", r.Config.Seed)
+	return err
+}
+
+func u(v uint64) string { return strconv.FormatUint(v, 10) }
+func i(v int64) string  { return strconv.FormatInt(v, 10) }
+
+// jsonRun is the JSON form of a run; it carries the same facts as the tables.
+type jsonRun struct {
+	Scenario  string       `json:"scenario"`
+	Config    Config       `json:"config"`
+	Outcome   string       `json:"outcome"`
+	Main      string       `json:"main"`
+	Steps     int64        `json:"steps"`
+	Passed    bool         `json:"passed"`
+	Log       []string     `json:"log"`
+	Tasks     []TaskRow    `json:"tasks"`
+	Nurseries []NurseryRow `json:"nurseries"`
+	Workers   []WorkerRow  `json:"workers"`
+	Stuck     []string     `json:"stuck,omitempty"`
+	Checks    []Check      `json:"checks"`
+	Replay    string       `json:"replay"`
+}
+
+// WriteJSON prints the run as one JSON document; replay is the command that
+// reproduces it.
+func (r *Run) WriteJSON(w io.Writer, replay string) error {
+	j := jsonRun{
+		Scenario: r.Scenario.Name, Config: r.Config, Outcome: r.Outcome, Main: r.Result.String(),
+		Steps: r.Steps, Passed: r.Passed(), Log: r.Log, Tasks: r.Tasks, Nurseries: r.Nurseries,
+		Workers: r.Workers, Stuck: r.Stuck, Checks: r.Checks, Replay: replay,
+	}
+	if j.Log == nil {
+		j.Log = []string{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(j)
+}

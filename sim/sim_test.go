@@ -1,0 +1,206 @@
+package sim
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cbcsim/cbcsim/sim/scenario"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden traces in testdata/")
+
+// bundled loads every scenario shipped in scenarios/.
+func bundled(t *testing.T) []*scenario.Scenario {
+	t.Helper()
+	paths, err := filepath.Glob("../scenarios/*.toml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no bundled scenarios: %v", err)
+	}
+	var out []*scenario.Scenario
+	for _, p := range paths {
+		sc, err := scenario.Load(p)
+		if err != nil {
+			t.Fatalf("%v", err)
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+func runOnce(t *testing.T, sc *scenario.Scenario, o Options) (*Run, string) {
+	t.Helper()
+	c, err := Resolve(sc, o)
+	if err != nil {
+		t.Fatalf("%s: %v", sc.Name, err)
+	}
+	var buf bytes.Buffer
+	if !o.Real {
+		o.Trace = &buf
+	}
+	run, err := Execute(sc, c, o)
+	if err != nil {
+		t.Fatalf("%s: %v", sc.Name, err)
+	}
+	return run, buf.String()
+}
+
+func failures(run *Run) string {
+	var b strings.Builder
+	for _, c := range run.Checks {
+		if !c.OK {
+			fmt.Fprintf(&b, "\n  %s: %s", c.Name, c.Detail)
+		}
+	}
+	return b.String()
+}
+
+// TestBundledScenariosAllSeeds is the contract of issue 3: every bundled
+// scenario holds for seeds 1..200 on 1, 2, 4 and 8 workers. -short runs 25
+// seeds.
+func TestBundledScenariosAllSeeds(t *testing.T) {
+	seeds := uint64(200)
+	if testing.Short() {
+		seeds = 25
+	}
+	for _, sc := range bundled(t) {
+		t.Run(sc.Name, func(t *testing.T) {
+			for _, workers := range []int{1, 2, 4, 8} {
+				for seed := uint64(1); seed <= seeds; seed++ {
+					run, _ := runOnce(t, sc, Options{Seed: seed, HasSeed: true, Workers: workers})
+					if !run.Passed() {
+						t.Fatalf("seed %d workers %d: outcome %s%s\nreproduce: cbcsim run %s --seed %d --workers %d",
+							seed, workers, run.Outcome, failures(run), sc.Name, seed, workers)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestBundledScenariosReal runs every bundled scenario on real worker
+// goroutines (under -race in CI); outcomes and expectations must hold.
+func TestBundledScenariosReal(t *testing.T) {
+	rounds := 10
+	if testing.Short() {
+		rounds = 3
+	}
+	for _, sc := range bundled(t) {
+		if sc.Expect != nil && len(sc.Expect.Outcome) == 1 && sc.Expect.Outcome[0] == OutcomeLivelock {
+			continue // real mode has no step bound to report a livelock with
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			for _, workers := range []int{1, 2, 4, 8} {
+				for r := 0; r < rounds; r++ {
+					done := make(chan *Run, 1)
+					go func() {
+						run, _ := runOnce(t, sc, Options{Real: true, Workers: workers})
+						done <- run
+					}()
+					select {
+					case run := <-done:
+						if !run.Passed() {
+							t.Fatalf("real, workers %d: outcome %s%s", workers, run.Outcome, failures(run))
+						}
+					case <-time.After(60 * time.Second):
+						t.Fatalf("real, workers %d: no result after 60 s", workers)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestTraceDeterministic: the same scenario, seed and workers give the same
+// trace byte for byte; two seeds on four workers give different traces.
+func TestTraceDeterministic(t *testing.T) {
+	for _, sc := range bundled(t) {
+		_, a := runOnce(t, sc, Options{Seed: 7, HasSeed: true, Workers: 4})
+		_, b := runOnce(t, sc, Options{Seed: 7, HasSeed: true, Workers: 4})
+		if a != b {
+			t.Fatalf("%s: two runs with seed 7 gave different traces", sc.Name)
+		}
+	}
+	sc := loadFile(t, "../scenarios/fail_fast.toml")
+	_, a := runOnce(t, sc, Options{Seed: 1, HasSeed: true, Workers: 4})
+	_, b := runOnce(t, sc, Options{Seed: 2, HasSeed: true, Workers: 4})
+	if a == b {
+		t.Fatalf("seeds 1 and 2 gave the same trace")
+	}
+}
+
+func loadFile(t *testing.T, path string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestGoldenTraces compares a few runs with testdata/*.trace; rerun with
+// -update to rewrite them and review the diff.
+func TestGoldenTraces(t *testing.T) {
+	for _, name := range []string{"fail_fast", "lifo_cleanup", "nested_cancel"} {
+		sc := loadFile(t, "../scenarios/"+name+".toml")
+		_, got := runOnce(t, sc, Options{Seed: 3, HasSeed: true, Workers: 2})
+		path := filepath.Join("testdata", name+".seed3.w2.trace")
+		if *update {
+			if err := os.MkdirAll("testdata", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test ./sim -run TestGoldenTraces -update)", err)
+		}
+		if got != string(want) {
+			t.Fatalf("%s: trace differs from %s; rerun with -update and review the diff", name, path)
+		}
+	}
+}
+
+// TestWrongExpectationFails: a broken expectation is reported with what was
+// observed.
+func TestWrongExpectationFails(t *testing.T) {
+	src := `version = 1
+[task.main]
+ops = [ { nursery = "n", body = [ { spawn = "a" } ] }, { return = 5 } ]
+[task.a]
+ops = [ { return = 1 } ]
+[expect]
+outcome = "ok"
+value = 6
+[expect.nursery.n]
+results = ["ok:2"]
+`
+	sc, err := scenario.Parse("wrong.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _ := runOnce(t, sc, Options{Seed: 1, HasSeed: true, Workers: 2})
+	got := map[string]string{}
+	for _, c := range run.Checks {
+		if !c.OK {
+			got[c.Name] = c.Detail
+		}
+	}
+	if got["expect.value"] != "want ok:6, got ok:5" {
+		t.Errorf("expect.value detail = %q", got["expect.value"])
+	}
+	if !strings.Contains(got["expect.nursery.n.results"], `got ["ok:1"]`) {
+		t.Errorf("expect.nursery.n.results detail = %q", got["expect.nursery.n.results"])
+	}
+	if len(got) != 2 {
+		t.Errorf("failed checks = %v, want exactly value and results", got)
+	}
+}
