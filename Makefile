@@ -1,8 +1,9 @@
 GO ?= go
 BIN := bin/cbcsim
 SCENARIO ?= scenarios/fail_fast.toml
+FUZZTIME ?= 60s
 
-.PHONY: build test test-race vet bench run fuzz clean
+.PHONY: build test vet bench run fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cbcsim
@@ -11,16 +12,20 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 
-# Every test. Concurrent packages run under the race detector.
+# Every test. The race detector is on for every package: the core is
+# concurrent, and the simulator runs that same core.
 test: vet
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./deque ./fiber
+	$(GO) test -run '^$$' -bench . -benchmem ./deque ./fiber ./trace
 
 run: build
-	./$(BIN) --version
-	./$(BIN) --help
+	./$(BIN) run $(SCENARIO)
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./trace
+	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./sim/scenario
 
 clean:
 	rm -rf bin

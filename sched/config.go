@@ -97,6 +97,12 @@ type Config struct {
 	// KeepTasks keeps every task and nursery for Tasks and Nurseries after
 	// the run (always on with a Sink). A long-running program leaves it off.
 	KeepTasks bool
+
+	// MaxSteps bounds a real-mode run: past that many worker steps in all,
+	// the root task is cancelled (ResourceExhausted), every task unwinds at
+	// its next checkpoint, and LimitHit reports it. 0 means no bound. The
+	// seeded driver keeps its own bound and ignores this one.
+	MaxSteps int64
 }
 
 // normalize fills defaults and checks ranges.

@@ -3,7 +3,12 @@ package sched
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/cbcsim/cbcsim/nursery"
 )
+
+// LimitHit reports whether a real-mode run passed Config.MaxSteps.
+func (s *Scheduler) LimitHit() bool { return s.limitHit.Load() }
 
 // Run runs fn as the root task on the scheduler's workers, one goroutine
 // each (real mode), and returns the root's result when it and therefore
@@ -35,7 +40,11 @@ func (s *Scheduler) RunWith(name string, fn Func, before func(root *Task)) Resul
 // loop is a real-mode worker: step until the root has finished, parking
 // when there is nothing to do.
 func (w *Worker) loop() {
-	for !w.s.rootDone.Load() {
+	s := w.s
+	for !s.rootDone.Load() {
+		if s.cfg.MaxSteps > 0 && s.steps.Add(1) > s.cfg.MaxSteps && s.limitHit.CompareAndSwap(false, true) {
+			s.root.markCancel(nursery.ResourceExhausted, w)
+		}
 		if w.Step() {
 			continue
 		}

@@ -26,6 +26,8 @@ type Scheduler struct {
 	root     *Task
 	rootDone atomic.Bool
 	aborting atomic.Bool
+	steps    atomic.Int64 // real-mode steps, counted only with MaxSteps
+	limitHit atomic.Bool
 
 	logMu sync.Mutex
 	log   []string

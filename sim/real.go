@@ -9,7 +9,8 @@ import (
 // driver, no trace, real concurrency. The outcome and expectations must
 // hold here too; the invariants that need the event history (LIFO order,
 // first error in completion order, race protection) are checked in seeded
-// mode only, and the ones readable from the final state here.
+// mode only, and the ones readable from the final state here. A run that
+// passes max_steps worker steps is cancelled and reported as a livelock.
 func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 	s, err := newScheduler(sc, c, nil)
 	if err != nil {
@@ -20,6 +21,9 @@ func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 	res := runReal(s, sc, p)
 	run.Result = res
 	run.Outcome = outcomeOf(res)
+	if s.LimitHit() {
+		run.Outcome = OutcomeLivelock
+	}
 	collect(run, s)
 	for _, w := range run.Workers {
 		run.Steps += w.Stats.Steps

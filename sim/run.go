@@ -250,6 +250,7 @@ func newScheduler(sc *scenario.Scenario, c Config, sink sched.Sink) (*sched.Sche
 	cfg := sched.Config{
 		Workers: c.Workers, Seed: c.Seed, Victim: victim, Profile: profile,
 		YieldInterval: c.YieldInterval, Budget: budgetOf(sc.Budget), KeepTasks: true,
+		MaxSteps: c.MaxSteps,
 	}
 	if sink != nil {
 		cfg.Sink = sink

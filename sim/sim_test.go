@@ -91,9 +91,6 @@ func TestBundledScenariosReal(t *testing.T) {
 		rounds = 3
 	}
 	for _, sc := range bundled(t) {
-		if sc.Expect != nil && len(sc.Expect.Outcome) == 1 && sc.Expect.Outcome[0] == OutcomeLivelock {
-			continue // real mode has no step bound to report a livelock with
-		}
 		t.Run(sc.Name, func(t *testing.T) {
 			for _, workers := range []int{1, 2, 4, 8} {
 				for r := 0; r < rounds; r++ {

@@ -281,18 +281,18 @@ func (p *parser) event(line []byte, e *Event) error {
 	if !validKey(words[2]) {
 		return p.errorf("bad actor %s", show(words[2]))
 	}
-	kind, ok := kindByName[string(words[3])]
-	if !ok {
+	kind := kindOf(words[3])
+	if kind == 0 {
 		return p.errorf("unknown kind %s", show(words[3]))
 	}
 	*e = Event{Step: step, Tick: tick, Actor: p.intern(words[2]), Kind: kind}
 
-	// Fields. They are parsed into a stack buffer and then copied into the
-	// slab, so that an event costs no allocation of its own.
-	var buf [16]Field
-	fields := buf[:0]
+	// Fields are parsed straight into the slab, so that an event costs no
+	// allocation of its own; see slabField.
+	off := len(p.slab)
 	for i < len(line) {
 		i++ // the space before each field
+		nf := len(p.slab) - off + 1 // the number of this field, for messages
 		if i == len(line) {
 			return p.errorf("trailing space")
 		}
@@ -305,39 +305,43 @@ func (p *parser) event(line []byte, e *Event) error {
 			if k < 0 {
 				k = len(line) - start
 			}
-			return p.errorf("field %d: malformed field %s: want key=value, key in [a-z0-9_.-]", len(fields)+1, show(line[start:start+k]))
+			return p.errorf("field %d: malformed field %s: want key=value, key in [a-z0-9_.-]", nf, show(line[start:start+k]))
 		}
 		key := line[start:i]
 		f, n, msg := p.value(line, i+1)
 		if msg != "" {
-			return p.errorf("field %d (%s): %s", len(fields)+1, key, msg)
+			return p.errorf("field %d (%s): %s", nf, key, msg)
 		}
 		if n < len(line) && line[n] != ' ' {
-			return p.errorf("field %d (%s): trailing garbage %s", len(fields)+1, key, show(line[n:]))
+			return p.errorf("field %d (%s): trailing garbage %s", nf, key, show(line[n:]))
 		}
 		f.Key = p.intern(key)
-		fields = append(fields, f)
+		off = p.slabField(off, f)
 		i = n
 	}
-	e.Fields = p.copyFields(fields)
+	if n := len(p.slab) - off; n > 0 {
+		e.Fields = p.slab[off : off+n : off+n]
+	}
 	return nil
 }
 
-var wordNames = [4]string{"step", "tick", "actor", "kind"}
-
-// copyFields copies fs into the slab; see Recorder.copyFields.
-func (p *parser) copyFields(fs []Field) []Field {
-	n := len(fs)
-	if n == 0 {
-		return nil
+// slabField appends f to the fields of the event being parsed, which start
+// at p.slab[off]. When the slab is full, the event's fields so far move to a
+// new slab, and slabField returns their new offset. Each event's Fields is
+// clipped to its length, so an append by the reader cannot overwrite a
+// neighbour.
+func (p *parser) slabField(off int, f Field) int {
+	if len(p.slab) == cap(p.slab) {
+		done := p.slab[off:]
+		p.slab = make([]Field, 0, max(slabSize, 2*len(done)))
+		p.slab = append(p.slab, done...)
+		off = 0
 	}
-	if cap(p.slab)-len(p.slab) < n {
-		p.slab = make([]Field, 0, max(slabSize, n))
-	}
-	off := len(p.slab)
-	p.slab = append(p.slab, fs...)
-	return p.slab[off : off+n : off+n]
+	p.slab = append(p.slab, f)
+	return off
 }
+
+var wordNames = [4]string{"step", "tick", "actor", "kind"}
 
 // value parses the value that starts at b[i]. It returns the field (without
 // its key), the index just past the value, and a message if the value is
