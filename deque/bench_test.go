@@ -96,6 +96,10 @@ func benchSteal(b *testing.B, thieves int) {
 			for {
 				x := d.Steal()
 				if x == nil {
+					// Empty or lost a race: yield, as the scheduler's
+					// bounded steal loop backs off, so that the owner gets
+					// the CPU when there are fewer cores than goroutines.
+					runtime.Gosched()
 					continue
 				}
 				if x.stop {

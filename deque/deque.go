@@ -23,16 +23,22 @@ import (
 //
 // Memory order. Every sync/atomic operation in Go is sequentially consistent:
 // all of them, on all goroutines, fall into one total order that agrees with
-// each goroutine's program order. The comments on each atomic name the
-// acquire/release pairing it provides; the algorithm needs more than
-// acquire/release in exactly two places, both marked "seq-cst":
+// each goroutine's program order. The comment on each atomic names the
+// acquire/release pairing it provides. The algorithm relies on more than
+// that where the C11 version of the paper has a seq_cst fence or a seq_cst
+// CAS, and those comments say "seq-cst":
 //
 //   - Pop stores bottom and then loads top. That is a store followed by a
-//     load of a different location, which acquire/release does not order (the
-//     C11 version needs atomic_thread_fence(seq_cst) there). Without it the
-//     owner and a thief could both see the last item as theirs.
-//   - Steal loads top and then bottom. The loads must not be reordered with
-//     each other or with the owner's Pop, for the same reason.
+//     load of a different location, which acquire/release does not order.
+//     Without the seq-cst fence between them the owner and a thief could
+//     both see the last item as theirs.
+//   - Steal loads top and then bottom, with the paper's fence between them,
+//     so that it pairs with Pop's store-then-load.
+//   - The CASes on top, in Steal and in Pop's last-item path, are what
+//     decide who owns an index.
+//
+// Go gives all three for free: its atomic Store is XCHG on amd64 (a full
+// fence) and STLR on arm64, whose order with a later LDAR is guaranteed.
 //
 // Rejected alternatives: a mutex (the owner's fast path would pay for it on
 // every Push and Pop); shrinking the ring (the bug fixed by crossbeam-deque's
@@ -78,7 +84,10 @@ func (r *ring[T]) slot(i int64) *atomic.Pointer[T] {
 // Deque is a Chase-Lev work-stealing deque of *T. One goroutine, the owner,
 // pushes and pops at the bottom; any goroutine may steal from the top. A nil
 // *T means "no item", so nil cannot be pushed. The same pointer must not be
-// pushed again until the Pop or Steal that took it has returned (see Steal).
+// pushed again until the Pop or Steal that took it has returned: a thief
+// clears its slot with a CompareAndSwap on the pointer, which cannot tell
+// the two pushes apart. (A scheduler re-queues a task only after running
+// it, so it never comes close.)
 //
 // The zero value is an empty deque ready to use, with the minimum capacity.
 // A Deque must not be copied after first use.
@@ -255,47 +264,51 @@ func (d *Deque[T]) Pop() *T {
 // item with another thief or with the owner's Pop; callers that must know
 // the deque is empty should check Len or try again. Any goroutine.
 //
-// Steal does not allocate.
-//
-// Why a thief cannot return an item it should not (the class of bug behind
-// crossbeam-deque's advisory GHSA-pqqp-xmhj-wgcw, where a steal racing with
-// a buffer swap could return a task the owner also popped, losing another):
-//
-//  1. Steal loads top (t), then bottom (b), then the ring (r), then slot t
-//     of r, and only then tries the CAS of top from t to t+1. If the CAS
-//     succeeds, top equalled t for the whole interval, because top never
-//     decreases. During that interval the owner cannot take index t either:
-//     Pop takes an index without CAS only when it saw top below it, and for
-//     the last item it must win the same CAS we won. So index t holds one
-//     item throughout, the one its last Push wrote, and we own it.
-//  2. b > t, so that last Push of index t stored bottom before our bottom
-//     load (any later Pop of t would need top < t or the CAS of step 1).
-//     Push writes the slot and, when it grows, publishes the new ring
-//     before storing bottom, so our ring load returns that Push's ring or
-//     a newer one: never an older ring that lacks the item.
-//  3. Every ring newer than that one copied index t from its predecessor,
-//     because grow copies [top, bottom) and top <= t until our CAS. No ring
-//     reuses slot t for index t+len before our CAS, because Push only
-//     writes index t+len after seeing top > t. No item is ever stored into
-//     a ring after it has been replaced (only nils for indices already won,
-//     and index t is not won before our CAS). So slot t of r holds index
-//     t's item when we read it, whichever current-or-newer ring r is.
-//  4. Old rings stay valid memory while we read them: the garbage collector
-//     keeps r alive as long as we hold the pointer, so there is no
-//     use-after-free and no epoch scheme to get wrong.
-//
-// Hence the item read is never nil; Steal panics if it is, which can only
-// mean the deque's invariants (or the no-repush rule below) were broken.
-//
-// After winning, the thief clears the slot so the collector can reclaim the
-// item. It must use CompareAndSwap(item, nil), not Store(nil): once top has
-// moved past t, the owner may push index t+len into the very same slot, and
-// a plain Store would erase that new item. The CAS clears only if the slot
-// still holds our item, which is why a pointer may not be pushed again while
-// the Steal that took it is still running: the CAS could not tell the two
-// apart. It clears in the ring current after the CAS; grow clears copies of
-// indices won before it reread top, so no ring keeps a taken item.
+// Steal does not allocate. It panics if it wins an index whose slot holds
+// nil, which only a broken invariant, or a pointer pushed again while the
+// Steal that took it was still running, can cause.
 func (d *Deque[T]) Steal() *T {
+	// Why a thief cannot return an item it does not own. This is the class
+	// of bug behind crossbeam-deque's advisory GHSA-pqqp-xmhj-wgcw: a steal
+	// racing with a buffer swap read its task from a stale buffer and
+	// returned a task the owner also popped, while another was lost.
+	//
+	//  1. Load order is top (t), bottom (b), ring (r), slot t of r, then the
+	//     CAS of top from t to t+1. If the CAS succeeds, top equalled t from
+	//     our top load to our CAS, since top never decreases, so no other
+	//     thief and no last-item Pop won index t. Nor did a many-items Pop
+	//     take it without a CAS: that needs a top load that saw top < t,
+	//     which precedes our top load, and so does its bottom store of t.
+	//  2. Our bottom load, later still, saw b > t, so the owner pushed index
+	//     t again after any such Pop. Let P be the last Push of index t
+	//     before our bottom load. No Pop takes index t after P: it would
+	//     find top == t and need to win the CAS we won. So P's item is the
+	//     one we now own. P wrote it into its ring, and published that ring
+	//     if it grew, before its bottom store; our bottom load comes after
+	//     that store, and our ring load after our bottom load. So r is P's
+	//     ring or a newer one, never an older ring that lacks the item.
+	//  3. Each ring newer than P's copied index t from its predecessor:
+	//     grow copies [t', b') with t' <= top <= t and b' > t, because
+	//     nothing takes index t before our CAS. Nothing else is stored into
+	//     slot t of any of these rings before our CAS: the owner stores
+	//     index t+len only after seeing top > t, no item is ever stored into
+	//     a ring after it has been replaced, and thieves and grow only clear
+	//     slots of indices already won. So slot t of r holds P's item when we
+	//     read it, whichever of these rings r is, and the item is not nil.
+	//  4. Old rings stay valid memory while we read them: the garbage
+	//     collector keeps r alive as long as we hold the pointer, so there
+	//     is no use-after-free and no epoch scheme to get wrong.
+	//
+	// After winning, the thief clears the slot so the collector can reclaim
+	// the item. It must use CompareAndSwap(x, nil), not Store(nil): once top
+	// has moved past t the owner may already have pushed index t+len into
+	// the very same slot, and a plain Store would erase that new item. The
+	// CAS clears only if the slot still holds x, which is why a pointer may
+	// not be pushed again while the Steal that took it is still running: the
+	// CAS could not tell the two apart. It clears in the ring current after
+	// the CAS; grow clears its copies of indices won before it rereads top,
+	// so no ring keeps a taken item alive.
+
 	// load-acquire, seq-cst: must precede the bottom load below (step 1).
 	t := d.top.Load()
 	// load-acquire: see the owner's bottom store, and with it the slot

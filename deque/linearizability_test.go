@@ -176,41 +176,62 @@ func scriptHistory(seed uint64, h, ownerOps, thiefOps, thieves int) [][]step {
 
 // recordHistories runs the scripted histories one after another, each on a
 // fresh deque with a small ring (so histories cross growth), and returns
-// each history's operations, or an error if the watchdog fired.
+// each history's operations. It stops early, after at least historiesMin
+// histories, once budget has passed, so that a loaded machine shortens the
+// run instead of stretching it; it fails if the watchdog fires first.
 //
 // The clients are goroutines that live across all the histories and wait
-// for the next one by spinning with runtime.Gosched. Starting fresh
-// goroutines per history gave almost no overlap: a goroutine needs tens of
-// microseconds to reach an idle P, longer than a whole script, while busy
-// goroutines keep both Ps awake and trade places within a microsecond.
-func recordHistories(seed uint64, scripts [][][]step, timeout time.Duration) ([][]porcupine.Operation, error) {
+// for the next one by spinning with runtime.Gosched, then, if that takes
+// long (the machine is busy), by blocking. Starting fresh goroutines per
+// history gave almost no overlap: a goroutine needs tens of microseconds to
+// reach an idle P, longer than a whole script, while busy goroutines keep
+// both Ps awake and trade places within a microsecond.
+func recordHistories(seed uint64, scripts [][][]step, historiesMin int, budget, timeout time.Duration) ([][]porcupine.Operation, error) {
+	const spinsMax = 64 // Gosched spins before a waiting client blocks
 	clients := len(scripts[0])
 	recs := make([]*recorder, len(scripts))
 	ops := make([][][]porcupine.Operation, len(scripts))
+	started := make([]chan struct{}, len(scripts)+1) // started[h] closes when history h may run
 	for h := range scripts {
 		recs[h] = &recorder{d: New[int](pcg(seed, h).IntN(9)), vals: make([]int, len(scripts[h][0])+1)}
 		for i := range recs[h].vals {
 			recs[h].vals[i] = i
 		}
 		ops[h] = make([][]porcupine.Operation, clients)
+		started[h] = make(chan struct{})
 	}
+	started[len(scripts)] = make(chan struct{})
+	close(started[0])
 	var (
-		current  atomic.Int64 // the history the clients may run; the last client to finish one advances it
+		// current is the history the clients may run; the last client to
+		// finish one advances it. Its store is ordered after limit's.
+		current  atomic.Int64
+		limit    atomic.Int64 // how many histories to record
 		finished = make([]atomic.Int32, len(scripts))
-		stop     atomic.Bool
+		stopped  = make(chan struct{})
 	)
-	watchdog := time.AfterFunc(timeout, func() { stop.Store(true) })
+	limit.Store(int64(len(scripts)))
+	begin := time.Now()
+	watchdog := time.AfterFunc(timeout, func() { close(stopped) })
 	defer watchdog.Stop()
 
 	var wg sync.WaitGroup
 	for c := range clients {
 		wg.Go(func() {
 			for h := range scripts {
-				for current.Load() < int64(h) {
-					if stop.Load() {
+				for spins := 0; current.Load() < int64(h); spins++ {
+					if spins < spinsMax {
+						runtime.Gosched()
+						continue
+					}
+					select {
+					case <-started[h]:
+					case <-stopped:
 						return
 					}
-					runtime.Gosched()
+				}
+				if int64(h) >= limit.Load() {
+					return
 				}
 				r := recs[h]
 				for _, s := range scripts[h][c] {
@@ -223,17 +244,22 @@ func recordHistories(seed uint64, scripts [][][]step, timeout time.Duration) ([]
 					ops[h][c] = append(ops[h][c], r.do(c, s.in))
 				}
 				if finished[h].Add(1) == int32(clients) {
+					if h+1 >= historiesMin && time.Since(begin) > budget {
+						limit.Store(int64(h) + 1)
+					}
 					current.Store(int64(h) + 1)
+					close(started[h+1])
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if stop.Load() {
-		return nil, fmt.Errorf("deque: recordHistories: %d of %d histories recorded after %v", current.Load(), len(scripts), timeout)
+	n := int(current.Load())
+	if n < int(limit.Load()) {
+		return nil, fmt.Errorf("deque: recordHistories: %d of %d histories recorded after %v", n, len(scripts), timeout)
 	}
-	histories := make([][]porcupine.Operation, len(scripts))
-	for h := range ops {
+	histories := make([][]porcupine.Operation, n)
+	for h := range histories {
 		histories[h] = slices.Concat(ops[h]...)
 	}
 	return histories, nil
@@ -261,19 +287,22 @@ func TestLinearizable(t *testing.T) {
 		thieves  = 2
 		thiefOps = 6
 	)
-	histories := 1000
+	// Up to historiesMax histories, stopping after historiesMin once budget
+	// has passed.
+	historiesMin, historiesMax, budget := 200, 1000, 3*time.Second
 	if testing.Short() {
-		histories = 200
+		historiesMax = historiesMin
 	}
 	seed := testSeed(t)
 	rng := pcg(seed, -1)
-	t.Logf("HISTORIES %d THIEVES %d THIEF_OPS %d OWNER_OPS 16..28 PAUSE <%d GOMAXPROCS %d", histories, thieves, thiefOps, pauseMax, runtime.GOMAXPROCS(0))
+	t.Logf("HISTORIES %d..%d BUDGET %v THIEVES %d THIEF_OPS %d OWNER_OPS 16..28 PAUSE <%d GOMAXPROCS %d",
+		historiesMin, historiesMax, budget, thieves, thiefOps, pauseMax, runtime.GOMAXPROCS(0))
 
-	scripts := make([][][]step, histories)
+	scripts := make([][][]step, historiesMax)
 	for h := range scripts {
 		scripts[h] = scriptHistory(seed, h, 16+rng.IntN(13), thiefOps, thieves)
 	}
-	recorded, err := recordHistories(seed, scripts, 30*time.Second)
+	recorded, err := recordHistories(seed, scripts, historiesMin, budget, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,8 +333,8 @@ func TestLinearizable(t *testing.T) {
 			refuted++
 		}
 	}
-	t.Logf("%d ops, steals %d (%d nil), overlapping op pairs %d, broken model refuted by %d of %d histories",
-		ops, steals, stealsNil, overlapping, refuted, histories)
+	t.Logf("%d histories, %d ops, steals %d (%d nil), overlapping op pairs %d, broken model refuted by %d histories",
+		len(recorded), ops, steals, stealsNil, overlapping, refuted)
 	if stealsNil == steals {
 		t.Errorf("all %d steals returned nil: the histories tested nothing concurrent", steals)
 	}

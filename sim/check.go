@@ -22,6 +22,7 @@ const (
 	InvSpawnOrder      = "results-in-spawn-order"
 	InvQueuedCancel    = "cancelled-in-queue-never-runs"
 	InvTransitive      = "transitive-cancellation"
+	InvNoCrash         = "scheduler-no-panic"
 )
 
 // history is the event log digested per task and per nursery.
@@ -203,6 +204,8 @@ func checkInvariants(run *Run) []Check {
 	add := func(name, bad string) {
 		checks = append(checks, Check{Kind: "invariant", Name: name, OK: bad == "", Detail: bad})
 	}
+	add(InvNoCrash, run.Crash)
+	finished = finished && run.Crash == ""
 
 	// No orphan: every task but the root was spawned into a nursery that
 	// exists, and (when the run finished) every task has a result.

@@ -30,7 +30,23 @@ const (
 	OutcomeCancelled = "cancelled"
 	OutcomeDeadlock  = "deadlock"
 	OutcomeLivelock  = "livelock"
+	// OutcomeCrash is an extension: the scheduler itself panicked (an
+	// internal assertion failed). It always fails the run.
+	OutcomeCrash = "crash"
 )
+
+// safeStep runs one worker step and turns a panic of the scheduler itself
+// (not of a task: those are results) into a message, so that a scheduler
+// bug found by a seed is reported like a broken invariant.
+func safeStep(w *sched.Worker) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+	}()
+	w.Step()
+	return ""
+}
 
 // Config is the fully resolved configuration of one run.
 type Config struct {
@@ -55,6 +71,7 @@ type Run struct {
 	Nurseries []NurseryRow
 	Workers   []WorkerRow
 	Stuck     []string // deadlock: the tasks that can never run again
+	Crash     string   // the scheduler's own panic, when Outcome is crash
 	Events    []trace.Event
 	Checks    []Check // invariants, then expectations
 }
@@ -215,7 +232,11 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 			break
 		}
 		sk.step, sk.tick = uint64(step), uint64(step)
-		ready[rng.Intn(len(ready))].Step()
+		if msg := safeStep(ready[rng.Intn(len(ready))]); msg != "" {
+			run.Outcome, run.Crash = OutcomeCrash, msg
+			sk.Emit(-1, trace.KindNote, []trace.Field{trace.S("crash", msg)})
+			break
+		}
 	}
 	run.Steps = step
 	if run.Outcome == "" {

@@ -3,6 +3,8 @@ package trace
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -39,6 +41,36 @@ func BenchmarkWriteEvent(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	}
+}
+
+// BenchmarkWriteEventFile is BenchmarkWriteEvent/steal writing to a real
+// file, so it includes the write system calls the bufio buffer amortises.
+func BenchmarkWriteEventFile(b *testing.B) {
+	f, err := os.Create(filepath.Join(b.TempDir(), "bench.trace"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	w := NewWriter(f)
+	if err := w.WriteHeader(&Header{}); err != nil {
+		b.Fatal(err)
+	}
+	e := Event{Step: 1234567, Tick: 1234600, Actor: "w3", Kind: KindSteal}
+	fields := []Field{S("victim", "w1"), S("task", "t1234")}
+	e.Fields = fields
+	b.SetBytes(int64(len(AppendEvent(nil, &e))))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e.Step++
+		e.Fields = append(e.Fields[:0], fields...)
+		if err := w.WriteEvent(&e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
 	}
 }
 

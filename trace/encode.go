@@ -237,9 +237,8 @@ func appendHeader(dst []byte, h *Header, op string) []byte {
 type Writer struct {
 	bw       *bufio.Writer
 	line     []byte // reused for each event line
-	stepLast uint64
-	header   bool // WriteHeader has been called
-	events   bool // WriteEvent has been called; stepLast is set
+	stepLast uint64 // the step of the last event; steps start at 0
+	header   bool   // WriteHeader has been called
 }
 
 // bufSize is the size of the Writer's bufio buffer: large enough that a
@@ -253,7 +252,8 @@ func NewWriter(w io.Writer) *Writer {
 }
 
 // WriteHeader writes the header block. It must be called exactly once,
-// before any event.
+// before any event. A field key outside [a-z0-9_.-]+, or the reserved key
+// "source", panics ("trace: WriteHeader: bad key").
 func (w *Writer) WriteHeader(h *Header) error {
 	if w.header {
 		panic("trace: WriteHeader: header already written")
@@ -271,10 +271,10 @@ func (w *Writer) WriteEvent(e *Event) error {
 	if !w.header {
 		panic("trace: WriteEvent: header not written")
 	}
-	if w.events && e.Step < w.stepLast {
+	if e.Step < w.stepLast {
 		panic("trace: WriteEvent: step went backwards")
 	}
-	w.events, w.stepLast = true, e.Step
+	w.stepLast = e.Step
 	w.line = appendEvent(w.line[:0], e, "trace: WriteEvent: ")
 	_, err := w.bw.Write(w.line)
 	return err

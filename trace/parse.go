@@ -291,8 +291,10 @@ func (p *parser) event(line []byte, e *Event) error {
 	// allocation of its own; see slabField.
 	off := len(p.slab)
 	for i < len(line) {
-		i++ // the space before each field
-		nf := len(p.slab) - off + 1 // the number of this field, for messages
+		// line[i] is the space before the field; nf numbers the field for
+		// messages.
+		i++
+		nf := len(p.slab) - off + 1
 		if i == len(line) {
 			return p.errorf("trailing space")
 		}

@@ -193,6 +193,8 @@ func TestParseErrors(t *testing.T) {
 		{"source count bad", hdr("# cbcsim-trace 1", "# source: x"), 2, "bad source line count"},
 		{"source count nonl zero", hdr("# cbcsim-trace 1", "# source: 0 nonl"), 2, "empty source"},
 		{"source line prefix", hdr("# cbcsim-trace 1", "# source: 1", "#|x"), 3, "want prefix"},
+		{"source empty line with space", hdr("# cbcsim-trace 1", "# source: 2", "#| a", "#| "), 4, "without a space"},
+		{"source nonl ends empty", hdr("# cbcsim-trace 1", "# source: 2 nonl", "#| a", "#|"), 4, "ends in an empty line"},
 		{"source too few lines", hdr("# cbcsim-trace 1", "# source: 3", "#| a", "# end"), 4, "source line 2 of 3"},
 		{"source lines cut", hdr("# cbcsim-trace 1", "# source: 3", "#| a"), 4, "got 1 of 3"},
 		{"missing end", hdr("# cbcsim-trace 1", "# source: 1", "#| a"), 4, "missing \"# end\""},
@@ -523,5 +525,61 @@ func TestWriteEventAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("WriteEvent: %v allocations per call, want 0", allocs)
+	}
+}
+
+// TestDocExample keeps the example in docs/trace-format.md parseable and
+// canonical.
+func TestDocExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "trace-format.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "## Example\n\n```\n")
+	example, _, ok2 := strings.Cut(after, "```\n")
+	if !ok || !ok2 {
+		t.Fatal("no example block under \"## Example\" in docs/trace-format.md")
+	}
+	tr, err := Parse(strings.NewReader(example))
+	if err != nil {
+		t.Fatalf("docs/trace-format.md example: %v", err)
+	}
+	var buf bytes.Buffer
+	if _, err := tr.WriteTo(&buf); err != nil || buf.String() != example {
+		t.Errorf("docs example does not re-encode to itself: %v\n%s", err, firstDiff(buf.Bytes(), []byte(example)))
+	}
+}
+
+// TestManyFields crosses the Fields slabs of Parse and Recorder many times,
+// including events whose fields straddle a slab boundary or outgrow a slab.
+func TestManyFields(t *testing.T) {
+	var rec Recorder
+	var e Event
+	for i := 0; i < 3000; i++ {
+		e = Event{Step: uint64(i), Actor: "w0", Kind: KindNote, Fields: e.Fields[:0]}
+		n := i % 41
+		if i == 2000 {
+			n = 3 * slabSize
+		}
+		for j := 0; j < n; j++ {
+			e.Fields = append(e.Fields, I("k"+strconv.Itoa(j), int64(i*j)))
+		}
+		rec.Record(&e)
+	}
+	var buf bytes.Buffer
+	if _, err := rec.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rec.Events {
+		if !reflect.DeepEqual(tr.Events[i], rec.Events[i]) {
+			t.Fatalf("event %d differs after parsing", i)
+		}
+		if f := tr.Events[i].Fields; cap(f) != len(f) {
+			t.Fatalf("event %d: Fields cap %d > len %d", i, cap(f), len(f))
+		}
 	}
 }
