@@ -103,6 +103,16 @@ type Config struct {
 	// its next checkpoint, and LimitHit reports it. 0 means no bound. The
 	// seeded driver keeps its own bound and ignores this one.
 	MaxSteps int64
+
+	// Victims, when set, chooses every steal victim instead of the
+	// strategy (schedule-driven replay of a recorded trace).
+	Victims VictimSource
+}
+
+// VictimSource chooses steal victims. NextVictim returns the index of the
+// worker that worker w attempts to steal from next; it must not be w.
+type VictimSource interface {
+	NextVictim(w int) int
 }
 
 // normalize fills defaults and checks ranges.

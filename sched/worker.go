@@ -116,6 +116,9 @@ func (w *Worker) steal() *Task {
 // N-1 workers makes every attempt a real one.
 func (w *Worker) victim(a int) int {
 	n := len(w.s.workers)
+	if src := w.s.cfg.Victims; src != nil {
+		return src.NextVictim(w.id)
+	}
 	switch w.s.cfg.Victim {
 	case VictimRoundRobin:
 		w.rr = (w.rr + 1) % n

@@ -12,7 +12,7 @@ import (
 // mode only, and the ones readable from the final state here. A run that
 // passes max_steps worker steps is cancelled and reported as a livelock.
 func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
-	s, err := newScheduler(sc, c, nil)
+	s, err := newScheduler(sc, c, nil, nil)
 	if err != nil {
 		return nil, err
 	}

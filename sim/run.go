@@ -19,8 +19,9 @@ type Options struct {
 	Workers  int    // 0: the scenario's, else the CPU count
 	Victim   string // "": the scenario's
 	Trace    io.Writer
-	MaxSteps int64 // 0: the scenario's
-	Real     bool  // run on real worker goroutines instead of the seeded driver
+	MaxSteps int64     // 0: the scenario's
+	Real     bool      // run on real worker goroutines instead of the seeded driver
+	Schedule *Schedule // drive the run from recorded decisions instead of the PRNG
 }
 
 // Outcome names of main's outcome, as in the scenario format.
@@ -200,22 +201,27 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 		}
 	}
 	sk := newSink(c.Workers, tw)
-	s, err := newScheduler(sc, c, sk)
+	var ch chooser = &randomChooser{rng: sched.NewXoshiro(driverSeed(c.Seed))}
+	var victims sched.VictimSource
+	if o.Schedule != nil {
+		sch := &scheduleChooser{s: o.Schedule, workers: c.Workers}
+		ch, victims = sch, sch
+	}
+	s, err := newScheduler(sc, c, sk, victims)
 	if err != nil {
 		return nil, err
 	}
 	p := newProgram(sc)
 	startRoot(s, sc, p)
 
-	rng := sched.NewXoshiro(driverSeed(c.Seed))
 	workers := s.Workers()
 	ready := make([]*sched.Worker, 0, len(workers))
 	run := &Run{Scenario: sc, Config: c}
 	var step int64
 	for ; !s.Done(); step++ {
+		sk.step, sk.tick = uint64(step), uint64(step)
 		if step >= c.MaxSteps {
 			run.Outcome = OutcomeLivelock
-			sk.step, sk.tick = uint64(step), uint64(step)
 			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I("max_steps", c.MaxSteps)})
 			break
 		}
@@ -227,15 +233,21 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 		}
 		if len(ready) == 0 {
 			run.Outcome = OutcomeDeadlock
-			sk.step, sk.tick = uint64(step), uint64(step)
 			sk.Emit(-1, trace.KindDeadlock, []trace.Field{trace.I("live", s.Live())})
 			break
 		}
-		sk.step, sk.tick = uint64(step), uint64(step)
-		if msg := safeStep(ready[rng.Intn(len(ready))]); msg != "" {
-			run.Outcome, run.Crash = OutcomeCrash, msg
-			sk.Emit(-1, trace.KindNote, []trace.Field{trace.S("crash", msg)})
-			break
+		w, err := ch.pick(step, ready)
+		if err == nil {
+			if msg := safeStep(w); msg != "" {
+				run.Outcome, run.Crash = OutcomeCrash, msg
+				sk.Emit(-1, trace.KindNote, []trace.Field{trace.S("crash", msg)})
+				break
+			}
+			err = ch.done(step)
+		}
+		if err != nil {
+			s.Abort()
+			return nil, &ScheduleError{Err: err}
 		}
 	}
 	run.Steps = step
@@ -262,7 +274,15 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 	return run, nil
 }
 
-func newScheduler(sc *scenario.Scenario, c Config, sink sched.Sink) (*sched.Scheduler, error) {
+// ScheduleError reports that a recorded decision did not apply when a run
+// was driven by a Schedule: the scenario or the scheduler changed since the
+// trace was recorded.
+type ScheduleError struct{ Err error }
+
+func (e *ScheduleError) Error() string { return "schedule replay: " + e.Err.Error() }
+func (e *ScheduleError) Unwrap() error { return e.Err }
+
+func newScheduler(sc *scenario.Scenario, c Config, sink sched.Sink, victims sched.VictimSource) (*sched.Scheduler, error) {
 	victim, _ := sched.ParseVictim(c.Victim)
 	profile, ok := sched.ParseProfile(c.Profile)
 	if !ok {
@@ -271,7 +291,7 @@ func newScheduler(sc *scenario.Scenario, c Config, sink sched.Sink) (*sched.Sche
 	cfg := sched.Config{
 		Workers: c.Workers, Seed: c.Seed, Victim: victim, Profile: profile,
 		YieldInterval: c.YieldInterval, Budget: budgetOf(sc.Budget), KeepTasks: true,
-		MaxSteps: c.MaxSteps,
+		MaxSteps: c.MaxSteps, Victims: victims,
 	}
 	if sink != nil {
 		cfg.Sink = sink

@@ -186,7 +186,11 @@ func (d *decoder) alternatives(v any, path string, check func(string) string) []
 			return nil
 		}
 		if why := check(a); why != "" {
-			d.errorf(path, "invalid pattern %q: %q: %s", s, a, why)
+			if a == strings.TrimSpace(s) {
+				d.errorf(path, "invalid pattern %q: %s", a, why)
+			} else {
+				d.errorf(path, "invalid pattern %q: %q: %s", s, a, why)
+			}
 			return nil
 		}
 		out = append(out, a)

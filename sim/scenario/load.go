@@ -60,7 +60,7 @@ func parse(name string, src []byte) (*Scenario, *LoadError) {
 	}
 	var tree map[string]any
 	if err := toml.Unmarshal(src, &tree); err != nil {
-		return nil, decodeError(name, err)
+		return nil, decodeError(name, err, src)
 	}
 	d := &decoder{file: name, pos: indexPositions(src), labels: map[string]bool{}}
 	s := d.scenario(tree)
@@ -76,14 +76,22 @@ func parse(name string, src []byte) (*Scenario, *LoadError) {
 	return s, nil
 }
 
-// decodeError turns the TOML library's error into a LoadError.
-func decodeError(file string, err error) *LoadError {
+// decodeError turns the TOML library's error into a LoadError. The library
+// gives a position and, for some errors (a key defined twice), the key as
+// written on that line, without its table: the path is taken from our own
+// index of the document when that position is a key we know.
+func decodeError(file string, err error, src []byte) *LoadError {
 	le := &LoadError{File: file}
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		le.Line, le.Col = de.Position()
 		for _, k := range de.Key() {
 			le.Path = keyPath(le.Path, k)
+		}
+		if le.Path != "" {
+			if full, ok := indexPositions(src).byPos[position{le.Line, le.Col}]; ok {
+				le.Path = full
+			}
 		}
 	}
 	le.Msg = "malformed TOML: " + strings.TrimPrefix(err.Error(), "toml: ")
@@ -156,8 +164,8 @@ func (d *decoder) keys(m map[string]any, parent string) []string {
 		ks = append(ks, k)
 	}
 	sort.Slice(ks, func(i, j int) bool {
-		pi, oki := d.pos[keyPath(parent, ks[i])]
-		pj, okj := d.pos[keyPath(parent, ks[j])]
+		pi, oki := d.pos.at[keyPath(parent, ks[i])]
+		pj, okj := d.pos.at[keyPath(parent, ks[j])]
 		switch {
 		case oki && okj && pi != pj:
 			if pi.line != pj.line {
@@ -233,7 +241,7 @@ func (d *decoder) intIn(v any, path string, lo, hi int64) (int64, bool) {
 	}
 	if n < lo || n > hi {
 		switch {
-		case hi == math.MaxInt64:
+		case hi >= math.MaxInt32: // a bound for safety, not one to tell
 			d.errorf(path, "must be >= %d, not %d", lo, n)
 		default:
 			d.errorf(path, "must be between %d and %d, not %d", lo, hi, n)

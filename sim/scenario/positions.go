@@ -14,15 +14,20 @@ type position struct{ line, col int }
 // positions maps a TOML path (as keyPath and indexPath spell it) to where it
 // is written: a key's first character, or an array element's first character
 // (an inline table's "{"). A path written several times (a dotted key that
-// opens an implicit table, say) keeps its first place.
-type positions map[string]position
+// opens an implicit table, say) keeps its first place in at; byPos keeps
+// every place, so that a library error that gives only a position (and the
+// last part of a key) can be given its full path.
+type positions struct {
+	at    map[string]position
+	byPos map[position]string
+}
 
 // indexPositions walks src with go-toml's unstable parser. It is called only
 // on a document the decoder has accepted, so a parser error is not expected;
 // if one happens anyway, the positions found so far are kept and the rest of
 // the messages simply have no line and column.
 func indexPositions(src []byte) positions {
-	idx := positions{}
+	idx := positions{at: map[string]position{}, byPos: map[position]string{}}
 	lines := lineStarts(src)
 	var p unstable.Parser
 	p.Reset(src)
@@ -52,8 +57,11 @@ func (ix *indexer) at(r unstable.Range) position {
 }
 
 func (ix *indexer) set(path string, pos position) {
-	if _, ok := ix.idx[path]; !ok {
-		ix.idx[path] = pos
+	if _, ok := ix.idx.at[path]; !ok {
+		ix.idx.at[path] = pos
+	}
+	if _, ok := ix.idx.byPos[pos]; !ok {
+		ix.idx.byPos[pos] = path
 	}
 }
 
@@ -162,7 +170,7 @@ func lineStarts(src []byte) []int {
 func (idx positions) lookup(path string) position {
 	segs := splitPath(path)
 	for n := len(segs); n > 0; n-- {
-		if pos, ok := idx[strings.Join(segs[:n], "")]; ok {
+		if pos, ok := idx.at[strings.Join(segs[:n], "")]; ok {
 			return pos
 		}
 	}

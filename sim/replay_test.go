@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestReplayBundled: the trace of every bundled scenario replays
+// identically, from the PRNG and from the recorded schedule.
+func TestReplayBundled(t *testing.T) {
+	for _, sc := range bundled(t) {
+		for _, workers := range []int{1, 4} {
+			_, tr := runOnce(t, sc, Options{Seed: 11, HasSeed: true, Workers: workers})
+			for _, schedule := range []bool{false, true} {
+				rep, err := Replay("x.trace", []byte(tr), schedule, 3)
+				if err != nil {
+					t.Fatalf("%s: %v", sc.Name, err)
+				}
+				if !rep.Identical {
+					var b bytes.Buffer
+					rep.Write(&b, "x.trace")
+					t.Fatalf("%s workers %d schedule %v: not identical\n%s", sc.Name, workers, schedule, b.String())
+				}
+			}
+		}
+	}
+}
+
+// TestReplayEditedLine: editing one event line makes replay report exactly
+// that line.
+func TestReplayEditedLine(t *testing.T) {
+	sc := loadFile(t, "../scenarios/fail_fast.toml")
+	_, tr := runOnce(t, sc, Options{Seed: 5, HasSeed: true, Workers: 4})
+	lines := strings.Split(tr, "\n")
+	edited := -1
+	for i, l := range lines {
+		if strings.Contains(l, " result task=") {
+			lines[i] = strings.Replace(l, "result=", "result=panic:", 1)
+			lines[i] = strings.SplitN(lines[i], "result=", 2)[0] + "result=panic:edited"
+			edited = i + 1
+			break
+		}
+	}
+	rep, err := Replay("x.trace", []byte(strings.Join(lines, "\n")), false, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Identical || rep.Line != edited || rep.Want != lines[edited-1] {
+		t.Fatalf("replay reported line %d (%q), want %d", rep.Line, rep.Want, edited)
+	}
+	if len(rep.Context) != 2 {
+		t.Fatalf("context = %q, want 2 lines", rep.Context)
+	}
+}
+
+// TestReplayScheduleDecisionNotApplicable: a recorded actor that cannot act
+// in the new run is named with its step and line.
+func TestReplayScheduleDecisionNotApplicable(t *testing.T) {
+	sc := loadFile(t, "../scenarios/fail_fast.toml")
+	_, tr := runOnce(t, sc, Options{Seed: 5, HasSeed: true, Workers: 4})
+	lines := strings.Split(tr, "\n")
+	// Find the step where the root is first run and hand it to a worker
+	// that has nothing to do then.
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if len(f) >= 5 && f[3] == "run" && f[4] == "task=1" {
+			actor := f[2]
+			other := "w0"
+			if actor == "w0" {
+				other = "w1"
+			}
+			lines[i] = strings.Replace(l, " "+actor+" ", " "+other+" ", 1)
+			rep, err := Replay("x.trace", []byte(strings.Join(lines, "\n")), true, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Identical || !strings.Contains(rep.Decision, fmt.Sprintf("line %d", i+1)) {
+				t.Fatalf("decision = %q, want one naming line %d", rep.Decision, i+1)
+			}
+			return
+		}
+	}
+	t.Fatal("no run of task 1 in the trace")
+}
+
+func TestReplayBadTrace(t *testing.T) {
+	_, err := Replay("x.trace", []byte("# cbcsim-trace 1\n# source: 0\n# end\n"), false, 2)
+	if err == nil || !strings.Contains(err.Error(), "x.trace") {
+		t.Fatalf("err = %v, want one naming the file", err)
+	}
+}

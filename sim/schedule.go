@@ -1,0 +1,150 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/trace"
+)
+
+// Schedule is the list of decisions a recorded run made: for every step,
+// the worker the driver chose and the victims of its steal attempts.
+// Driving a run from a Schedule instead of the PRNG keeps a trace
+// replayable after the generator or its seeding changes.
+type Schedule struct {
+	Steps []StepDecision
+}
+
+// StepDecision is what was decided at one step.
+type StepDecision struct {
+	Actor   int   // the worker that acted
+	Victims []int // its steal victims, in attempt order
+	Line    int   // the trace line of the step's first event
+}
+
+// ScheduleOf extracts the decisions from a parsed trace.
+func ScheduleOf(t *trace.Trace) (*Schedule, error) {
+	s := &Schedule{}
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Actor == "sim" {
+			continue
+		}
+		w, err := workerIndex(e.Actor)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", t.Lines[i], err)
+		}
+		for uint64(len(s.Steps)) <= e.Step {
+			s.Steps = append(s.Steps, StepDecision{Actor: -1})
+		}
+		d := &s.Steps[e.Step]
+		if d.Actor < 0 {
+			d.Actor, d.Line = w, t.Lines[i]
+		} else if d.Actor != w {
+			return nil, fmt.Errorf("line %d: step %d has two actors, w%d and w%d", t.Lines[i], e.Step, d.Actor, w)
+		}
+		if e.Kind == trace.KindSteal || e.Kind == trace.KindStealFail {
+			f, ok := field(e, "victim")
+			if !ok || !f.IsInt {
+				return nil, fmt.Errorf("line %d: %s without an integer victim", t.Lines[i], e.Kind)
+			}
+			d.Victims = append(d.Victims, int(f.Int))
+		}
+	}
+	for i, d := range s.Steps {
+		if d.Actor < 0 {
+			return nil, fmt.Errorf("step %d has no events", i)
+		}
+	}
+	return s, nil
+}
+
+func workerIndex(actor string) (int, error) {
+	if !strings.HasPrefix(actor, "w") {
+		return 0, fmt.Errorf("unknown actor %q", actor)
+	}
+	n, err := strconv.Atoi(actor[1:])
+	if err != nil || n < 0 || n >= sched.WorkersMax {
+		return 0, fmt.Errorf("unknown actor %q", actor)
+	}
+	return n, nil
+}
+
+// chooser decides which worker acts at each step.
+type chooser interface {
+	// pick returns the worker for step among the unparked ones, or an
+	// error when a recorded decision cannot be applied.
+	pick(step int64, ready []*sched.Worker) (*sched.Worker, error)
+	// done checks, after the step, that the step used exactly its
+	// recorded decisions.
+	done(step int64) error
+}
+
+// randomChooser is the seeded driver: one Xoshiro256** draw per step.
+type randomChooser struct{ rng *sched.Xoshiro }
+
+func (c *randomChooser) pick(_ int64, ready []*sched.Worker) (*sched.Worker, error) {
+	return ready[c.rng.Intn(len(ready))], nil
+}
+
+func (c *randomChooser) done(int64) error { return nil }
+
+// scheduleChooser replays recorded decisions. It is also the scheduler's
+// VictimSource during the replay.
+type scheduleChooser struct {
+	s       *Schedule
+	workers int
+	step    int64
+	next    int   // next victim index within the step
+	err     error // the first decision that did not apply
+}
+
+func (c *scheduleChooser) pick(step int64, ready []*sched.Worker) (*sched.Worker, error) {
+	if step >= int64(len(c.s.Steps)) {
+		return nil, fmt.Errorf("step %d: the recorded run had ended, this one goes on", step)
+	}
+	d := c.s.Steps[step]
+	c.step, c.next = step, 0
+	if d.Actor >= c.workers {
+		return nil, fmt.Errorf("step %d (line %d): recorded worker w%d does not exist with %d workers", step, d.Line, d.Actor, c.workers)
+	}
+	for _, w := range ready {
+		if w.ID() == d.Actor {
+			return w, nil
+		}
+	}
+	return nil, fmt.Errorf("step %d (line %d): recorded decision w%d does not apply: w%d is parked (no work) in this run", step, d.Line, d.Actor, d.Actor)
+}
+
+// NextVictim implements sched.VictimSource.
+func (c *scheduleChooser) NextVictim(w int) int {
+	d := c.s.Steps[c.step]
+	if c.next >= len(d.Victims) {
+		if c.err == nil {
+			c.err = fmt.Errorf("step %d (line %d): w%d makes steal attempt %d, the recorded run made %d", c.step, d.Line, w, c.next+1, len(d.Victims))
+		}
+		return (w + 1) % c.workers
+	}
+	v := d.Victims[c.next]
+	c.next++
+	if v == w || v < 0 || v >= c.workers {
+		if c.err == nil {
+			c.err = fmt.Errorf("step %d (line %d): recorded victim w%d does not apply to w%d", c.step, d.Line, v, w)
+		}
+		return (w + 1) % c.workers
+	}
+	return v
+}
+
+func (c *scheduleChooser) done(step int64) error {
+	if c.err != nil {
+		return c.err
+	}
+	d := c.s.Steps[step]
+	if c.next != len(d.Victims) {
+		return fmt.Errorf("step %d (line %d): the recorded run made %d steal attempts, this one %d", step, d.Line, len(d.Victims), c.next)
+	}
+	return nil
+}
