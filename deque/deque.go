@@ -1,6 +1,7 @@
 package deque
 
 import (
+	"github.com/cbcsim/cbcsim/internal/mutant"
 	"math/bits"
 	"sync/atomic"
 )
@@ -242,6 +243,12 @@ func (d *Deque[T]) Pop() *T {
 	}
 	// t == b: one item left, and thieves may race for it. The top CAS
 	// decides who owns it.
+	if mutant.On(mutant.StealReturnsPopped) {
+		// Broken on purpose: take the item without claiming index t,
+		// so a thief can still steal it.
+		d.bottom.Store(b + 1)
+		return x
+	}
 	// CAS, seq-cst: take index t by advancing top, exactly as a thief would.
 	if d.top.CompareAndSwap(t, t+1) {
 		// We won, so no thief won index b and the slot was not cleared.

@@ -1,5 +1,7 @@
 package nursery
 
+import "github.com/cbcsim/cbcsim/internal/mutant"
+
 // Per-child flags.
 const (
 	admitted uint8 = 1 << iota // counted against max_concurrent at some point; may run
@@ -23,6 +25,7 @@ type Nursery struct {
 	reason   Reason // the first cancellation's reason
 	hasErr   bool
 	firstErr Child
+	order    []Child // completion order; kept only in mutant builds
 
 	results  []Result // per child, in spawn order; Pending while unfinished
 	kids     []kid    // per child, in spawn order
@@ -164,6 +167,12 @@ func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
 	n.results[c] = r
 	n.finished++
 	n.running--
+	if mutant.Enabled {
+		n.order = append(n.order, c)
+		if r.IsError() && n.hasErr && mutant.On(mutant.LaterErrorOverwrites) {
+			n.firstErr = c
+		}
+	}
 	if r.IsError() && !n.hasErr {
 		n.hasErr = true
 		n.firstErr = c
@@ -176,6 +185,11 @@ func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
 	}
 	n.release(out)
 	n.settle(out)
+	if mutant.On(mutant.TerminalChangesState) && !n.awaiting && n.finished == len(n.results) && n.state == Open {
+		n.to(Closing, out)
+		n.to(Closed, out)
+		out.Terminal = true
+	}
 	return nil
 }
 
@@ -185,6 +199,10 @@ func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
 // (ErrAwaiting) and a terminal nursery (ErrTerminal).
 func (n *Nursery) Close(out *Effects) error {
 	out = n.effects(out)
+	if mutant.On(mutant.TerminalChangesState) && n.state == Closed && !n.awaiting {
+		out.Transitions = append(out.Transitions, Transition{From: Closed, To: Closing})
+		n.state = Closing
+	}
 	if n.state.Terminal() {
 		return errCloseTerminal
 	}
@@ -258,6 +276,9 @@ func (n *Nursery) cancel(reason Reason, unstartedOnly bool, out *Effects) {
 	}
 	for _, c := range n.queue[n.head:] {
 		n.results[c] = CancelledBy(reason)
+		if mutant.Enabled {
+			n.order = append(n.order, c)
+		}
 		n.kids[c].flags |= marked
 		n.kids[c].mark = reason
 		n.finished++
@@ -332,6 +353,8 @@ func (n *Nursery) Outcome() Outcome {
 	switch {
 	case !n.state.Terminal():
 		return OutcomePending
+	case mutant.On(mutant.CancelOutranksError) && n.state == Cancelled:
+		return OutcomeCancelled
 	case n.hasErr:
 		return ChildFailed
 	case n.state == Cancelled:
@@ -356,7 +379,30 @@ func (n *Nursery) CancelReason() Reason { return n.reason }
 // Results returns the per-child results in spawn order, Pending for
 // unfinished children. The slice is a read-only view, valid until the next
 // mutating call.
-func (n *Nursery) Results() []Result { return n.results }
+func (n *Nursery) Results() []Result {
+	if mutant.On(mutant.ResultsCompletionOrder) {
+		return n.completionOrder()
+	}
+	return n.results
+}
+
+// completionOrder lists finished children's results in the order they
+// finished, then the unfinished ones; only the ResultsCompletionOrder
+// mutant uses it.
+func (n *Nursery) completionOrder() []Result {
+	seen := make([]bool, len(n.results))
+	out := make([]Result, 0, len(n.results))
+	for _, c := range n.order {
+		seen[c] = true
+		out = append(out, n.results[c])
+	}
+	for c, r := range n.results {
+		if !seen[c] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // Result returns child c's result (Pending if unfinished or unknown).
 func (n *Nursery) Result(c Child) Result {

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"github.com/cbcsim/cbcsim/internal/mutant"
 	"sync"
 
 	"github.com/cbcsim/cbcsim/nursery"
@@ -199,7 +200,7 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 	case nursery.AdmitRun:
 		w.push(child)
 	case nursery.AdmitCancelled:
-		child.result = n.m.Results()[c]
+		child.result = n.m.Result(c)
 		child.mark.Store(uint32(child.result.Reason))
 		w.retire(child)
 	}
@@ -251,7 +252,7 @@ func (n *Nursery) complete(t *Task, w *Worker) {
 func (n *Nursery) start(t *Task) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if r := t.mark.Load(); r != 0 {
+	if r := t.mark.Load(); r != 0 && !mutant.On(mutant.QueuedCancelRuns) {
 		return false
 	}
 	if err := n.m.Start(t.child); err != nil {
@@ -282,7 +283,7 @@ func (n *Nursery) apply(w *Worker) {
 	}
 	for _, c := range e.Dropped {
 		child := n.children[c]
-		child.result = n.m.Results()[c]
+		child.result = n.m.Result(c)
 		child.mark.CompareAndSwap(0, uint32(child.result.Reason))
 		w.retire(child)
 	}
@@ -316,7 +317,7 @@ func (n *Nursery) await(t *Task) {
 	n.apply(t.w)
 	done := n.m.Terminal()
 	n.mu.Unlock()
-	if !done {
+	if !done && !mutant.On(mutant.OrphanEscapes) {
 		t.blockOn = n
 		t.suspend(reasonBlock)
 	}

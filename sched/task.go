@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"github.com/cbcsim/cbcsim/internal/mutant"
 	"sync"
 	"sync/atomic"
 
@@ -245,6 +246,9 @@ func (t *Task) Syscall(n int64) error {
 
 // charge takes c from the budget and forces a yield every YieldInterval ops.
 func (t *Task) charge(c Cost) error {
+	if mutant.On(mutant.BudgetNotCharged) {
+		return nil
+	}
 	if comp := t.budget.short(c); comp != CompNone {
 		if err := t.exhausted(comp, c); err != nil {
 			return err
@@ -316,8 +320,12 @@ func (t *Task) pushCleanup(label string, using bool, fn func(t *Task) error) {
 // during cleanup is captured and unwinding continues).
 func (t *Task) runCleanups(floor int) (p *PanicError, err error) {
 	for len(t.cleanups) > floor {
-		c := t.cleanups[len(t.cleanups)-1]
-		t.cleanups = t.cleanups[:len(t.cleanups)-1]
+		i := len(t.cleanups) - 1
+		if mutant.On(mutant.CleanupFIFO) {
+			i = floor
+		}
+		c := t.cleanups[i]
+		t.cleanups = append(t.cleanups[:i], t.cleanups[i+1:]...)
 		if t.emitting() {
 			t.emit(trace.KindCleanup, trace.S("do", "run"), trace.I("seq", c.seq), trace.S("label", c.label))
 		}
@@ -359,6 +367,9 @@ func (t *Task) markCancel(r nursery.Reason, w *Worker) {
 	}
 	if w.em.on() {
 		w.em.emit(trace.KindCancel, trace.I("task", int64(t.id)), trace.S("reason", r.String()))
+	}
+	if mutant.On(mutant.TransitiveSkipsLevel) {
+		return
 	}
 	t.mu.Lock()
 	for _, n := range t.owned {

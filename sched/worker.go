@@ -3,6 +3,7 @@ package sched
 import (
 	"github.com/cbcsim/cbcsim/deque"
 	"github.com/cbcsim/cbcsim/fiber"
+	"github.com/cbcsim/cbcsim/internal/mutant"
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/trace"
 )
@@ -62,7 +63,7 @@ func (w *Worker) Step() bool {
 		w.em.emit(trace.KindPark)
 		return false
 	}
-	if t.mark.Load() != 0 && !t.started {
+	if t.mark.Load() != 0 && !t.started && !mutant.On(mutant.QueuedCancelRuns) {
 		w.retireUnstarted(t)
 		return true
 	}

@@ -84,7 +84,7 @@ func (d *decoder) body(v any, path string, ctx *bodyCtx, depth int) []Op {
 		d.errorf(path, "must be an array of operations like [ { compute = 10 } ], not %s", typeName(v))
 		return nil
 	}
-	if depth >= maxBodyDepth {
+	if depth > maxBodyDepth {
 		d.errorf(path, "bodies are nested more than %d deep", maxBodyDepth)
 		return nil
 	}

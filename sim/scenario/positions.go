@@ -72,9 +72,13 @@ func (ix *indexer) expression(e *unstable.Node) {
 	switch e.Kind {
 	case unstable.Table, unstable.ArrayTable:
 		path := ""
+		var first position // where the header's name starts
 		it := e.Key()
-		for it.Next() {
+		for n := 0; it.Next(); n++ {
 			k := it.Node()
+			if n == 0 {
+				first = ix.at(k.Raw)
+			}
 			path = keyPath(path, string(k.Data))
 			ix.set(path, ix.at(k.Raw))
 			// A later part of the header lives in the last element of an
@@ -86,7 +90,7 @@ func (ix *indexer) expression(e *unstable.Node) {
 				n := ix.arrays[path]
 				ix.arrays[path] = n + 1
 				elem := indexPath(path, n)
-				ix.set(elem, ix.at(k.Raw))
+				ix.set(elem, first)
 				path = elem
 			}
 		}
