@@ -3,7 +3,7 @@ BIN := bin/cbcsim
 SCENARIO ?= scenarios/fail_fast.toml
 FUZZTIME ?= 60s
 
-.PHONY: build test vet bench run fuzz clean
+.PHONY: build test vet bench run fuzz mutants clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cbcsim
@@ -16,6 +16,11 @@ vet:
 # concurrent, and the simulator runs that same core.
 test: vet
 	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -tags mutants -count=1 -run TestMutants ./sim/mutants
+
+# Each deliberately broken scheduler must be caught (see internal/mutant).
+mutants:
+	$(GO) test -tags mutants -count=1 -run TestMutants -v ./sim/mutants
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./deque ./fiber ./trace

@@ -381,7 +381,7 @@ func TestOpKindString(t *testing.T) {
 		}
 		seen[name] = true
 	}
-	if OpKind(0).String() != "invalid" || (Panic + 1).String() != "invalid" {
+	if OpKind(0).String() != "invalid" || (Panic+1).String() != "invalid" {
 		t.Errorf("out-of-range kinds must print as invalid")
 	}
 }

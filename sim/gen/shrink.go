@@ -1,0 +1,306 @@
+package gen
+
+import (
+	"github.com/cbcsim/cbcsim/sim/scenario"
+)
+
+// Size is the number of ops in sc, nested bodies included: the measure the
+// shrinker reduces and the fuzzer reports.
+func Size(sc *scenario.Scenario) int {
+	n := 0
+	for _, t := range sc.Tasks {
+		n += opsSize(t.Ops)
+	}
+	return n
+}
+
+func opsSize(ops []scenario.Op) int {
+	n := len(ops)
+	for i := range ops {
+		n += opsSize(ops[i].Body)
+	}
+	return n
+}
+
+// Shrink reduces sc while fails keeps reporting it as failing, and returns
+// the smallest failing scenario it found (sc itself when nothing smaller
+// fails). It calls fails at most budget times; candidates that do not load
+// are dropped without calling it. Every scenario it passes to fails, and the
+// one it returns, has been written with Format and loaded again, so it is
+// valid and its Source is its text.
+//
+// The reducer works like pebble's and like delta debugging: it tries edits
+// one at a time and keeps one only if the result still fails, in this
+// order, biggest first:
+//
+//   - delete a run of ops from a body: the whole body, then halves,
+//     quarters, ... down to single ops;
+//   - replace a nursery, loop, using or defer op by its body;
+//   - delete tasks that nothing calls or spawns any more;
+//   - halve numbers: compute and loop counts, max_concurrent, return values;
+//   - switch a nursery's mode to fail_fast, clear catch, and drop the
+//     scheduler's yield_interval and victim back to their defaults.
+//
+// Each kept edit makes the scenario strictly smaller (fewer ops or tasks,
+// smaller numbers, fewer non-default options), so the passes end even
+// without the budget; they repeat until a whole pass keeps nothing.
+//
+// "Still fails" is the caller's to say. The fuzzer's fails compares the set
+// of broken invariants with the original one, and because changing the
+// program changes the schedule it tries several seeds before calling a
+// candidate passing.
+func Shrink(sc *scenario.Scenario, fails func(*scenario.Scenario) bool, budget int) *scenario.Scenario {
+	s := &shrinker{fails: fails, budget: budget}
+	return s.run(sc)
+}
+
+type shrinker struct {
+	fails  func(*scenario.Scenario) bool
+	budget int
+	evals  int
+}
+
+func (s *shrinker) run(sc *scenario.Scenario) *scenario.Scenario {
+	cur := sc
+	for progress := true; progress && s.evals < s.budget; {
+		progress = false
+		cands := candidates(cur)
+		for i := 0; i < len(cands) && s.evals < s.budget; i++ {
+			next := clone(cur)
+			if !cands[i](next) {
+				continue
+			}
+			loaded, err := Reload(next)
+			if err != nil {
+				continue // the edit broke a rule of the format (a spawn left outside a nursery, say)
+			}
+			s.evals++
+			if !s.fails(loaded) {
+				continue
+			}
+			cur, progress = loaded, true
+			// The list describes the old scenario; rebuild it and go on
+			// from the same place, which now holds what followed the
+			// kept edit.
+			cands = candidates(cur)
+			i--
+		}
+	}
+	return cur
+}
+
+// An edit changes a clone of the scenario in place and reports whether it
+// changed anything.
+type edit func(sc *scenario.Scenario) bool
+
+// bodies returns every body of sc in a fixed preorder: task bodies (main
+// first), each followed by the bodies nested in it. A clone has the same
+// shape, so an index into the list names the same body in every clone.
+func bodies(sc *scenario.Scenario) []*[]scenario.Op {
+	var out []*[]scenario.Op
+	var walk func(ops *[]scenario.Op)
+	walk = func(ops *[]scenario.Op) {
+		out = append(out, ops)
+		for i := range *ops {
+			if hasBody((*ops)[i].Kind) {
+				walk(&(*ops)[i].Body)
+			}
+		}
+	}
+	for _, name := range taskOrder(sc) {
+		walk(&sc.Tasks[name].Ops)
+	}
+	return out
+}
+
+func hasBody(k scenario.OpKind) bool {
+	switch k {
+	case scenario.Loop, scenario.Nursery, scenario.Defer, scenario.Using:
+		return true
+	}
+	return false
+}
+
+// candidates lists the edits to try on sc, in the order Shrink documents.
+func candidates(sc *scenario.Scenario) []edit {
+	var out []edit
+	bs := bodies(sc)
+
+	// Delete runs of ops, biggest first.
+	for k, b := range bs {
+		n := len(*b)
+		for size := n; size >= 1; size /= 2 {
+			for start := 0; start < n; start += size {
+				k, lo, hi := k, start, min(start+size, n)
+				out = append(out, func(c *scenario.Scenario) bool {
+					b := bodies(c)[k]
+					*b = append((*b)[:lo:lo], (*b)[hi:]...)
+					return true
+				})
+			}
+		}
+	}
+
+	// Replace an op that has a body by that body.
+	for k, b := range bs {
+		for i := range *b {
+			if !hasBody((*b)[i].Kind) {
+				continue
+			}
+			k, i := k, i
+			out = append(out, func(c *scenario.Scenario) bool {
+				b := bodies(c)[k]
+				inner := (*b)[i].Body
+				rest := append([]scenario.Op(nil), (*b)[i+1:]...)
+				*b = append(append((*b)[:i:i], inner...), rest...)
+				return true
+			})
+		}
+	}
+
+	// Delete the tasks nothing refers to: all at once, then one by one.
+	if dead := unreferenced(sc); len(dead) > 0 {
+		out = append(out, func(c *scenario.Scenario) bool { return dropTasks(c, dead) })
+		for _, name := range dead {
+			name := name
+			out = append(out, func(c *scenario.Scenario) bool { return dropTasks(c, []string{name}) })
+		}
+	}
+
+	// Halve numbers, then fall back to defaults.
+	for k, b := range bs {
+		for i := range *b {
+			op := &(*b)[i]
+			k, i := k, i
+			switch {
+			case (op.Kind == scenario.Compute || op.Kind == scenario.Return) && op.N > 0,
+				op.Kind == scenario.Loop && op.N > 0:
+				out = append(out, func(c *scenario.Scenario) bool {
+					(*bodies(c)[k])[i].N /= 2
+					return true
+				})
+			}
+			if op.Kind == scenario.Nursery && op.MaxConcurrent > 0 {
+				out = append(out, func(c *scenario.Scenario) bool {
+					(*bodies(c)[k])[i].MaxConcurrent /= 2
+					return true
+				})
+			}
+		}
+	}
+	for k, b := range bs {
+		for i := range *b {
+			op := &(*b)[i]
+			if op.Kind != scenario.Nursery {
+				continue
+			}
+			k, i := k, i
+			if op.Mode != scenario.ModeFailFast {
+				out = append(out, func(c *scenario.Scenario) bool {
+					(*bodies(c)[k])[i].Mode = scenario.ModeFailFast
+					return true
+				})
+			}
+			if op.Catch {
+				out = append(out, func(c *scenario.Scenario) bool {
+					(*bodies(c)[k])[i].Catch = false
+					return true
+				})
+			}
+		}
+	}
+	defaultYield := scenario.DefaultYieldInterval
+	if sc.Scheduler.Profile == scenario.ProfileCluster {
+		defaultYield = scenario.DefaultYieldIntervalCluster
+	}
+	if sc.Scheduler.YieldInterval != defaultYield {
+		out = append(out, func(c *scenario.Scenario) bool {
+			c.Scheduler.YieldInterval = defaultYield
+			return true
+		})
+	}
+	if sc.Scheduler.Victim != scenario.DefaultVictim {
+		out = append(out, func(c *scenario.Scenario) bool {
+			c.Scheduler.Victim = scenario.DefaultVictim
+			return true
+		})
+	}
+	return out
+}
+
+// unreferenced returns the tasks other than main that no call or spawn
+// names, sorted.
+func unreferenced(sc *scenario.Scenario) []string {
+	used := map[string]bool{"main": true}
+	var walk func(ops []scenario.Op)
+	walk = func(ops []scenario.Op) {
+		for i := range ops {
+			if ops[i].Kind == scenario.Call || ops[i].Kind == scenario.Spawn {
+				used[ops[i].Str] = true
+			}
+			walk(ops[i].Body)
+		}
+	}
+	for _, t := range sc.Tasks {
+		walk(t.Ops)
+	}
+	var out []string
+	for _, name := range taskOrder(sc) {
+		if !used[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func dropTasks(sc *scenario.Scenario, names []string) bool {
+	for _, n := range names {
+		delete(sc.Tasks, n)
+	}
+	kept := sc.TaskNames[:0:0]
+	for _, n := range sc.TaskNames {
+		if _, ok := sc.Tasks[n]; ok {
+			kept = append(kept, n)
+		}
+	}
+	sc.TaskNames = kept
+	return true
+}
+
+// clone copies sc deeply enough for an edit: the tasks and their ops (the
+// AST is never shared between the original and the copy); Source and the
+// expectations are left shared, since no edit touches them.
+func clone(sc *scenario.Scenario) *scenario.Scenario {
+	c := *sc
+	c.Tasks = make(map[string]*scenario.Task, len(sc.Tasks))
+	for name, t := range sc.Tasks {
+		tc := *t
+		tc.Caps = append([]string(nil), t.Caps...)
+		tc.Ops = cloneOps(t.Ops)
+		c.Tasks[name] = &tc
+	}
+	c.TaskNames = append([]string(nil), sc.TaskNames...)
+	c.Channels = append([]scenario.Channel(nil), sc.Channels...)
+	return &c
+}
+
+func cloneOps(ops []scenario.Op) []scenario.Op {
+	if ops == nil {
+		return nil
+	}
+	out := make([]scenario.Op, len(ops))
+	for i, op := range ops {
+		op.Body = cloneOps(op.Body)
+		op.Caps = append([]string(nil), op.Caps...)
+		if op.SpawnBudget != nil {
+			b := *op.SpawnBudget
+			op.SpawnBudget = &b
+		}
+		if op.NurseryBudget != nil {
+			b := *op.NurseryBudget
+			op.NurseryBudget = &b
+		}
+		out[i] = op
+	}
+	return out
+}
