@@ -104,6 +104,11 @@ type Config struct {
 	// seeded driver keeps its own bound and ignores this one.
 	MaxSteps int64
 
+	// Clock gives the time in ticks for sleeps and timeouts. The seeded
+	// driver injects its virtual clock; nil means the real-mode wall clock
+	// (RealTickNanos per tick) started by Run.
+	Clock Clock
+
 	// Victims, when set, chooses every steal victim instead of the
 	// strategy (schedule-driven replay of a recorded trace).
 	Victims VictimSource

@@ -16,6 +16,7 @@ type NurseryOptions struct {
 	MaxConcurrent int          // children running at once; 0 is unlimited
 	Budget        *Budget      // the budget pool; nil means a copy of the owner's remaining budget
 	Catch         bool         // a child error does not propagate to the owner
+	Timeout       int64        // ticks until every unfinished child is cancelled (Timeout); 0 is none
 }
 
 // SpawnOptions configures one spawned child.
@@ -43,6 +44,7 @@ type Nursery struct {
 	children []*Task // in spawn order, indexed by nursery.Child
 	waiter   *Task   // the owner, while it is blocked in await
 	pool     Budget
+	timer    *timer // the timeout, if any
 }
 
 // ID is the nursery's id, unique within its scheduler.
@@ -98,6 +100,9 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 		return err
 	}
 	n := t.s.newNursery(t, o)
+	if o.Timeout > 0 {
+		n.startTimeout(o.Timeout)
+	}
 	t.mu.Lock()
 	t.owned = append(t.owned, n)
 	t.mu.Unlock()
@@ -170,11 +175,14 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 	} else {
 		child.budget = s.cfg.Budget
 	}
-	child.initial = child.budget
 	child.caps = t.caps
 	if o.HasCaps {
-		child.caps &= o.Caps
+		if extra := o.Caps &^ t.caps; extra != 0 {
+			return nil, &SchedError{Code: ErrCapabilityDenied, Detail: "spawn asks for " + extra.String() + " which the spawner lacks"}
+		}
+		child.caps = o.Caps
 	}
+	child.as = o.As
 	w := t.w
 
 	n.mu.Lock()
@@ -183,6 +191,10 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 		return nil, &SchedError{Code: ErrSpawnBudgetExhausted, Detail: "nursery " + n.label}
 	}
 	n.pool.SpawnCount--
+	// A child never gets more spawning power than the pool has left, so a
+	// recursive spawner's tree is bounded in depth (seed 001 section 8.2).
+	child.budget.SpawnCount = min(child.budget.SpawnCount, n.pool.SpawnCount)
+	child.initial = child.budget
 	n.eff.Reset()
 	c, admit, err := n.m.Spawn(&n.eff)
 	if err != nil {
@@ -202,7 +214,7 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 	case nursery.AdmitCancelled:
 		child.result = n.m.Result(c)
 		child.mark.Store(uint32(child.result.Reason))
-		w.retire(child)
+		s.retire(child, w)
 	}
 	n.apply(w)
 	n.mu.Unlock()
@@ -266,15 +278,17 @@ func (n *Nursery) start(t *Task) bool {
 // lock order always follows the tree from the root down.
 func (n *Nursery) apply(w *Worker) {
 	e := &n.eff
-	if w.em.on() {
+	s := n.s
+	em := s.emitter(w)
+	if em.on() {
 		for _, tr := range e.Transitions {
 			if tr.To == nursery.Cancelling {
-				w.em.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),
+				em.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),
 					trace.S("from", tr.From.String()), trace.S("to", tr.To.String()),
 					trace.S("reason", n.m.CancelReason().String()))
 				continue
 			}
-			w.em.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),
+			em.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),
 				trace.S("from", tr.From.String()), trace.S("to", tr.To.String()))
 		}
 	}
@@ -285,25 +299,39 @@ func (n *Nursery) apply(w *Worker) {
 		child := n.children[c]
 		child.result = n.m.Result(c)
 		child.mark.CompareAndSwap(0, uint32(child.result.Reason))
-		w.retire(child)
+		s.retire(child, w)
 	}
 	for _, c := range e.Release {
-		w.push(n.children[c])
+		s.pushFrom(w, n.children[c])
 	}
 	if e.Terminal {
-		if w.em.on() {
+		if n.timer != nil {
+			s.timers.kill(n.timer)
+		}
+		if em.on() {
 			fields := []trace.Field{trace.I("nursery", int64(n.id)), trace.S("label", n.label),
 				trace.S("outcome", n.m.Outcome().String())}
 			if _, r, ok := n.m.FirstError(); ok {
 				fields = append(fields, trace.S("error", r.ErrorText()))
 			}
-			w.em.emit(trace.KindNursery, fields...)
+			em.emit(trace.KindNursery, fields...)
 		}
 		if o := n.waiter; o != nil {
 			n.waiter = nil
-			w.wake(o)
+			s.wakeFrom(w, o)
 		}
 	}
+}
+
+// timeout fires the nursery's timeout (from the clock, outside any worker).
+func (n *Nursery) timeout(w *Worker) {
+	n.mu.Lock()
+	if !n.m.Terminal() {
+		n.eff.Reset()
+		n.m.Timeout(&n.eff)
+		n.apply(w)
+	}
+	n.mu.Unlock()
 }
 
 // await closes the nursery and blocks t, its owner, until it is terminal.
@@ -336,26 +364,3 @@ func (n *Nursery) park(t *Task, w *Worker) bool {
 }
 
 func (n *Nursery) describe() string { return fmt.Sprintf("nursery %s (n%d)", n.label, n.id) }
-
-// rechargeTask refills the components of t's budget that cannot pay c from
-// the pool (seed 001 section 8.2), up to t's initial budget. It reports
-// whether t can now pay c.
-func (n *Nursery) rechargeTask(t *Task, c Cost) bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	want := Budget{
-		Ops:        max(t.initial.Ops-t.budget.Ops, 0),
-		Memory:     max(t.initial.Memory-t.budget.Memory, 0),
-		ChannelOps: max(t.initial.ChannelOps-t.budget.ChannelOps, 0),
-		Syscalls:   max(t.initial.Syscalls-t.budget.Syscalls, 0),
-	}
-	got := n.pool.take(want)
-	t.budget.Ops += got.Ops
-	t.budget.Memory += got.Memory
-	t.budget.ChannelOps += got.ChannelOps
-	t.budget.Syscalls += got.Syscalls
-	if got != (Budget{}) && t.emitting() {
-		t.emit(trace.KindRecharge, trace.S("from", "pool"), trace.I("ops", got.Ops))
-	}
-	return t.budget.short(c) == CompNone
-}

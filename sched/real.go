@@ -1,8 +1,10 @@
 package sched
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cbcsim/cbcsim/nursery"
 )
@@ -20,6 +22,16 @@ func (s *Scheduler) Run(name string, fn Func) Result {
 // RunWith is Run with a hook that sees the root task before any worker
 // starts (to set its capabilities, say).
 func (s *Scheduler) RunWith(name string, fn Func, before func(root *Task)) Result {
+	if s.clock == nil {
+		s.clock = &wallClock{start: time.Now()}
+	}
+	s.timers.wake = make(chan struct{}, 1)
+	stop := make(chan struct{})
+	clockDone := make(chan struct{})
+	go func() {
+		defer close(clockDone)
+		s.runClock(stop)
+	}()
 	root := s.Start(name, fn)
 	if before != nil {
 		before(root)
@@ -33,23 +45,110 @@ func (s *Scheduler) RunWith(name string, fn Func, before func(root *Task)) Resul
 		}()
 	}
 	wg.Wait()
+	close(stop)
+	<-clockDone
+	if !s.rootDone.Load() {
+		// Stuck even after cancelling everything: the fibers still
+		// suspended are abandoned (see Deadlocked).
+		return nursery.Err("deadlock")
+	}
 	s.fibers.Close()
 	return root.result
+}
+
+// RealTickNanos is the length of one virtual tick in real mode: sleeps and
+// timeouts written in ticks take this many nanoseconds each.
+const RealTickNanos = 1000
+
+// wallClock is real mode's Clock: ticks of RealTickNanos since Run began.
+type wallClock struct{ start time.Time }
+
+func (c *wallClock) Now() uint64 { return uint64(time.Since(c.start) / RealTickNanos) }
+
+// runClock fires timers on time in real mode. It is the only goroutine of
+// real mode besides the workers, and it belongs to the driver (Run), not to
+// the core.
+func (s *Scheduler) runClock(stop <-chan struct{}) {
+	for {
+		next, ok := s.timers.next()
+		if !ok {
+			select {
+			case <-s.timers.wake:
+				continue
+			case <-stop:
+				return
+			}
+		}
+		now := s.clock.Now()
+		if next <= now {
+			s.firing.Add(1)
+			s.FireTimers(now)
+			s.firing.Add(-1)
+			continue
+		}
+		tm := time.NewTimer(time.Duration(next-now) * RealTickNanos)
+		select {
+		case <-tm.C:
+		case <-s.timers.wake:
+			tm.Stop()
+		case <-stop:
+			tm.Stop()
+			return
+		}
+	}
+}
+
+// Deadlocked reports whether a real-mode run found every worker idle with
+// no timer pending while tasks remained; the run was then cancelled
+// (ResourceExhausted) so that it could end.
+func (s *Scheduler) Deadlocked() bool { return s.deadlocked.Load() }
+
+// deadlock handles a real-mode deadlock: the first time, cancel the root so
+// that every interruptible wait unwinds; if the run is stuck again, give up.
+func (s *Scheduler) deadlock(w *Worker) {
+	if s.deadlocked.CompareAndSwap(false, true) {
+		s.root.markCancel(nursery.ResourceExhausted, w)
+		s.park.notify()
+		return
+	}
+	s.park.shutdown()
 }
 
 // loop is a real-mode worker: step until the root has finished, parking
 // when there is nothing to do.
 func (w *Worker) loop() {
 	s := w.s
-	for !s.rootDone.Load() {
+	for !s.rootDone.Load() && !s.park.done.Load() {
 		if s.cfg.MaxSteps > 0 && s.steps.Add(1) > s.cfg.MaxSteps && s.limitHit.CompareAndSwap(false, true) {
 			s.root.markCancel(nursery.ResourceExhausted, w)
 		}
 		if w.Step() {
 			continue
 		}
-		w.s.park.wait(w)
+		if w.backoff() {
+			continue
+		}
+		s.park.wait(w)
 	}
+}
+
+// backoff waits with exponential backoff, from 1 us to 1 ms (seed 001
+// section 7.4), for work to appear before the worker parks. The first
+// rounds only yield the processor; sleeping that briefly costs more than
+// the wait. It reports whether work appeared.
+func (w *Worker) backoff() bool {
+	for d := time.Microsecond; d <= time.Millisecond; d *= 2 {
+		w.stats.Backoffs++
+		if d < 64*time.Microsecond {
+			runtime.Gosched()
+		} else {
+			time.Sleep(d)
+		}
+		if w.hasWork() || w.s.rootDone.Load() {
+			return true
+		}
+	}
+	return false
 }
 
 // parking puts idle real-mode workers to sleep without losing wake-ups.
@@ -88,13 +187,22 @@ func (p *parking) wait(w *Worker) {
 	if w.hasWork() {
 		return
 	}
+	s := w.s
 	p.mu.Lock()
-	p.idle.Add(1) // seq-cst: ordered before the epoch load below
-	for p.epoch.Load() == seen && !p.done.Load() {
+	idle := p.idle.Add(1) // seq-cst: ordered before the epoch load below
+	// Every worker idle, no timer pending or firing, and nothing pushed
+	// since seen: no task can ever run again. The timer check comes first
+	// so that a timer fired meanwhile has already moved epoch.
+	stuck := int(idle) == len(s.workers) && s.firing.Load() == 0 && !s.timersPending() &&
+		p.epoch.Load() == seen && !p.done.Load()
+	for !stuck && p.epoch.Load() == seen && !p.done.Load() {
 		p.cond.Wait()
 	}
 	p.idle.Add(-1)
 	p.mu.Unlock()
+	if stuck {
+		s.deadlock(w)
+	}
 }
 
 func (p *parking) shutdown() {
@@ -116,4 +224,9 @@ func (w *Worker) hasWork() bool {
 		}
 	}
 	return false
+}
+
+func (s *Scheduler) timersPending() bool {
+	_, ok := s.timers.next()
+	return ok
 }

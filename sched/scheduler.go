@@ -23,11 +23,13 @@ type Scheduler struct {
 	nextNurseryID atomic.Uint64
 	live          atomic.Int64 // tasks created and not yet finished
 
-	root     *Task
-	rootDone atomic.Bool
-	aborting atomic.Bool
-	steps    atomic.Int64 // real-mode steps, counted only with MaxSteps
-	limitHit atomic.Bool
+	root       *Task
+	rootDone   atomic.Bool
+	aborting   atomic.Bool
+	steps      atomic.Int64 // real-mode steps, counted only with MaxSteps
+	limitHit   atomic.Bool
+	deadlocked atomic.Bool
+	firing     atomic.Int32 // real mode: the clock goroutine is firing timers
 
 	logMu sync.Mutex
 	log   []string
@@ -37,7 +39,10 @@ type Scheduler struct {
 	tasks     []*Task
 	nurseries []*Nursery
 
-	park parking
+	park   parking
+	em     emitter // events caused outside any worker (actor "sim")
+	clock  Clock
+	timers timers
 }
 
 // New returns a scheduler for cfg, with its workers created but idle.
@@ -48,6 +53,8 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	s := &Scheduler{cfg: cfg, fibers: fiber.NewPool(0), keep: cfg.Sink != nil || cfg.KeepTasks}
 	s.park.init()
+	s.em = emitter{sink: cfg.Sink, worker: -1}
+	s.clock = cfg.Clock
 	seed := cfg.Seed
 	for i := 0; i < cfg.Workers; i++ {
 		w := &Worker{s: s, id: i, dq: deque.New[Task](64)}

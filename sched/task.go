@@ -79,16 +79,22 @@ type Task struct {
 	cleanupSeq   int64
 	cleanupDepth int // >0 while running a cleanup: not a cancellation checkpoint
 
-	budget        Budget
-	initial       Budget
-	caps          Caps
-	opsSinceYield int
-	started       bool
-	value         int64
-	hasValue      bool
-	result        Result
-	panicStack    []byte
-	blockOn       blocker
+	budget          Budget
+	initial         Budget
+	caps            Caps
+	opsSinceYield   int
+	started         bool
+	value           int64
+	hasValue        bool
+	result          Result
+	panicStack      []byte
+	blockOn         blocker
+	wait            waitSlot
+	waitingOn       atomic.Pointer[waitRef] // set while parked in an interruptible wait
+	selfRecharged   bool
+	as              string
+	credit          Budget // granted by a supervisor, not yet absorbed; guarded by parent.mu
+	rechargeWaiting bool   // parked waiting for a supervisor; guarded by parent.mu
 
 	steps, yields, steals int64
 }
@@ -264,17 +270,6 @@ func (t *Task) charge(c Cost) error {
 	return nil
 }
 
-// exhausted handles a budget component that cannot pay c: the task is
-// BudgetExhausted until recharged from its nursery's pool; when nothing can
-// recharge it, it fails with ResourceExhausted.
-func (t *Task) exhausted(comp Component, c Cost) error {
-	t.emit(trace.KindExhausted, trace.S("comp", comp.String()))
-	if n := t.parent; n != nil && n.rechargeTask(t, c) {
-		return nil
-	}
-	return &SchedError{Code: ErrResourceExhausted, Detail: comp.String() + " exhausted"}
-}
-
 // Log appends text to the scheduler's log (the scenario log).
 func (t *Task) Log(text string) {
 	t.s.appendLog(text)
@@ -365,8 +360,8 @@ func (t *Task) markCancel(r nursery.Reason, w *Worker) {
 	if !t.mark.CompareAndSwap(0, uint32(r)) {
 		return
 	}
-	if w.em.on() {
-		w.em.emit(trace.KindCancel, trace.I("task", int64(t.id)), trace.S("reason", r.String()))
+	if em := t.s.emitter(w); em.on() {
+		em.emit(trace.KindCancel, trace.I("task", int64(t.id)), trace.S("reason", r.String()))
 	}
 	if mutant.On(mutant.TransitiveSkipsLevel) {
 		return
@@ -376,4 +371,10 @@ func (t *Task) markCancel(r nursery.Reason, w *Worker) {
 		n.cancel(r, w)
 	}
 	t.mu.Unlock()
+	// A task blocked on a channel or asleep is interrupted; it observes
+	// the cancellation when it runs again. (Dekker with park: mark was
+	// stored before waitingOn is loaded.)
+	if ref := t.waitingOn.Load(); ref != nil && ref.b.cancelWait(t) {
+		t.s.wakeFrom(w, t)
+	}
 }

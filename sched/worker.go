@@ -19,6 +19,7 @@ type WorkerStats struct {
 	Runs         int64 // steps that ran a task
 	Completed    int64 // tasks that finished on this worker
 	Cancelled    int64 // tasks retired as cancelled without running
+	Backoffs     int64 // real mode: backoff rounds before parking
 }
 
 // Worker runs tasks from its local deque, the global queue and its victims'
@@ -241,7 +242,7 @@ func (w *Worker) finish(t *Task) {
 		t.fib = nil
 	}
 	w.stats.Completed++
-	w.retire(t)
+	w.s.retire(t, w)
 	if n := t.parent; n != nil {
 		n.complete(t, w)
 	}
@@ -251,7 +252,7 @@ func (w *Worker) finish(t *Task) {
 func (w *Worker) retireUnstarted(t *Task) {
 	w.stats.Cancelled++
 	t.result = nursery.CancelledBy(nursery.Reason(t.mark.Load()))
-	w.retire(t)
+	w.s.retire(t, w)
 	if n := t.parent; n != nil {
 		n.complete(t, w)
 	}
@@ -259,19 +260,19 @@ func (w *Worker) retireUnstarted(t *Task) {
 
 // retire sets t's final state and writes its result event. The caller
 // informs the nursery (or, for children the nursery itself finished, the
-// nursery already knows).
-func (w *Worker) retire(t *Task) {
+// nursery already knows). w may be nil (outside any worker).
+func (s *Scheduler) retire(t *Task, w *Worker) {
 	final := StateCompleted
 	if t.result.Kind == nursery.KindCancelled {
 		final = StateCancelled
 	}
 	t.state.Store(uint32(final))
-	if w.em.on() {
-		w.em.emit(trace.KindResult, trace.I("task", int64(t.id)), trace.S("result", t.result.String()))
+	if em := s.emitter(w); em.on() {
+		em.emit(trace.KindResult, trace.I("task", int64(t.id)), trace.S("result", t.result.String()))
 	}
-	w.s.live.Add(-1)
+	s.live.Add(-1)
 	if t.parent == nil {
-		w.s.rootFinished(t)
+		s.rootFinished(t)
 	}
 }
 
@@ -281,11 +282,30 @@ func (w *Worker) push(t *Task) {
 	w.s.notify()
 }
 
-// wake makes a blocked task ready again on w.
-func (w *Worker) wake(t *Task) {
-	t.state.Store(uint32(StateReady))
-	if w.em.on() {
-		w.em.emit(trace.KindWake, trace.I("task", int64(t.id)))
+// emitter returns w's event scratch space, or the scheduler's own (actor
+// "sim") for events caused outside any worker.
+func (s *Scheduler) emitter(w *Worker) *emitter {
+	if w != nil {
+		return &w.em
 	}
-	w.push(t)
+	return &s.em
+}
+
+// pushFrom queues t: on w's deque, or on the global queue outside a worker.
+func (s *Scheduler) pushFrom(w *Worker, t *Task) {
+	if w != nil {
+		w.push(t)
+		return
+	}
+	s.global.push(t)
+	s.notify()
+}
+
+// wakeFrom makes a blocked task ready again.
+func (s *Scheduler) wakeFrom(w *Worker, t *Task) {
+	t.state.Store(uint32(StateReady))
+	if em := s.emitter(w); em.on() {
+		em.emit(trace.KindWake, trace.I("task", int64(t.id)))
+	}
+	s.pushFrom(w, t)
 }

@@ -15,12 +15,16 @@ var errReturn = errors.New("sim: return")
 // program interprets a scenario's task bodies on the sched API. It is just
 // one client of that API: every operation maps to a public sched call.
 type program struct {
-	sc    *scenario.Scenario
-	funcs map[string]sched.Func
+	sc       *scenario.Scenario
+	funcs    map[string]sched.Func
+	channels map[string]*sched.Channel
 }
 
-func newProgram(sc *scenario.Scenario) *program {
-	p := &program{sc: sc, funcs: make(map[string]sched.Func, len(sc.Tasks))}
+func newProgram(sc *scenario.Scenario, s *sched.Scheduler) *program {
+	p := &program{sc: sc, funcs: make(map[string]sched.Func, len(sc.Tasks)), channels: map[string]*sched.Channel{}}
+	for _, ch := range sc.Channels {
+		p.channels[ch.Name] = s.NewChannel(ch.Name, ch.Capacity)
+	}
 	for _, name := range sc.TaskNames {
 		ops := sc.Tasks[name].Ops
 		p.funcs[name] = func(t *sched.Task) error {
@@ -104,6 +108,9 @@ func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
 	case scenario.Nursery:
 		mode, _ := nursery.ParseMode(op.Mode)
 		o := sched.NurseryOptions{Label: op.Str, Mode: mode, MaxConcurrent: op.MaxConcurrent, Catch: op.Catch}
+		if op.HasTimeout {
+			o.Timeout = op.Timeout
+		}
 		if op.NurseryBudget != nil {
 			b := budgetOf(op.NurseryBudget.Over(p.sc.Budget))
 			o.Budget = &b
@@ -155,6 +162,18 @@ func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
 			return errReturn
 		}
 		return err
+	case scenario.Send:
+		return t.Send(p.channels[op.Str], 1)
+	case scenario.Recv:
+		_, _, err := t.Recv(p.channels[op.Str])
+		return err
+	case scenario.Close:
+		return t.Close(p.channels[op.Str])
+	case scenario.Sleep:
+		return t.Sleep(op.N)
+	case scenario.Recharge:
+		_, err := t.Recharge(op.Str, budgetOf(op.Recharge.Over(scenario.Budget{})))
+		return err
 	case scenario.Log:
 		t.Log(op.Str)
 		return nil
@@ -166,40 +185,10 @@ func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
 	case scenario.Panic:
 		panic(op.Str)
 	}
-	// Send, Recv, Close, Sleep and Recharge are refused before the run
-	// starts (see unsupported); reaching one here is a bug.
-	panic(fmt.Sprintf("sim: op: %s at %s is not supported", op.Kind, op.Path))
+	panic(fmt.Sprintf("sim: op: unknown operation %d at %s", op.Kind, op.Path))
 }
 
 // failure is the error of a `fail` operation; its text is the task's error.
 type failure struct{ msg string }
 
 func (f *failure) Error() string { return f.msg }
-
-// unsupported returns the first operation this version cannot run yet, so a
-// scenario using it is refused up front with its path instead of failing in
-// the middle of a run.
-func unsupported(sc *scenario.Scenario) *scenario.Op {
-	var walk func(ops []scenario.Op) *scenario.Op
-	walk = func(ops []scenario.Op) *scenario.Op {
-		for i := range ops {
-			switch ops[i].Kind {
-			case scenario.Send, scenario.Recv, scenario.Close, scenario.Sleep, scenario.Recharge:
-				return &ops[i]
-			}
-			if ops[i].Kind == scenario.Nursery && ops[i].HasTimeout {
-				return &ops[i]
-			}
-			if op := walk(ops[i].Body); op != nil {
-				return op
-			}
-		}
-		return nil
-	}
-	for _, name := range sc.TaskNames {
-		if op := walk(sc.Tasks[name].Ops); op != nil {
-			return op
-		}
-	}
-	return nil
-}

@@ -16,13 +16,16 @@ func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := newProgram(sc)
+	p := newProgram(sc, s)
 	run := &Run{Scenario: sc, Config: c}
 	res := runReal(s, sc, p)
 	run.Result = res
 	run.Outcome = outcomeOf(res)
 	if s.LimitHit() {
 		run.Outcome = OutcomeLivelock
+	}
+	if s.Deadlocked() {
+		run.Outcome = OutcomeDeadlock
 	}
 	collect(run, s)
 	for _, w := range run.Workers {

@@ -153,13 +153,6 @@ func Resolve(sc *scenario.Scenario, o Options) (Config, error) {
 	if o.MaxSteps != 0 {
 		c.MaxSteps = o.MaxSteps
 	}
-	if op := unsupported(sc); op != nil {
-		what := op.Kind.String()
-		if op.Kind == scenario.Nursery {
-			what = "nursery timeout"
-		}
-		return c, fmt.Errorf("%s: %s is not supported by this version of cbcsim yet", op.Path, what)
-	}
 	return c, nil
 }
 
@@ -211,7 +204,7 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := newProgram(sc)
+	p := newProgram(sc, s)
 	startRoot(s, sc, p)
 
 	workers := s.Workers()
@@ -219,7 +212,8 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 	run := &Run{Scenario: sc, Config: c}
 	var step int64
 	for ; !s.Done(); step++ {
-		sk.step, sk.tick = uint64(step), uint64(step)
+		sk.step = uint64(step)
+		s.FireTimers(sk.tick)
 		if step >= c.MaxSteps {
 			run.Outcome = OutcomeLivelock
 			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I("max_steps", c.MaxSteps)})
@@ -232,6 +226,14 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 			}
 		}
 		if len(ready) == 0 {
+			// No worker can act: jump to the next timer, or it is a
+			// deadlock.
+			if next, ok := s.NextTimer(); ok {
+				sk.Emit(-1, trace.KindClock, []trace.Field{trace.I("to", int64(next))})
+				sk.tick = next
+				step--
+				continue
+			}
 			run.Outcome = OutcomeDeadlock
 			sk.Emit(-1, trace.KindDeadlock, []trace.Field{trace.I("live", s.Live())})
 			break
@@ -249,6 +251,7 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 			s.Abort()
 			return nil, &ScheduleError{Err: err}
 		}
+		sk.tick++
 	}
 	run.Steps = step
 	if run.Outcome == "" {
@@ -258,7 +261,7 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 		s.Abort()
 	}
 	run.Result = s.Root().Result()
-	sk.step, sk.tick = uint64(step), uint64(step)
+	sk.step = uint64(step)
 	sk.Emit(-1, trace.KindOutcome, []trace.Field{trace.S("outcome", run.Outcome), trace.S("result", run.Result.String())})
 	if tw != nil {
 		if sk.err == nil {
@@ -282,7 +285,7 @@ type ScheduleError struct{ Err error }
 func (e *ScheduleError) Error() string { return "schedule replay: " + e.Err.Error() }
 func (e *ScheduleError) Unwrap() error { return e.Err }
 
-func newScheduler(sc *scenario.Scenario, c Config, sink sched.Sink, victims sched.VictimSource) (*sched.Scheduler, error) {
+func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims sched.VictimSource) (*sched.Scheduler, error) {
 	victim, _ := sched.ParseVictim(c.Victim)
 	profile, ok := sched.ParseProfile(c.Profile)
 	if !ok {
@@ -295,6 +298,7 @@ func newScheduler(sc *scenario.Scenario, c Config, sink sched.Sink, victims sche
 	}
 	if sink != nil {
 		cfg.Sink = sink
+		cfg.Clock = sink
 		cfg.StepCheckpoints = true
 	}
 	return sched.New(cfg)

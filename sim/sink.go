@@ -40,3 +40,7 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 		s.err = s.w.WriteEvent(&s.ev)
 	}
 }
+
+// Now implements sched.Clock: the virtual clock, one tick per step plus
+// the jumps to the next timer when no worker can act.
+func (s *sink) Now() uint64 { return s.tick }

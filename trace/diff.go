@@ -106,18 +106,20 @@ type DiffResult struct {
 
 	// A and B summarise each trace as a whole.
 	A, B TraceSummary
-	// Results lists the tasks whose final result differs, including tasks
-	// with a result on one side only; OnlyA and OnlyB the tasks (by id) that
-	// appear in one trace only. Nurseries lists the nurseries whose outcome
-	// event differs. All are in order of first appearance, A's first.
+	// Results lists the tasks in both traces whose final `result` differs
+	// (or that have one in one trace only); OnlyA and OnlyB the tasks that
+	// appear in one trace only, with their result there. Nurseries lists the
+	// nurseries whose outcome event differs. All are in order of first
+	// appearance, A's first.
 	Results   []ItemDiff
-	OnlyA     []string
-	OnlyB     []string
+	OnlyA     []ItemDiff
+	OnlyB     []ItemDiff
 	Nurseries []ItemDiff
 }
 
 // HeaderDiff is one header field whose value differs, or that one header
-// lacks. Values are written as in the trace (`1`, `random`, `"fail fast"`).
+// lacks. Values are shown as in the trace (`1`, `random`, `"fail fast"`),
+// except that a string needing no quotes for a reader is shown without them.
 type HeaderDiff struct {
 	Key      string
 	A, B     string // the values; "" where the field is missing
@@ -180,8 +182,9 @@ type TraceSummary struct {
 	OutcomeLine int
 }
 
-// ItemDiff is a task or nursery whose final result differs. A and B are the
-// results ("" for none); Name is the task's name from its spawn event, or a
+// ItemDiff is a task or nursery whose final result differs, or that one
+// trace lacks. ID is its id as the trace writes it; A and B are its results
+// ("" for none); Name is the task's name from its spawn event, or the
 // nursery's label, when the trace gives one.
 type ItemDiff struct {
 	ID   string
@@ -230,9 +233,12 @@ func (d *DiffResult) configDiffers() []string {
 		keys = append(keys, "the scenario source")
 	}
 	for _, h := range d.Header {
-		if h.Key != "seed" {
-			keys = append(keys, h.Key)
+		// The hash (and the name) come from the source; saying the source
+		// differs says it.
+		if h.Key == "seed" || d.Source.Differs && (h.Key == "scenario-sha256" || h.Key == "name") {
+			continue
 		}
+		keys = append(keys, h.Key)
 	}
 	return keys
 }
@@ -305,8 +311,11 @@ func (d *DiffResult) classify(a, b *Trace) {
 		return
 	}
 	d.Verdict = Nondeterminism
-	d.Explain = append(d.Explain,
-		"the headers and programs are identical (seeds aside), so the same decisions must give the same effects: this is a bug in the simulator or the scheduler")
+	same := "the headers and programs are identical"
+	if d.headerDiffers("seed") {
+		same = "the programs and parameters are identical (only the seeds differ, and they only feed the decisions)"
+	}
+	d.Explain = append(d.Explain, same+", so the same decisions must give the same effects: this is a bug in the simulator or the scheduler")
 }
 
 func lineOr(l int) string {
@@ -353,6 +362,20 @@ func fieldEqual(a, b *Field) bool {
 // valueText returns f's value as the trace writes it.
 func valueText(f *Field) string { return string(appendValue(nil, f)) }
 
+// displayValue returns f's value for a sentence: a string that has no
+// spaces and needs no escapes is shown without the quotes the trace may put
+// around it (a hash that starts with a digit), so that a bare and a quoted
+// string do not look like different types. Anything else is quoted.
+func displayValue(f *Field) string {
+	if f.IsInt {
+		return strconv.FormatInt(f.Int, 10)
+	}
+	if _, plain := classify(f.Str); plain && f.Str != "" && !strings.ContainsRune(f.Str, ' ') {
+		return f.Str
+	}
+	return strconv.Quote(f.Str)
+}
+
 // lineText returns e's line without its newline.
 func lineText(e *Event) string {
 	l := AppendEvent(nil, e)
@@ -380,12 +403,22 @@ outer:
 	return string(b)
 }
 
-// get returns the value text of e's first field named key.
+// get returns the value text of e's first field named key, as the trace
+// writes it. It is called for every event when summarising a trace, so the
+// common values (a bare string, a small integer) cost no allocation.
 func get(e *Event, key string) (string, bool) {
 	for j := range e.Fields {
-		if e.Fields[j].Key == key {
-			return valueText(&e.Fields[j]), true
+		f := &e.Fields[j]
+		if f.Key != key {
+			continue
 		}
+		switch {
+		case f.IsInt:
+			return strconv.FormatInt(f.Int, 10), true
+		case isBare(f.Str):
+			return f.Str, true
+		}
+		return valueText(f), true
 	}
 	return "", false
 }
@@ -406,10 +439,10 @@ func diffHeader(a, b *Header) []HeaderDiff {
 			}
 			hd := HeaderDiff{Key: f.Key, InA: inA, InB: inB}
 			if inA {
-				hd.A = valueText(&fa)
+				hd.A = displayValue(&fa)
 			}
 			if inB {
-				hd.B = valueText(&fb)
+				hd.B = displayValue(&fb)
 			}
 			out = append(out, hd)
 		}
@@ -528,34 +561,34 @@ func finalsOf(t *Trace) *finals {
 // diffItems fills Results, OnlyA, OnlyB and Nurseries.
 func (d *DiffResult) diffItems(a, b *Trace) {
 	fa, fb := finalsOf(a), finalsOf(b)
-	inB := map[string]bool{}
+	inA, inB := map[string]bool{}, map[string]bool{}
+	for _, id := range fa.tasks {
+		inA[id] = true
+	}
 	for _, id := range fb.tasks {
 		inB[id] = true
 	}
-	inA := map[string]bool{}
+	task := func(id string) ItemDiff {
+		name := fa.names[id]
+		if name == "" {
+			name = fb.names[id]
+		}
+		return ItemDiff{ID: id, Name: name, A: fa.results[id], B: fb.results[id]}
+	}
 	for _, id := range fa.tasks {
-		inA[id] = true
 		if !inB[id] {
-			d.OnlyA = append(d.OnlyA, id)
+			d.OnlyA = append(d.OnlyA, task(id))
+			continue
+		}
+		ra, okA := fa.results[id]
+		rb, okB := fb.results[id]
+		if ra != rb || okA != okB {
+			d.Results = append(d.Results, task(id))
 		}
 	}
 	for _, id := range fb.tasks {
 		if !inA[id] {
-			d.OnlyB = append(d.OnlyB, id)
-		}
-	}
-	for _, ids := range [2][]string{fa.tasks, d.OnlyB} {
-		for _, id := range ids {
-			ra, okA := fa.results[id]
-			rb, okB := fb.results[id]
-			if ra == rb && okA == okB {
-				continue
-			}
-			name := fa.names[id]
-			if name == "" {
-				name = fb.names[id]
-			}
-			d.Results = append(d.Results, ItemDiff{ID: id, Name: name, A: ra, B: rb})
+			d.OnlyB = append(d.OnlyB, task(id))
 		}
 	}
 	seen := map[string]bool{}
@@ -644,7 +677,7 @@ func eventDiffs(a, b *Event) []string {
 	}
 	for j := range a.Fields {
 		if !fieldEqual(&a.Fields[j], &b.Fields[j]) {
-			pair(a.Fields[j].Key, valueText(&a.Fields[j]), valueText(&b.Fields[j]))
+			pair(a.Fields[j].Key, displayValue(&a.Fields[j]), displayValue(&b.Fields[j]))
 		}
 	}
 	return out
@@ -845,7 +878,7 @@ func (d *DiffResult) writeHeader(b *strings.Builder) {
 func (d *DiffResult) writeVerdict(b *strings.Builder) {
 	switch d.Verdict {
 	case Same:
-		b.WriteString("verdict: SAME EVENTS: the event streams are identical; only the header differs\n")
+		b.WriteString("verdict: SAME EVENTS: the event streams are identical; only the headers differ\n")
 	case ScheduleDiff:
 		b.WriteString("verdict: SCHEDULE DIFF: the runs made different decisions\n")
 	case Nondeterminism:
@@ -869,8 +902,15 @@ func (d *DiffResult) writeVerdict(b *strings.Builder) {
 
 func (d *DiffResult) writeDivergence(b *strings.Builder) {
 	div := d.Div
-	fmt.Fprintf(b, "first divergence: event %d (0-based), step %d; the %d events before it are identical\n",
-		div.Index, div.Step, div.Index)
+	fmt.Fprintf(b, "first divergence: event %d (0-based), step %d; ", div.Index, div.Step)
+	switch div.Index {
+	case 0:
+		b.WriteString("it is the first event\n")
+	case 1:
+		b.WriteString("the one event before it is identical\n")
+	default:
+		fmt.Fprintf(b, "the %d events before it are identical\n", div.Index)
+	}
 	for _, side := range [2]struct {
 		name string
 		line int
@@ -943,11 +983,25 @@ func (d *DiffResult) writeSummary(b *strings.Builder) {
 		}
 		tw.Flush()
 	}
-	if len(d.OnlyA) > 0 {
-		fmt.Fprintf(b, "  tasks only in A: %s\n", strings.Join(d.OnlyA, ", "))
-	}
-	if len(d.OnlyB) > 0 {
-		fmt.Fprintf(b, "  tasks only in B: %s\n", strings.Join(d.OnlyB, ", "))
+	for _, only := range [2]struct {
+		side  string
+		tasks []ItemDiff
+		a     bool
+	}{{"A", d.OnlyA, true}, {"B", d.OnlyB, false}} {
+		if len(only.tasks) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "  tasks only in %s: %d\n", only.side, len(only.tasks))
+		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "    task\tresult in %s\n", only.side)
+		for _, r := range only.tasks {
+			res := r.B
+			if only.a {
+				res = r.A
+			}
+			fmt.Fprintf(tw, "    %s\t%s\n", item(r), orNone(res))
+		}
+		tw.Flush()
 	}
 	if len(d.Nurseries) == 0 {
 		b.WriteString("  nursery outcomes: the same\n")
@@ -960,4 +1014,29 @@ func (d *DiffResult) writeSummary(b *strings.Builder) {
 		}
 		tw.Flush()
 	}
+	b.WriteString(d.endsLine())
+}
+
+// endsLine says, in one line, whether the two runs end alike: what a user
+// comparing a schedule change most wants to know.
+func (d *DiffResult) endsLine() string {
+	var what []string
+	if d.A.Outcome != d.B.Outcome || (d.A.OutcomeLine == 0) != (d.B.OutcomeLine == 0) {
+		what = append(what, "the outcome")
+	}
+	count := func(n int, one, many string) {
+		switch {
+		case n == 1:
+			what = append(what, "1 "+one)
+		case n > 1:
+			what = append(what, strconv.Itoa(n)+" "+many)
+		}
+	}
+	count(len(d.Results), "task result", "task results")
+	count(len(d.OnlyA)+len(d.OnlyB), "task present in one run only", "tasks present in one run only")
+	count(len(d.Nurseries), "nursery outcome", "nursery outcomes")
+	if len(what) == 0 {
+		return "the runs end alike: same outcome, same task results, same nursery outcomes\n"
+	}
+	return "the runs end differently: " + strings.Join(what, ", ") + "\n"
 }

@@ -142,9 +142,9 @@ func (b *builder) scenario() *scenario.Scenario {
 	return sc
 }
 
-// The kinds of op the builder draws. The order matters for shrinking:
-// rapid shrinks a SampledFrom towards its first element, so the simplest
-// ops come first.
+// The kinds of op the builder draws. They index nothing: the lists that
+// weigh them (op, endingsTop, endingsNested) put the simplest first,
+// because rapid shrinks a SampledFrom towards its first element.
 const (
 	kLog = iota
 	kCompute
@@ -160,21 +160,56 @@ const (
 	kLoop
 	kUsing
 	kDefer
+
+	// kNoEnding, in the endings lists, is a body that runs off its end.
+	kNoEnding = kLog
 )
 
 // body draws up to opsMax ops costing at most budget checkpoints, and
-// returns them with their cost.
+// returns them with their cost. A body may end with return, fail or panic;
+// those are drawn only there, since an op after them never runs.
 func (b *builder) body(s scope, opsMax, budget int) ([]scenario.Op, int) {
-	n := rapid.IntRange(0, opsMax).Draw(b.t, "ops")
-	ops := make([]scenario.Op, 0, n)
+	ends := endingsTop
+	if s.depth > 0 {
+		ends = endingsNested
+	}
+	end := rapid.SampledFrom(ends).Draw(b.t, "end")
+	opsMin := 0
+	if b.cur == 0 && s.depth == 0 {
+		opsMin = 1 // an empty main makes an empty run
+	}
+	if end != kNoEnding {
+		opsMax-- // the ending counts towards the body's ops
+	}
+	n := rapid.IntRange(min(opsMin, opsMax), opsMax).Draw(b.t, "ops")
+	ops := make([]scenario.Op, 0, n+1)
 	cost := 0
 	for i := 0; i < n; i++ {
 		op, c := b.op(s, budget-cost)
 		ops = append(ops, op)
 		cost += c
 	}
+	switch end {
+	case kReturn:
+		n := rapid.IntRange(0, returnMax).Draw(b.t, "return")
+		ops = append(ops, scenario.Op{Kind: scenario.Return, N: int64(n)})
+	case kFail:
+		ops = append(ops, scenario.Op{Kind: scenario.Fail, Str: b.next("E")})
+	case kPanic:
+		ops = append(ops, scenario.Op{Kind: scenario.Panic, Str: b.next("P")})
+	}
 	return ops, cost
 }
+
+// endingsTop and endingsNested weigh how a body ends: most run off their
+// end. A failure is what exercises the nursery modes, so it comes up more
+// than return and panic. A nested body ends early less often than a task
+// body, or most programs would stop in their first nursery.
+var (
+	endingsTop    = []int{kNoEnding, kNoEnding, kNoEnding, kNoEnding, kNoEnding, kNoEnding, kReturn, kFail, kFail, kPanic}
+	endingsNested = []int{kNoEnding, kNoEnding, kNoEnding, kNoEnding, kNoEnding, kNoEnding, kNoEnding, kNoEnding,
+		kNoEnding, kNoEnding, kNoEnding, kNoEnding, kFail, kPanic, kReturn}
+)
 
 // targets returns the tasks the current one may call or spawn within
 // budget: those with a higher index (so calls and spawns form no cycle).
@@ -200,24 +235,27 @@ func (b *builder) costOf(name string) int {
 // op draws one op that costs at most budget checkpoints.
 func (b *builder) op(s scope, budget int) (scenario.Op, int) {
 	// The weights: spawns and nurseries are what the scheduler is about, so
-	// they come up more often than a plain yield; ops that end the body
-	// (return, fail, panic) come up rarely enough that most bodies run on.
-	kinds := []int{kLog, kCompute, kCompute, kYield, kCheckCancel, kReturn, kFail, kPanic}
+	// they come up more often than the plain ops. rapid draws an index
+	// biased towards the front of the list, and shrinks towards index 0:
+	// kLog, the simplest op, comes first and spawns right after it.
+	kinds := []int{kLog}
 	calls := b.targets(budget, 1)
 	spawns := b.targets(budget, 2)
+	if len(s.nurseries) > 0 && len(spawns) > 0 {
+		kinds = append(kinds, kSpawn, kSpawn, kSpawn, kSpawn, kSpawn, kSpawn)
+	}
+	canNest := s.depth < bodyDepthMax
+	if canNest && len(s.nurseries) < nurseryDepthMax && budget >= 2 {
+		kinds = append(kinds, kNursery, kNursery, kNursery, kNursery)
+	}
+	kinds = append(kinds, kCompute, kCompute, kYield, kCheckCancel)
 	if len(calls) > 0 {
 		kinds = append(kinds, kCall)
 	}
 	if len(s.nurseries) > 0 {
 		kinds = append(kinds, kCancel)
-		if len(spawns) > 0 {
-			kinds = append(kinds, kSpawn, kSpawn, kSpawn, kSpawn)
-		}
 	}
-	if s.depth < bodyDepthMax {
-		if len(s.nurseries) < nurseryDepthMax && budget >= 2 {
-			kinds = append(kinds, kNursery, kNursery, kNursery)
-		}
+	if canNest {
 		if budget >= 1 {
 			kinds = append(kinds, kLoop)
 		}
@@ -226,19 +264,18 @@ func (b *builder) op(s scope, budget int) (scenario.Op, int) {
 	inner := scope{nurseries: s.nurseries, depth: s.depth + 1}
 	switch rapid.SampledFrom(kinds).Draw(b.t, "kind") {
 	case kCompute:
-		n := rapid.IntRange(0, min(computeMax, budget)).Draw(b.t, "compute")
+		// Mostly a few iterations, which interleave finely; sometimes a
+		// long one, which keeps a task busy while others are cancelled.
+		hi := 5
+		if rapid.IntRange(0, 3).Draw(b.t, "long") == 3 {
+			hi = computeMax
+		}
+		n := rapid.IntRange(0, min(hi, budget)).Draw(b.t, "compute")
 		return scenario.Op{Kind: scenario.Compute, N: int64(n)}, n
 	case kYield:
 		return scenario.Op{Kind: scenario.Yield}, min(1, budget)
 	case kCheckCancel:
 		return scenario.Op{Kind: scenario.CheckCancel}, min(1, budget)
-	case kReturn:
-		n := rapid.IntRange(0, returnMax).Draw(b.t, "return")
-		return scenario.Op{Kind: scenario.Return, N: int64(n)}, 0
-	case kFail:
-		return scenario.Op{Kind: scenario.Fail, Str: b.next("E")}, 0
-	case kPanic:
-		return scenario.Op{Kind: scenario.Panic, Str: b.next("P")}, 0
 	case kCall:
 		name := rapid.SampledFrom(calls).Draw(b.t, "call")
 		return scenario.Op{Kind: scenario.Call, Str: name}, 1 + b.costOf(name)

@@ -20,8 +20,8 @@ import (
 // asking the simulator for absurd allocations or deep recursion; every real
 // scenario is far below them.
 const (
-	maxFileBytes     = 4 << 20 // a scenario is a page of TOML, not a data set
-	maxBodyDepth     = 64      // nested bodies (loop, nursery, defer, using)
+	maxFileBytes     = 256 << 10 // a scenario is a page of TOML, not a data set
+	maxBodyDepth     = 64        // nested bodies (loop, nursery, defer, using)
 	maxWorkers       = 256
 	maxCapacity      = 1_000_000 // channel capacity
 	maxConcurrentMax = 1_000_000

@@ -56,6 +56,13 @@ func (ix *indexer) at(r unstable.Range) position {
 	return position{line: i + 1, col: off - ix.lines[i] + 1}
 }
 
+// maxIndexedPath bounds the paths the index records and descends into. Real
+// paths are short (64 nested bodies make a path of a few hundred bytes);
+// without a bound, a dotted key of a hundred thousand parts would make
+// indexing quadratic. Deeper places simply report their nearest indexed
+// ancestor's position.
+const maxIndexedPath = 4096
+
 func (ix *indexer) set(path string, pos position) {
 	if _, ok := ix.idx.at[path]; !ok {
 		ix.idx.at[path] = pos
@@ -80,6 +87,10 @@ func (ix *indexer) expression(e *unstable.Node) {
 				first = ix.at(k.Raw)
 			}
 			path = keyPath(path, string(k.Data))
+			if len(path) > maxIndexedPath {
+				ix.table = path // too deep to index: its key-values are skipped
+				return
+			}
 			ix.set(path, ix.at(k.Raw))
 			// A later part of the header lives in the last element of an
 			// array table named by an earlier part: [[a]] then [a.b].
@@ -96,7 +107,9 @@ func (ix *indexer) expression(e *unstable.Node) {
 		}
 		ix.table = path
 	case unstable.KeyValue:
-		ix.keyValue(ix.table, e)
+		if len(ix.table) <= maxIndexedPath {
+			ix.keyValue(ix.table, e)
+		}
 	}
 }
 
@@ -107,13 +120,16 @@ func (ix *indexer) keyValue(parent string, kv *unstable.Node) {
 	for it.Next() {
 		k := it.Node()
 		path = keyPath(path, string(k.Data))
+		if len(path) > maxIndexedPath {
+			return
+		}
 		ix.set(path, ix.at(k.Raw))
 	}
 	ix.value(path, kv.Value())
 }
 
 func (ix *indexer) value(path string, v *unstable.Node) {
-	if v == nil {
+	if v == nil || len(path) > maxIndexedPath {
 		return
 	}
 	switch v.Kind {

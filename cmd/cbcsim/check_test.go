@@ -1,0 +1,206 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cbcsim/cbcsim/trace"
+)
+
+const checkWrongSrc = `version = 1
+name = "wrong value"
+[task.main]
+ops = [ { return = 5 } ]
+[expect]
+value = 6
+`
+
+// checkRaceSrc passes on some seeds and fails on others.
+const checkRaceSrc = `version = 1
+name = "first error race"
+[task.main]
+ops = [ { nursery = "n", mode = "collect_all", body = [ { spawn = "a" }, { spawn = "b" } ] } ]
+[task.a]
+ops = [ { compute = 3 }, { fail = "A" } ]
+[task.b]
+ops = [ { compute = 3 }, { fail = "B" } ]
+[expect]
+error = "A"
+`
+
+func TestCheckBundledPasses(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "repro")
+	code, stdout, stderr := runCLI("check", "../../scenarios/fail_fast.toml", "../../scenarios/lifo_cleanup.toml",
+		"--seeds", "3", "--workers", "1,2", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"seeds 1..3 × workers 1,2, seeded mode: 12 runs",
+		`scenario "fail-fast cancels siblings" (../../scenarios/fail_fast.toml)`,
+		"WORKERS", "FIRST FAILING SEED", "│ all", "ok: all 12 runs passed",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a passing check created %s (%v)", out, err)
+	}
+}
+
+func TestCheckExpandsDirectories(t *testing.T) {
+	dir := t.TempDir()
+	ok := "version = 1\n[task.main]\nops = [ { return = 1 } ]\n"
+	for _, name := range []string{"b.toml", "a.toml"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(ok), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a scenario"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("check", dir, "--seeds", "2", "--workers", "1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	a, b := strings.Index(stdout, `scenario "a"`), strings.Index(stdout, `scenario "b"`)
+	if !strings.Contains(stdout, "check: 2 scenario(s)") || a < 0 || b < a {
+		t.Fatalf("want a.toml then b.toml:\n%s", stdout)
+	}
+}
+
+func TestCheckWrongExpectationExits1(t *testing.T) {
+	p := writeFile(t, "wrong.toml", checkWrongSrc)
+	out := filepath.Join(t.TempDir(), "repro")
+	code, stdout, stderr := runCLI("check", p, "--seeds", "3", "--seed-start", "4", "--workers", "1,4", "--out", out)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"workers 1: 3 of 3 runs failed; first failing seed 4",
+		"workers 4: 3 of 3 runs failed; first failing seed 4",
+		"expect.value: want ok:6, got ok:5",
+		"reproduce: cbcsim run " + p + " --seed 4 --workers 1 --victim random",
+		"replay:    cbcsim replay " + filepath.Join(out, "wrong-seed4-w1", "run.trace"),
+		"also seeds 5, 6",
+		"FAIL: 6 of 6 runs failed",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "6 of 6 runs failed, 0 nondeterministic") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	for _, w := range []int{1, 4} {
+		dir := filepath.Join(out, fmt.Sprintf("wrong-seed4-w%d", w))
+		src, err := os.ReadFile(filepath.Join(dir, "scenario.toml"))
+		if err != nil || string(src) != checkWrongSrc {
+			t.Errorf("%s/scenario.toml: %q, %v", dir, src, err)
+		}
+		f, err := os.Open(filepath.Join(dir, "run.trace"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trace.Parse(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s/run.trace: %v", dir, err)
+		}
+		if seed, _ := tr.Header.Get("seed"); seed.Int != 4 {
+			t.Errorf("%s/run.trace: header seed %d, want 4", dir, seed.Int)
+		}
+		if workers, _ := tr.Header.Get("workers"); workers.Int != int64(w) {
+			t.Errorf("%s/run.trace: header workers %d, want %d", dir, workers.Int, w)
+		}
+		readme, err := os.ReadFile(filepath.Join(dir, "README.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"seed:     4", fmt.Sprintf("workers:  %d", w), "expect.value: want ok:6, got ok:5",
+			fmt.Sprintf("cbcsim run %s --seed 4 --workers %d --victim random", p, w), "cbcsim replay " + filepath.Join(dir, "run.trace")} {
+			if !strings.Contains(string(readme), want) {
+				t.Errorf("%s/README.txt lacks %q:\n%s", dir, want, readme)
+			}
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 2 {
+		t.Errorf("%d repro directories, want 2", len(entries))
+	}
+}
+
+func TestCheckReportSameForAnyJobs(t *testing.T) {
+	race := writeFile(t, "race.toml", checkRaceSrc)
+	wrong := writeFile(t, "wrong.toml", checkWrongSrc)
+	out := filepath.Join(t.TempDir(), "repro")
+	var reports []string
+	for _, jobs := range []string{"1", "4"} {
+		code, stdout, stderr := runCLI("check", race, "../../scenarios/fail_fast.toml", wrong, "--seeds", "5", "--jobs", jobs, "--out", out)
+		if code != 1 {
+			t.Fatalf("--jobs %s: exit %d, want 1\n%s\n%s", jobs, code, stdout, stderr)
+		}
+		reports = append(reports, stdout)
+	}
+	if reports[0] != reports[1] {
+		t.Fatalf("--jobs 1 and --jobs 4 differ:\n%s\n----\n%s", reports[0], reports[1])
+	}
+}
+
+func TestCheckRealMode(t *testing.T) {
+	code, stdout, stderr := runCLI("check", "../../scenarios/basic_completion.toml", "--seeds", "2", "--workers", "1,2", "--real")
+	if code != 0 || !strings.Contains(stdout, "real mode: 4 runs") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+func TestCheckBadInputExits2(t *testing.T) {
+	good := "../../scenarios/fail_fast.toml"
+	malformed := writeFile(t, "malformed.toml", "version = 1\n[task.main\n")
+	unknownTask := writeFile(t, "unknown.toml", "version = 1\n[task.main]\nops = [ { nursery = \"n\", body = [ { spawn = \"nope\" } ] } ]\n")
+	empty := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{good}, "--seeds is required"},
+		{[]string{good, "--seeds", "0"}, "--seeds must be at least 1, got 0"},
+		{[]string{good, "--seeds", "x"}, "--seeds"},
+		{[]string{good, "--seeds", "2", "--workers", "1,x"}, `--workers: "x" is not a number`},
+		{[]string{good, "--seeds", "2", "--workers", "1,,2"}, "empty entry"},
+		{[]string{good, "--seeds", "2", "--workers", "0"}, "--workers: 0 is out of range 1..256"},
+		{[]string{good, "--seeds", "2", "--workers", "300"}, "--workers: 300 is out of range 1..256"},
+		{[]string{good, "--seeds", "2", "--workers", "2,4,2"}, "--workers: 2 is listed twice"},
+		{[]string{good, "--seeds", "2", "--jobs", "0"}, "--jobs must be at least 1"},
+		{[]string{good, "--seeds", "2", "--resample", "-1"}, "--resample must be 0 or more"},
+		{[]string{good, "--seeds", "2", "--real", "--resample", "3"}, "--resample and --real cannot be combined"},
+		{[]string{good, "--seeds", "2", "--seed-start", "9223372036854775807"}, "go past the largest seed"},
+		{[]string{malformed, "--seeds", "2"}, malformed + ":2"},
+		{[]string{good, unknownTask, "--seeds", "2"}, unknownTask},
+		{[]string{unknownTask, "--seeds", "2"}, "task.main.ops[0].body[0]"},
+		{[]string{empty, "--seeds", "2"}, "the directory has no *.toml files"},
+		{[]string{"/nonexistent/x.toml", "--seeds", "2"}, "/nonexistent/x.toml"},
+		{[]string{"--seeds", "2"}, "arg"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := runCLI(append([]string{"check"}, c.args...)...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2\n%s%s", c.args, code, stdout, stderr)
+			continue
+		}
+		if !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: message lacks %q: %s", c.args, c.want, stderr)
+		}
+		if strings.Contains(stderr, "goroutine ") {
+			t.Errorf("%v: stack trace printed: %s", c.args, stderr)
+		}
+	}
+	// Every bad file is named, not only the first.
+	code, _, stderr := runCLI("check", malformed, unknownTask, "--seeds", "1")
+	if code != 2 || !strings.Contains(stderr, malformed) || !strings.Contains(stderr, unknownTask) || !strings.Contains(stderr, "2 of 2 file(s) invalid") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

@@ -1,0 +1,288 @@
+package sched
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/cbcsim/cbcsim/trace"
+)
+
+// ErrChannelClosed is the error code of a send on a closed channel and of
+// closing a channel twice.
+const ErrChannelClosed = "ChannelClosed"
+
+// Channel is a channel between tasks (seed 001 section 5.2: a task that
+// sends on a full channel or receives from an empty one is Blocked until the
+// operation can complete). Capacity 0 makes a rendezvous channel. Values are
+// int64 tokens. A blocked task is interrupted by cancellation.
+type Channel struct {
+	s    *Scheduler
+	name string
+	cap  int
+
+	mu     sync.Mutex // guards everything below
+	buf    []int64    // ring of cap values
+	head   int
+	n      int
+	closed bool
+	recvq  []*Task // blocked receivers, FIFO
+	sendq  []*Task // blocked senders, FIFO; their value is in t.wait.val
+}
+
+// NewChannel creates a channel with the given capacity (0: rendezvous).
+func (s *Scheduler) NewChannel(name string, capacity int) *Channel {
+	if capacity < 0 {
+		panic("sched: NewChannel: negative capacity")
+	}
+	return &Channel{s: s, name: name, cap: capacity, buf: make([]int64, capacity)}
+}
+
+// Name is the channel's name.
+func (c *Channel) Name() string { return c.name }
+
+// wait states of a task blocked on a channel or a timer.
+const (
+	waitPending   uint8 = iota // not completed: the worker refused to park it, retry
+	waitDone                   // completed (value delivered or taken, or the timer fired)
+	waitClosed                 // the channel was closed
+	waitCancelled              // interrupted by cancellation
+)
+
+// waitSlot is a task's record of its current blocking operation. It is
+// written by the task before it suspends and by wakers under the lock of
+// what it waits on.
+type waitSlot struct {
+	state         uint8
+	val           int64
+	interruptible bool // not inside a cleanup: cancellation may interrupt it
+	ch            *Channel
+	send          bool
+	tm            *timer
+	ref           *waitRef // published in Task.waitingOn while parked
+}
+
+// interruptible is a blocker that cancellation may interrupt.
+type interruptible interface {
+	blocker
+	cancelWait(t *Task) bool
+}
+
+// waitRef is what a parked task publishes so that markCancel, on another
+// worker, can find and interrupt its wait. It is immutable once published:
+// a new block makes a new one.
+type waitRef struct{ b interruptible }
+
+// chanWait is the blocker for a channel operation.
+type chanWait struct{ t *Task }
+
+func (b chanWait) describe() string {
+	w := &b.t.wait
+	if w.send {
+		return "send " + w.ch.name
+	}
+	return "recv " + w.ch.name
+}
+
+// park registers the task in the channel's queue unless the operation could
+// now proceed or the task was cancelled meanwhile.
+func (b chanWait) park(t *Task, w *Worker) bool {
+	c := t.wait.ch
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.wait.interruptible && t.mark.Load() != 0 {
+		return false
+	}
+	if t.wait.send {
+		if c.closed || len(c.recvq) > 0 || c.n < c.cap {
+			return false
+		}
+		c.sendq = append(c.sendq, t)
+	} else {
+		if c.closed || c.n > 0 || len(c.sendq) > 0 {
+			return false
+		}
+		c.recvq = append(c.recvq, t)
+	}
+	t.state.Store(uint32(StateBlocked))
+	t.waitingOn.Store(t.wait.ref)
+	// Dekker with markCancel: waitingOn is stored before mark is loaded
+	// (both seq-cst), so either this sees the mark or markCancel sees
+	// waitingOn.
+	if t.wait.interruptible && t.mark.Load() != 0 {
+		c.remove(t)
+		t.waitingOn.Store(nil)
+		return false
+	}
+	return true
+}
+
+// cancelWait removes t from the channel's queues if it is still blocked
+// there, marking the wait cancelled; the caller then wakes t.
+func (b chanWait) cancelWait(t *Task) bool {
+	c := t.wait.ch
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !t.wait.interruptible || !c.remove(t) {
+		return false
+	}
+	t.wait.state = waitCancelled
+	t.waitingOn.Store(nil)
+	return true
+}
+
+// remove deletes t from whichever queue holds it. Called with c.mu held.
+func (c *Channel) remove(t *Task) bool {
+	for _, q := range []*[]*Task{&c.recvq, &c.sendq} {
+		for i, x := range *q {
+			if x == t {
+				*q = append((*q)[:i], (*q)[i+1:]...)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// popFront takes the first task of q. Called with c.mu held.
+func popFront(q *[]*Task) *Task {
+	if len(*q) == 0 {
+		return nil
+	}
+	t := (*q)[0]
+	copy(*q, (*q)[1:])
+	(*q)[len(*q)-1] = nil
+	*q = (*q)[:len(*q)-1]
+	return t
+}
+
+// complete finishes a blocked task's wait with state and wakes it. Called
+// with c.mu held, by the task that made the wait complete (running on w).
+func (c *Channel) complete(t *Task, state uint8, w *Worker) {
+	t.wait.state = state
+	t.waitingOn.Store(nil)
+	c.s.wakeFrom(w, t)
+}
+
+// Send sends v on c. It is a checkpoint costing one op and one channel_ops;
+// it blocks while the channel is full (or, for a rendezvous channel, until a
+// receiver takes the value). Sending on a closed channel fails the task
+// with ChannelClosed.
+func (t *Task) Send(c *Channel, v int64) error {
+	if err := t.point(Cost{Ops: 1, ChannelOps: 1}); err != nil {
+		return err
+	}
+	for {
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return &SchedError{Code: ErrChannelClosed, Detail: "send on closed channel " + c.name}
+		}
+		if r := popFront(&c.recvq); r != nil {
+			r.wait.val = v
+			c.complete(r, waitDone, t.w)
+			c.mu.Unlock()
+			return nil
+		}
+		if c.n < c.cap {
+			c.buf[(c.head+c.n)%c.cap] = v
+			c.n++
+			c.mu.Unlock()
+			return nil
+		}
+		c.mu.Unlock()
+		if err := t.blockOnChannel(c, true, v); err != nil || t.wait.state == waitDone {
+			return err
+		}
+		if t.wait.state == waitClosed {
+			return &SchedError{Code: ErrChannelClosed, Detail: "send on closed channel " + c.name}
+		}
+	}
+}
+
+// Recv receives from c. It is a checkpoint costing one op and one
+// channel_ops; it blocks while the channel is empty. On a closed, empty
+// channel it returns at once with ok false.
+func (t *Task) Recv(c *Channel) (v int64, ok bool, err error) {
+	if err := t.point(Cost{Ops: 1, ChannelOps: 1}); err != nil {
+		return 0, false, err
+	}
+	for {
+		c.mu.Lock()
+		if c.n > 0 {
+			v = c.buf[c.head]
+			c.head = (c.head + 1) % c.cap
+			c.n--
+			if s := popFront(&c.sendq); s != nil {
+				c.buf[(c.head+c.n)%c.cap] = s.wait.val
+				c.n++
+				c.complete(s, waitDone, t.w)
+			}
+			c.mu.Unlock()
+			return v, true, nil
+		}
+		if s := popFront(&c.sendq); s != nil {
+			v = s.wait.val
+			c.complete(s, waitDone, t.w)
+			c.mu.Unlock()
+			return v, true, nil
+		}
+		if c.closed {
+			c.mu.Unlock()
+			return 0, false, nil
+		}
+		c.mu.Unlock()
+		if err := t.blockOnChannel(c, false, 0); err != nil {
+			return 0, false, err
+		}
+		switch t.wait.state {
+		case waitDone:
+			return t.wait.val, true, nil
+		case waitClosed:
+			return 0, false, nil
+		}
+	}
+}
+
+// Close closes c: blocked receivers get ok false, blocked senders fail with
+// ChannelClosed. It costs one channel_ops and is not a checkpoint. Closing
+// twice fails the task with ChannelClosed.
+func (t *Task) Close(c *Channel) error {
+	if err := t.charge(Cost{ChannelOps: 1}); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return &SchedError{Code: ErrChannelClosed, Detail: "close of closed channel " + c.name}
+	}
+	c.closed = true
+	for r := popFront(&c.recvq); r != nil; r = popFront(&c.recvq) {
+		c.complete(r, waitClosed, t.w)
+	}
+	for s := popFront(&c.sendq); s != nil; s = popFront(&c.sendq) {
+		c.complete(s, waitClosed, t.w)
+	}
+	return nil
+}
+
+// blockOnChannel suspends t until its channel operation completes, the
+// channel closes, or (outside cleanups) it is cancelled. A state of
+// waitPending on return means the worker found the operation could proceed
+// and did not park: the caller retries.
+func (t *Task) blockOnChannel(c *Channel, send bool, v int64) error {
+	t.wait = waitSlot{state: waitPending, val: v, interruptible: t.cleanupDepth == 0, ch: c, send: send}
+	t.wait.ref = &waitRef{b: chanWait{t: t}}
+	t.blockOn = t.wait.ref.b
+	t.suspend(reasonBlock)
+	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.mark.Load() != 0) {
+		return t.observe()
+	}
+	return nil
+}
+
+func (c *Channel) String() string { return fmt.Sprintf("channel %s (cap %d)", c.name, c.cap) }
+
+// emitSim writes an event caused outside any worker (timers, the driver).
+func (s *Scheduler) emitSim(kind trace.Kind, fields ...trace.Field) {
+	s.em.emit(kind, fields...)
+}

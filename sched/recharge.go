@@ -1,0 +1,174 @@
+package sched
+
+import (
+	"github.com/cbcsim/cbcsim/trace"
+)
+
+// exhausted handles a budget component that cannot pay c (seed 001 section
+// 3.2). The task is BudgetExhausted until something recharges it, in this
+// order: credit a supervisor already granted, its nursery's pool (parent
+// recharge, up to its initial budget), itself once if it holds the budget
+// capability (the capability limit is one more initial budget), and, under
+// the cluster profile for a child spawned with a name (`as`), a
+// supervisor's recharge, which it waits for. When nothing can recharge it,
+// it fails with ResourceExhausted.
+func (t *Task) exhausted(comp Component, c Cost) error {
+	if t.emitting() {
+		t.emit(trace.KindExhausted, trace.S("comp", comp.String()))
+	}
+	for {
+		n := t.parent
+		if n != nil && n.rechargeTask(t, c) {
+			return nil
+		}
+		if t.caps&CapBudget != 0 && !t.selfRecharged {
+			t.selfRecharged = true
+			t.refill(t.initial)
+			if t.emitting() {
+				t.emit(trace.KindRecharge, trace.S("from", "self"))
+			}
+			if t.budget.short(c) == CompNone {
+				return nil
+			}
+		}
+		if n == nil || t.as == "" || t.s.cfg.Profile != ProfileCluster {
+			return &SchedError{Code: ErrResourceExhausted, Detail: comp.String() + " exhausted"}
+		}
+		// Wait for the supervisor.
+		t.wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
+		t.wait.ref = &waitRef{b: rechargeWait{t: t}}
+		t.blockOn = t.wait.ref.b
+		t.suspend(reasonBlock)
+		if t.wait.state == waitCancelled || (t.wait.interruptible && t.mark.Load() != 0) {
+			return t.observe()
+		}
+	}
+}
+
+// refill raises each component of t's budget to at least b's.
+func (t *Task) refill(b Budget) {
+	t.budget.Ops = max(t.budget.Ops, b.Ops)
+	t.budget.Memory = max(t.budget.Memory, b.Memory)
+	t.budget.SpawnCount = max(t.budget.SpawnCount, b.SpawnCount)
+	t.budget.ChannelOps = max(t.budget.ChannelOps, b.ChannelOps)
+	t.budget.Syscalls = max(t.budget.Syscalls, b.Syscalls)
+}
+
+// rechargeTask refills t from credit a supervisor granted and from the pool
+// (seed 001 section 8.2), the pool up to t's initial budget. It reports
+// whether t can now pay c.
+func (n *Nursery) rechargeTask(t *Task, c Cost) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if t.credit != (Budget{}) {
+		add(&t.budget, t.credit)
+		if t.emitting() {
+			t.emit(trace.KindRecharge, trace.S("from", "supervisor"), trace.I("ops", t.credit.Ops))
+		}
+		t.credit = Budget{}
+		if t.budget.short(c) == CompNone {
+			return true
+		}
+	}
+	want := Budget{
+		Ops:        max(t.initial.Ops-t.budget.Ops, 0),
+		Memory:     max(t.initial.Memory-t.budget.Memory, 0),
+		ChannelOps: max(t.initial.ChannelOps-t.budget.ChannelOps, 0),
+		Syscalls:   max(t.initial.Syscalls-t.budget.Syscalls, 0),
+	}
+	got := n.pool.take(want)
+	add(&t.budget, got)
+	if got != (Budget{}) && t.emitting() {
+		t.emit(trace.KindRecharge, trace.S("from", "pool"), trace.I("ops", got.Ops))
+	}
+	return t.budget.short(c) == CompNone
+}
+
+func add(b *Budget, c Budget) {
+	b.Ops += c.Ops
+	b.Memory += c.Memory
+	b.SpawnCount += c.SpawnCount
+	b.ChannelOps += c.ChannelOps
+	b.Syscalls += c.Syscalls
+}
+
+// rechargeWait is the blocker of an exhausted task waiting for its
+// supervisor. Its lock is the task's nursery's.
+type rechargeWait struct{ t *Task }
+
+func (b rechargeWait) describe() string { return "recharge" }
+
+func (b rechargeWait) park(t *Task, w *Worker) bool {
+	n := t.parent
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if t.credit != (Budget{}) || (t.wait.interruptible && t.mark.Load() != 0) {
+		return false
+	}
+	t.rechargeWaiting = true
+	t.state.Store(uint32(StateExhausted))
+	t.waitingOn.Store(t.wait.ref)
+	if t.wait.interruptible && t.mark.Load() != 0 { // Dekker with markCancel
+		t.rechargeWaiting = false
+		t.waitingOn.Store(nil)
+		return false
+	}
+	return true
+}
+
+func (b rechargeWait) cancelWait(t *Task) bool {
+	n := t.parent
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !t.rechargeWaiting || !t.wait.interruptible {
+		return false
+	}
+	t.rechargeWaiting = false
+	t.wait.state = waitCancelled
+	t.waitingOn.Store(nil)
+	return true
+}
+
+// Recharge grants amount to the unfinished child spawned `as` name in the
+// innermost nursery t has open that has one (a `:cluster` supervisor's
+// recharge). It needs the cluster profile, or the supervisor capability
+// under sovereign; otherwise the task fails with CapabilityDenied. A child
+// waiting in BudgetExhausted wakes. It reports whether a child was found.
+func (t *Task) Recharge(name string, amount Budget) (bool, error) {
+	switch {
+	case t.s.cfg.Profile == ProfileCluster:
+	case t.s.cfg.Profile == ProfileSovereign && t.caps&CapSupervisor != 0:
+	default:
+		return false, &SchedError{Code: ErrCapabilityDenied, Detail: "recharge needs the cluster profile or the supervisor capability"}
+	}
+	t.mu.Lock()
+	owned := append([]*Nursery(nil), t.owned...)
+	t.mu.Unlock()
+	for i := len(owned) - 1; i >= 0; i-- {
+		n := owned[i]
+		n.mu.Lock()
+		for j := len(n.children) - 1; j >= 0; j-- {
+			c := n.children[j]
+			if c.as != name || n.m.Result(n.children[j].child).Kind != 0 {
+				continue
+			}
+			add(&c.credit, amount)
+			if t.emitting() {
+				t.emit(trace.KindRecharge, trace.I("target", int64(c.id)), trace.S("as", name), trace.I("ops", amount.Ops))
+			}
+			if c.rechargeWaiting {
+				c.rechargeWaiting = false
+				c.waitingOn.Store(nil)
+				c.wait.state = waitDone
+				t.s.wakeFrom(t.w, c)
+			}
+			n.mu.Unlock()
+			return true, nil
+		}
+		n.mu.Unlock()
+	}
+	if t.emitting() {
+		t.emit(trace.KindNote, trace.S("recharge", name), trace.S("found", "none"))
+	}
+	return false, nil
+}

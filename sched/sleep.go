@@ -1,0 +1,121 @@
+package sched
+
+import "github.com/cbcsim/cbcsim/trace"
+
+// Now is the scheduler's current time in ticks.
+func (s *Scheduler) Now() uint64 {
+	if s.clock == nil {
+		return 0
+	}
+	return s.clock.Now()
+}
+
+// Sleep blocks t until the clock has advanced ticks. It is a checkpoint
+// and costs no budget; cancellation interrupts it.
+func (t *Task) Sleep(ticks int64) error {
+	if err := t.point(Cost{}); err != nil {
+		return err
+	}
+	if ticks <= 0 {
+		return nil
+	}
+	s := t.s
+	tm := s.timers.add(s.Now()+uint64(ticks), timerSleep, t, nil)
+	t.wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0, tm: tm}
+	t.wait.ref = &waitRef{b: sleepWait{t: t}}
+	for {
+		t.blockOn = t.wait.ref.b
+		t.suspend(reasonBlock)
+		switch {
+		case t.wait.state == waitDone:
+			return nil
+		case t.wait.state == waitCancelled || (t.wait.interruptible && t.mark.Load() != 0):
+			s.timers.kill(tm)
+			return t.observe()
+		}
+	}
+}
+
+// sleepWait is the blocker of a sleeping task.
+type sleepWait struct{ t *Task }
+
+func (b sleepWait) describe() string { return "sleep" }
+
+func (b sleepWait) park(t *Task, w *Worker) bool {
+	ts := &t.s.timers
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	tm := t.wait.tm
+	if tm.fired {
+		t.wait.state = waitDone
+		return false
+	}
+	if t.wait.interruptible && t.mark.Load() != 0 {
+		return false
+	}
+	tm.waiting = true
+	t.state.Store(uint32(StateBlocked))
+	t.waitingOn.Store(t.wait.ref)
+	if t.wait.interruptible && t.mark.Load() != 0 { // Dekker with markCancel
+		tm.waiting = false
+		t.waitingOn.Store(nil)
+		return false
+	}
+	return true
+}
+
+func (b sleepWait) cancelWait(t *Task) bool {
+	ts := &t.s.timers
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	tm := t.wait.tm
+	if !tm.waiting || tm.fired || !t.wait.interruptible {
+		return false
+	}
+	tm.waiting, tm.dead = false, true
+	t.wait.state = waitCancelled
+	t.waitingOn.Store(nil)
+	return true
+}
+
+// NextTimer reports when the earliest pending timer fires.
+func (s *Scheduler) NextTimer() (uint64, bool) { return s.timers.next() }
+
+// FireTimers fires every timer due at now, in (time, creation) order:
+// sleepers wake, nursery timeouts cancel. The seeded driver calls it before
+// each step; in real mode the clock goroutine does.
+func (s *Scheduler) FireTimers(now uint64) {
+	for {
+		ts := &s.timers
+		ts.mu.Lock()
+		tm := ts.popDue(now)
+		if tm == nil {
+			ts.mu.Unlock()
+			return
+		}
+		tm.fired = true
+		wake := tm.kind == timerSleep && tm.waiting
+		tm.waiting = false
+		if wake {
+			tm.task.wait.state = waitDone
+			tm.task.waitingOn.Store(nil)
+		}
+		ts.mu.Unlock()
+		switch tm.kind {
+		case timerSleep:
+			if wake {
+				s.wakeFrom(nil, tm.task)
+			}
+		case timerTimeout:
+			if s.em.on() {
+				s.em.emit(trace.KindNote, trace.I("nursery", int64(tm.n.id)), trace.S("timeout", tm.n.label))
+			}
+			tm.n.timeout(nil)
+		}
+	}
+}
+
+// startTimeout arms n's timeout.
+func (n *Nursery) startTimeout(ticks int64) {
+	n.timer = n.s.timers.add(n.s.Now()+uint64(ticks), timerTimeout, nil, n)
+}

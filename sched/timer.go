@@ -1,0 +1,119 @@
+package sched
+
+import (
+	"container/heap"
+	"sync"
+)
+
+// Clock is the scheduler's source of time, in ticks. The seeded driver
+// injects a virtual clock (one tick per step, jumping to the next timer when
+// no worker can act); real mode uses wall time (see RealTickNanos).
+type Clock interface {
+	Now() uint64
+}
+
+// timerKind says what a timer does when it fires.
+type timerKind uint8
+
+const (
+	timerSleep   timerKind = iota + 1 // wake a sleeping task
+	timerTimeout                      // a nursery's timeout
+)
+
+// timer is one pending timer. dead timers (the sleeper was cancelled, the
+// nursery ended) stay in the heap until they reach its top, where they are
+// dropped without firing.
+type timer struct {
+	when    uint64
+	seq     uint64 // creation order: ties fire in the order they were set
+	kind    timerKind
+	task    *Task
+	n       *Nursery
+	dead    bool
+	fired   bool
+	waiting bool // a sleeper is parked on it
+	idx     int
+}
+
+// timers is a min-heap of timers ordered by (when, seq), so the order in
+// which timers fire never depends on anything but the program.
+type timers struct {
+	mu   sync.Mutex
+	h    timerHeap
+	seq  uint64
+	wake chan struct{} // real mode: tells the clock goroutine a new timer exists
+}
+
+type timerHeap []*timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if h[i].when != h[j].when {
+		return h[i].when < h[j].when
+	}
+	return h[i].seq < h[j].seq
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].idx = i; h[j].idx = j }
+func (h *timerHeap) Push(x any)   { t := x.(*timer); t.idx = len(*h); *h = append(*h, t) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return t
+}
+
+// add registers a timer firing at when.
+func (ts *timers) add(when uint64, kind timerKind, t *Task, n *Nursery) *timer {
+	ts.mu.Lock()
+	ts.seq++
+	tm := &timer{when: when, seq: ts.seq, kind: kind, task: t, n: n}
+	heap.Push(&ts.h, tm)
+	ts.mu.Unlock()
+	if ts.wake != nil {
+		select {
+		case ts.wake <- struct{}{}:
+		default:
+		}
+	}
+	return tm
+}
+
+// kill marks tm dead so it never fires.
+func (ts *timers) kill(tm *timer) {
+	ts.mu.Lock()
+	tm.dead = true
+	ts.mu.Unlock()
+}
+
+// next returns the time of the earliest live timer.
+func (ts *timers) next() (uint64, bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for len(ts.h) > 0 && ts.h[0].dead {
+		heap.Pop(&ts.h)
+	}
+	if len(ts.h) == 0 {
+		return 0, false
+	}
+	return ts.h[0].when, true
+}
+
+// popDue pops the earliest live timer due at now, or returns nil. Called
+// with ts.mu held.
+func (ts *timers) popDue(now uint64) *timer {
+	for len(ts.h) > 0 {
+		tm := ts.h[0]
+		if tm.dead {
+			heap.Pop(&ts.h)
+			continue
+		}
+		if tm.when > now {
+			return nil
+		}
+		heap.Pop(&ts.h)
+		tm.dead = true
+		return tm
+	}
+	return nil
+}

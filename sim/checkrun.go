@@ -1,0 +1,1082 @@
+package sim
+
+// This file is `cbcsim check`: many seeds and worker counts per scenario,
+// run in parallel, summarized in a deterministic report.
+//
+// Design notes. Each run is one Resolve + Execute, single-threaded and
+// deterministic, so runs are spread over J goroutines that take job indices
+// from one atomic counter; no Run is ever shared. Results are folded into
+// one aggregate per (scenario, worker count) under that row's mutex, and
+// every fold is commutative (counts, sums, maxima, the smallest failing
+// seed, the smallest few seeds per kind of failure), so the report is the
+// same whichever goroutine finished first. Rejected: keeping every run's
+// result in a slice and sorting at the end (memory grows with --seeds), and
+// a channel of results read by one collector (the collector becomes the
+// bottleneck for runs of a few microseconds).
+//
+// Determinism is checked, not trusted: a fixed sample of runs per scenario
+// is executed twice, each time with the trace captured in memory, and the
+// two traces are compared byte for byte. Only the sampled runs pay for a
+// trace.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+
+	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sim/scenario"
+)
+
+// Defaults of CheckOptions.
+const (
+	DefaultResample = 5  // runs per scenario executed twice and compared
+	DefaultReproMax = 20 // repro directories written per check
+)
+
+// DefaultCheckWorkers returns the worker counts a check runs when none are
+// given: 1, 2, 4 and 8.
+func DefaultCheckWorkers() []int { return []int{1, 2, 4, 8} }
+
+const (
+	// resampleSeed seeds the generator that picks the runs executed twice.
+	// It is a constant so that the same check re-runs the same runs on
+	// every machine and every invocation.
+	resampleSeed uint64 = 0x636865636b5f7273 // "check_rs"
+
+	seedsShownMax    = 10  // other seeds listed per kind of failure
+	kindsShownMax    = 5   // kinds of failure shown per (scenario, workers) row
+	diffLineMax      = 200 // bytes of a differing trace line shown
+	outcomeError     = "error"
+	checkKindHarness = "harness"
+)
+
+// CheckOptions configures CheckScenarios.
+type CheckOptions struct {
+	Seeds     int    // seeds per scenario and worker count; at least 1
+	SeedStart uint64 // the first seed: runs use SeedStart .. SeedStart+Seeds-1
+	Workers   []int  // worker counts, each 1..256, no repeats; nil: DefaultCheckWorkers
+	Real      bool   // real worker goroutines: no trace, so no resample and no run.trace
+	Jobs      int    // goroutines running runs; 0: runtime.NumCPU()
+	Resample  int    // runs per scenario executed twice and compared byte for byte; 0: none
+	ReproDir  string // where repro directories are written; "": none
+	ReproMax  int    // repro directories at most; 0: DefaultReproMax
+
+	// ProgressTerminal makes the progress line rewrite itself with \r
+	// (stderr is a terminal) instead of printing a line every 2 s.
+	ProgressTerminal bool
+}
+
+// CheckReport is the result of CheckScenarios. Everything in it, and
+// everything Write prints, is independent of the number of jobs and of
+// which run finished first (real mode aside: its step counts and outcomes
+// depend on the OS).
+type CheckReport struct {
+	Options        CheckOptions // with defaults filled in
+	Scenarios      []ScenarioCheck
+	Nondeterminism []Nondeterminism
+	Runs           int64 // runs, not counting the second execution of resampled ones
+	FailedRuns     int64
+	Resampled      int      // runs executed twice
+	ReproDirs      []string // repro directories written, in report order
+	ReproSkipped   int      // failures left without a directory because ReproMax was reached
+	ReproErrors    []string // repro directories that could not be written
+}
+
+// ScenarioCheck is one scenario's part of the report.
+type ScenarioCheck struct {
+	Path     string
+	Name     string
+	Victim   string
+	Rows     []CheckRow // one per worker count, in the order given
+	Total    CheckRow   // Workers is 0
+	Failures []CheckFailure
+}
+
+// CheckRow sums the runs of one worker count (or of all, in Total).
+type CheckRow struct {
+	Workers       int
+	Runs          int64
+	Passed        int64
+	Failed        int64
+	FirstFailSeed uint64 // meaningful when Failed > 0
+	StepsTotal    int64
+	StepsMax      int64
+	Outcomes      map[string]int64 // outcome name → runs
+	Resampled     int              // runs executed twice
+	Differ        int              // of those, how many gave different traces
+}
+
+// CheckFailure is one kind of failure of one (scenario, workers) row: the
+// runs that ended with the same outcome and the same broken checks. Seed is
+// the smallest such seed, and the details are that run's.
+type CheckFailure struct {
+	Path     string
+	Scenario string
+	Seed     uint64
+	Config   Config // the failing run's configuration: Seed, Workers, Victim, Real
+	Outcome  string
+	Main     string  // main's result
+	Checks   []Check // the broken checks only
+	Count    int64   // runs of the row that failed this way
+	Seeds    []uint64
+	// Seeds lists the smallest few other seeds that failed this way.
+
+	ReproDir string // the repro directory, "" if none was written
+	Trace    string // its run.trace, "" if none (no directory, or real mode)
+}
+
+// Command is the command line that reruns the failing run.
+func (f *CheckFailure) Command() string { return checkRunCommand(f.Path, f.Config) }
+
+// Nondeterminism is a run that did not repeat itself: its two executions
+// gave different traces (Line > 0), or the re-run that wrote the repro did
+// not fail the way the original did (Line == 0, Detail says how).
+type Nondeterminism struct {
+	Path     string
+	Scenario string
+	Seed     uint64
+	Workers  int
+	Victim   string
+	Line     int    // first differing trace line, 1-based
+	First    string // that line in the first trace ("" past its end)
+	Second   string // that line in the second trace
+	Detail   string
+	ReproDir string
+
+	sample *checkSample // the two executions, when Line > 0
+}
+
+func (n *Nondeterminism) String() string {
+	if n.Line > 0 {
+		return fmt.Sprintf("nondeterminism: seed %d workers %d: traces differ at line %d", n.Seed, n.Workers, n.Line)
+	}
+	return fmt.Sprintf("nondeterminism: seed %d workers %d: %s", n.Seed, n.Workers, n.Detail)
+}
+
+// Failed reports whether any run failed or any run was nondeterministic.
+func (r *CheckReport) Failed() bool { return r.FailedRuns > 0 || len(r.Nondeterminism) > 0 }
+
+// CheckScenarios runs every scenario under every seed and worker count of
+// o, on o.Jobs goroutines, and returns the report. paths[i] is the file
+// scs[i] was loaded from; it names the scenario in the report, in the
+// commands that reproduce a failure and in the repro directory's name.
+//
+// A line of progress goes to progress (nil: none) once the check has taken
+// a second. The error is for bad input only (options, or a scenario that
+// cannot run under them) and comes before any run starts; a run that fails,
+// panics or cannot execute is a failure in the report.
+func CheckScenarios(scs []*scenario.Scenario, paths []string, o CheckOptions, progress io.Writer) (*CheckReport, error) {
+	c, err := newChecker(scs, paths, o, Execute)
+	if err != nil {
+		return nil, err
+	}
+	return c.run(progress), nil
+}
+
+// checkExecFunc is Execute; tests pass another to provoke nondeterminism.
+type checkExecFunc func(*scenario.Scenario, Config, Options) (*Run, error)
+
+type checker struct {
+	scs    []*scenario.Scenario
+	paths  []string
+	o      CheckOptions
+	exec   checkExecFunc
+	victim []string // per scenario
+
+	perScenario int64 // runs per scenario: Seeds × len(Workers)
+	total       int64 // runs, without the second executions
+	rows        [][]*checkRow
+	samples     []*checkSample         // in report order
+	sampleOf    map[int64]*checkSample // job index of a sampled run → its sample; read-only once running
+	prog        *checkProgress
+}
+
+// checkRow folds the results of one (scenario, workers) row. Any job
+// goroutine may call add; the mutex serializes them.
+type checkRow struct {
+	mu    sync.Mutex
+	row   CheckRow
+	kinds map[string]*CheckFailure // by signature
+}
+
+// checkSample is a run executed twice; each execution writes its own buffer.
+type checkSample struct {
+	sc, wi        int
+	seed          uint64
+	first, second bytes.Buffer
+}
+
+// checkSummary is what a check keeps of a run.
+type checkSummary struct {
+	cfg     Config
+	outcome string
+	main    string
+	steps   int64
+	failed  []Check
+}
+
+func (s *checkSummary) signature() string {
+	var b strings.Builder
+	b.WriteString(s.outcome)
+	for _, c := range s.failed {
+		b.WriteByte('|')
+		b.WriteString(c.Name)
+	}
+	return b.String()
+}
+
+func newChecker(scs []*scenario.Scenario, paths []string, o CheckOptions, exec checkExecFunc) (*checker, error) {
+	if len(scs) == 0 {
+		return nil, errors.New("no scenarios to check")
+	}
+	if len(scs) != len(paths) {
+		return nil, fmt.Errorf("sim: CheckScenarios: %d scenarios but %d paths", len(scs), len(paths))
+	}
+	if o.Seeds < 1 {
+		return nil, fmt.Errorf("the number of seeds must be at least 1, got %d", o.Seeds)
+	}
+	if o.SeedStart > math.MaxInt64 || uint64(o.Seeds-1) > math.MaxInt64-o.SeedStart {
+		return nil, fmt.Errorf("%d seeds starting at %d go past the largest seed, %d", o.Seeds, o.SeedStart, int64(math.MaxInt64))
+	}
+	if o.Workers == nil {
+		o.Workers = DefaultCheckWorkers()
+	}
+	o.Workers = append([]int(nil), o.Workers...)
+	if len(o.Workers) == 0 {
+		return nil, errors.New("no worker counts given")
+	}
+	seen := map[int]bool{}
+	for _, w := range o.Workers {
+		if w < 1 || w > sched.WorkersMax {
+			return nil, fmt.Errorf("worker count %d is out of range 1..%d", w, sched.WorkersMax)
+		}
+		if seen[w] {
+			return nil, fmt.Errorf("worker count %d is listed twice", w)
+		}
+		seen[w] = true
+	}
+	switch {
+	case o.Jobs < 0:
+		return nil, fmt.Errorf("the number of jobs must be at least 1, got %d", o.Jobs)
+	case o.Jobs == 0:
+		o.Jobs = runtime.NumCPU()
+	}
+	if o.Resample < 0 {
+		return nil, fmt.Errorf("the resample count must be 0 or more, got %d", o.Resample)
+	}
+	if o.Real {
+		o.Resample = 0 // real mode writes no trace to compare
+	}
+	switch {
+	case o.ReproMax < 0:
+		return nil, fmt.Errorf("the repro bound must be 0 or more, got %d", o.ReproMax)
+	case o.ReproMax == 0:
+		o.ReproMax = DefaultReproMax
+	}
+	nw := int64(len(o.Workers))
+	if int64(o.Seeds) > math.MaxInt64/nw/int64(len(scs)) {
+		return nil, fmt.Errorf("%d seeds × %d worker counts × %d scenarios is too many runs", o.Seeds, nw, len(scs))
+	}
+
+	c := &checker{scs: scs, paths: paths, o: o, exec: exec, sampleOf: map[int64]*checkSample{}}
+	c.perScenario = int64(o.Seeds) * nw
+	c.total = c.perScenario * int64(len(scs))
+	// Resolve every scenario under every worker count up front: a scenario
+	// that cannot run (an unsupported operation, a bad victim) is bad
+	// input, reported before hours of runs, not as a failure of each.
+	for i, sc := range scs {
+		for _, w := range o.Workers {
+			cfg, err := Resolve(sc, Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real})
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", paths[i], err)
+			}
+			if len(c.victim) == i {
+				c.victim = append(c.victim, cfg.Victim)
+			}
+		}
+		aggs := make([]*checkRow, len(o.Workers))
+		for wi, w := range o.Workers {
+			aggs[wi] = &checkRow{row: CheckRow{Workers: w, Outcomes: map[string]int64{}}, kinds: map[string]*CheckFailure{}}
+		}
+		c.rows = append(c.rows, aggs)
+	}
+	rng := sched.NewXoshiro(resampleSeed)
+	for i := range scs {
+		for _, p := range checkPickResample(rng, len(o.Workers), o.Seeds, o.Resample) {
+			s := &checkSample{sc: i, wi: p.wi, seed: o.SeedStart + uint64(p.seed)}
+			c.samples = append(c.samples, s)
+			c.sampleOf[int64(i)*c.perScenario+int64(p.wi)*int64(o.Seeds)+int64(p.seed)] = s
+		}
+	}
+	return c, nil
+}
+
+type checkRunRef struct{ wi, seed int } // worker index, seed index
+
+// checkPickResample chooses k distinct runs out of nw worker counts × seeds,
+// spread over the worker counts: the i-th pick takes worker count
+// (off+i) mod nw, or the next one with seeds left, and a random seed not
+// yet picked for it. k ≥ nw×seeds picks every run. The result is sorted.
+func checkPickResample(rng *sched.Xoshiro, nw, seeds, k int) []checkRunRef {
+	var out []checkRunRef
+	if k <= 0 {
+		return nil
+	}
+	if int64(k) >= int64(nw)*int64(seeds) {
+		for wi := 0; wi < nw; wi++ {
+			for s := 0; s < seeds; s++ {
+				out = append(out, checkRunRef{wi, s})
+			}
+		}
+		return out
+	}
+	picked := map[checkRunRef]bool{}
+	perWorker := make([]int, nw)
+	off := rng.Intn(nw)
+	for i := 0; i < k; i++ {
+		wi := (off + i) % nw
+		// Bounded: fewer than nw×seeds runs are picked, so some worker
+		// count has a seed left, and that one has a free seed.
+		for perWorker[wi] == seeds {
+			wi = (wi + 1) % nw
+		}
+		s := rng.Intn(seeds)
+		for picked[checkRunRef{wi, s}] {
+			s = (s + 1) % seeds
+		}
+		picked[checkRunRef{wi, s}] = true
+		perWorker[wi]++
+		out = append(out, checkRunRef{wi, s})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].wi != out[j].wi {
+			return out[i].wi < out[j].wi
+		}
+		return out[i].seed < out[j].seed
+	})
+	return out
+}
+
+// run executes every job and builds the report.
+func (c *checker) run(progressW io.Writer) *CheckReport {
+	jobs := c.total + int64(len(c.samples)) // second executions go last
+	c.prog = newCheckProgress(progressW, c.o.ProgressTerminal, jobs, time.Now())
+	stop := c.prog.start()
+
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(int64(c.o.Jobs), jobs) {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= jobs {
+					return
+				}
+				c.do(i)
+			}
+		})
+	}
+	wg.Wait()
+	stop()
+	return c.report()
+}
+
+// do runs job i. Called by the job goroutines, each i once.
+func (c *checker) do(i int64) {
+	if i >= c.total {
+		s := c.samples[i-c.total]
+		c.execute(s.sc, s.wi, s.seed, &s.second)
+		c.prog.add(false)
+		return
+	}
+	sc := int(i / c.perScenario)
+	rest := i % c.perScenario
+	wi := int(rest / int64(c.o.Seeds))
+	seed := c.o.SeedStart + uint64(rest%int64(c.o.Seeds))
+	var buf *bytes.Buffer
+	if s := c.sampleOf[i]; s != nil {
+		buf = &s.first
+	}
+	sum := c.execute(sc, wi, seed, buf)
+	c.rows[sc][wi].add(c, sc, seed, &sum)
+	c.prog.add(len(sum.failed) > 0)
+}
+
+// execute runs one seed; the trace goes to buf when buf is not nil. A panic
+// or an error of the harness becomes a failed check, so one bad run never
+// stops the others.
+func (c *checker) execute(sc, wi int, seed uint64, buf *bytes.Buffer) (sum checkSummary) {
+	o := Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real}
+	if buf != nil {
+		o.Trace = buf
+	}
+	return checkExecute(c.scs[sc], o, c.exec)
+}
+
+func checkExecute(sc *scenario.Scenario, o Options, exec checkExecFunc) (sum checkSummary) {
+	defer func() {
+		if r := recover(); r != nil {
+			sum.outcome = OutcomeCrash
+			sum.failed = []Check{{Kind: checkKindHarness, Name: "run-no-panic", Detail: fmt.Sprint(r)}}
+		}
+	}()
+	cfg, err := Resolve(sc, o)
+	sum.cfg = cfg
+	if err == nil {
+		var run *Run
+		if run, err = exec(sc, cfg, o); err == nil {
+			sum.outcome, sum.main, sum.steps = run.Outcome, run.Result.String(), run.Steps
+			for _, ch := range run.Checks {
+				if !ch.OK {
+					sum.failed = append(sum.failed, ch)
+				}
+			}
+			return sum
+		}
+	}
+	sum.outcome = outcomeError
+	sum.failed = []Check{{Kind: checkKindHarness, Name: "execute", Detail: err.Error()}}
+	return sum
+}
+
+// add folds one run into the row.
+func (a *checkRow) add(c *checker, sc int, seed uint64, s *checkSummary) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := &a.row
+	r.Runs++
+	r.StepsTotal += s.steps
+	r.StepsMax = max(r.StepsMax, s.steps)
+	r.Outcomes[s.outcome]++
+	if len(s.failed) == 0 {
+		r.Passed++
+		return
+	}
+	r.Failed++
+	if r.Failed == 1 || seed < r.FirstFailSeed {
+		r.FirstFailSeed = seed
+	}
+	sig := s.signature()
+	k := a.kinds[sig]
+	switch {
+	case k == nil:
+		k = &CheckFailure{Path: c.paths[sc], Scenario: c.scs[sc].Name}
+		a.kinds[sig] = k
+	case seed < k.Seed:
+		k.Seeds = checkInsertSmallest(k.Seeds, k.Seed, seedsShownMax)
+	default:
+		k.Seeds = checkInsertSmallest(k.Seeds, seed, seedsShownMax)
+		k.Count++
+		return
+	}
+	k.Count++
+	k.Seed, k.Outcome, k.Main, k.Checks = seed, s.outcome, s.main, s.failed
+	// The run's own Config, with what the check set filled in even when
+	// Resolve panicked before returning it.
+	k.Config = s.cfg
+	k.Config.Seed, k.Config.Workers, k.Config.Victim, k.Config.Real = seed, r.Workers, c.victim[sc], c.o.Real
+}
+
+// checkInsertSmallest inserts v into the sorted list, keeping the n smallest.
+func checkInsertSmallest(list []uint64, v uint64, n int) []uint64 {
+	i := sort.Search(len(list), func(i int) bool { return list[i] >= v })
+	if i >= n {
+		return list
+	}
+	list = append(list, 0)
+	copy(list[i+1:], list[i:])
+	list[i] = v
+	if len(list) > n {
+		list = list[:n]
+	}
+	return list
+}
+
+// report builds the report once every job is done: the rows, the
+// comparison of the resampled runs, then the repro directories.
+func (c *checker) report() *CheckReport {
+	r := &CheckReport{Options: c.o}
+	for i, sc := range c.scs {
+		s := ScenarioCheck{Path: c.paths[i], Name: sc.Name, Victim: c.victim[i]}
+		s.Total = CheckRow{Outcomes: map[string]int64{}}
+		for _, a := range c.rows[i] {
+			s.Rows = append(s.Rows, a.row)
+			kinds := make([]*CheckFailure, 0, len(a.kinds))
+			for _, k := range a.kinds {
+				kinds = append(kinds, k)
+			}
+			sort.Slice(kinds, func(x, y int) bool { return kinds[x].Seed < kinds[y].Seed })
+			for _, k := range kinds {
+				s.Failures = append(s.Failures, *k)
+			}
+		}
+		r.Scenarios = append(r.Scenarios, s)
+	}
+	for _, sm := range c.samples {
+		row := &r.Scenarios[sm.sc].Rows[sm.wi]
+		row.Resampled++
+		r.Resampled++
+		line, a, b, differ := checkDiffLine(sm.first.Bytes(), sm.second.Bytes())
+		if !differ {
+			continue
+		}
+		row.Differ++
+		r.Nondeterminism = append(r.Nondeterminism, Nondeterminism{
+			Path: c.paths[sm.sc], Scenario: c.scs[sm.sc].Name, Seed: sm.seed, Workers: c.o.Workers[sm.wi],
+			Victim: c.victim[sm.sc], Line: line, First: a, Second: b, sample: sm,
+		})
+	}
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		for _, row := range s.Rows {
+			t := &s.Total
+			t.Runs += row.Runs
+			t.Passed += row.Passed
+			if row.Failed > 0 && (t.Failed == 0 || row.FirstFailSeed < t.FirstFailSeed) {
+				t.FirstFailSeed = row.FirstFailSeed
+			}
+			t.Failed += row.Failed
+			t.StepsTotal += row.StepsTotal
+			t.StepsMax = max(t.StepsMax, row.StepsMax)
+			for k, v := range row.Outcomes {
+				t.Outcomes[k] += v
+			}
+			t.Resampled += row.Resampled
+			t.Differ += row.Differ
+		}
+		r.Runs += s.Total.Runs
+		r.FailedRuns += s.Total.Failed
+	}
+	if c.o.ReproDir != "" {
+		c.writeRepros(r)
+	}
+	return r
+}
+
+// checkDiffLine finds the first line where a and b differ, 1-based. A line
+// present in one and missing in the other differs from it ("").
+func checkDiffLine(a, b []byte) (line int, la, lb string, differ bool) {
+	if bytes.Equal(a, b) {
+		return 0, "", "", false
+	}
+	for line = 1; ; line++ {
+		var x, y []byte
+		x, a = checkCutLine(a)
+		y, b = checkCutLine(b)
+		if !bytes.Equal(x, y) || (x == nil) != (y == nil) {
+			return line, checkClip(x), checkClip(y), true
+		}
+	}
+}
+
+// checkCutLine splits off the first line, with its newline; nil when s is empty.
+func checkCutLine(s []byte) (line, rest []byte) {
+	if len(s) == 0 {
+		return nil, nil
+	}
+	if i := bytes.IndexByte(s, '\n'); i >= 0 {
+		return s[:i+1], s[i+1:]
+	}
+	return s, nil
+}
+
+func checkClip(b []byte) string {
+	s := strings.TrimSuffix(string(b), "\n")
+	if len(s) > diffLineMax {
+		s = s[:diffLineMax] + "…"
+	}
+	return s
+}
+
+// writeRepros writes, in report order, a directory for the first failing
+// seed of each failing (scenario, workers) row, then one for each
+// nondeterministic run, up to ReproMax.
+func (c *checker) writeRepros(r *CheckReport) {
+	used := map[string]bool{}
+	nondet := r.Nondeterminism
+	r.Nondeterminism = nil
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		for wi := range s.Rows {
+			row := &s.Rows[wi]
+			if row.Failed == 0 {
+				continue
+			}
+			for fi := range s.Failures {
+				f := &s.Failures[fi]
+				if f.Config.Workers != row.Workers || f.Seed != row.FirstFailSeed {
+					continue
+				}
+				if len(r.ReproDirs) >= c.o.ReproMax {
+					r.ReproSkipped++
+					break
+				}
+				dir := c.reproName(used, s.Path, f.Seed, f.Config.Workers, "")
+				again, err := c.writeFailureRepro(dir, c.scs[i], f)
+				if err != nil {
+					r.ReproErrors = append(r.ReproErrors, fmt.Sprintf("%s: %v", dir, err))
+					break
+				}
+				r.ReproDirs = append(r.ReproDirs, dir)
+				f.ReproDir = dir
+				if !f.Config.Real {
+					f.Trace = filepath.Join(dir, "run.trace")
+					if sig := again.signature(); sig != (&checkSummary{outcome: f.Outcome, failed: f.Checks}).signature() {
+						r.Nondeterminism = append(r.Nondeterminism, Nondeterminism{
+							Path: s.Path, Scenario: s.Name, Seed: f.Seed, Workers: f.Config.Workers, Victim: f.Config.Victim,
+							Detail: fmt.Sprintf("the re-run for the repro ended %s (%s), the first run %s (%s)",
+								again.outcome, checkNames(again.failed), f.Outcome, checkNames(f.Checks)),
+							ReproDir: dir,
+						})
+					}
+				}
+				break
+			}
+		}
+		for _, n := range nondet {
+			if n.sample.sc != i {
+				continue
+			}
+			if len(r.ReproDirs) >= c.o.ReproMax {
+				r.ReproSkipped++
+			} else {
+				dir := c.reproName(used, s.Path, n.Seed, n.Workers, "-nondeterminism")
+				if err := checkWriteNondetRepro(dir, c.scs[i], &n); err != nil {
+					r.ReproErrors = append(r.ReproErrors, fmt.Sprintf("%s: %v", dir, err))
+				} else {
+					r.ReproDirs = append(r.ReproDirs, dir)
+					n.ReproDir = dir
+				}
+			}
+			r.Nondeterminism = append(r.Nondeterminism, n)
+		}
+	}
+}
+
+func checkNames(cs []Check) string {
+	if len(cs) == 0 {
+		return "all checks held"
+	}
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// reproName is DIR/<file base>-seed<N>-w<W><suffix>, with -2, -3, ...
+// appended when two scenario files share a base name.
+func (c *checker) reproName(used map[string]bool, path string, seed uint64, workers int, suffix string) string {
+	base := fmt.Sprintf("%s-seed%d-w%d%s", strings.TrimSuffix(filepath.Base(path), ".toml"), seed, workers, suffix)
+	name := base
+	for n := 2; used[name]; n++ {
+		name = base + "-" + strconv.Itoa(n)
+	}
+	used[name] = true
+	return filepath.Join(c.o.ReproDir, name)
+}
+
+// writeFailureRepro writes scenario.toml, run.trace (seeded mode; the seed
+// run again with its trace written) and README.txt, and returns the
+// re-run's summary.
+func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *CheckFailure) (checkSummary, error) {
+	var again checkSummary
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return again, err
+	}
+	if err := checkWriteAtomic(filepath.Join(dir, "scenario.toml"), func(w io.Writer) error {
+		_, err := w.Write(sc.Source)
+		return err
+	}); err != nil {
+		return again, err
+	}
+	if !f.Config.Real {
+		err := checkWriteAtomic(filepath.Join(dir, "run.trace"), func(w io.Writer) error {
+			again = checkExecute(sc, Options{Seed: f.Seed, HasSeed: true, Workers: f.Config.Workers, Trace: w}, c.exec)
+			if again.outcome == outcomeError {
+				return errors.New(again.failed[0].Detail)
+			}
+			return nil
+		})
+		if err != nil {
+			return again, err
+		}
+	}
+	var b strings.Builder
+	mode := "seeded"
+	if f.Config.Real {
+		mode = "real (no trace: a real-mode run depends on the OS and may not fail again)"
+	}
+	fmt.Fprintf(&b, "cbcsim check repro\n\nscenario: %s\nfile:     %s\nseed:     %d\nworkers:  %d\nvictim:   %s\nmode:     %s\noutcome:  %s (main %s)\n\nfailed checks:\n",
+		f.Scenario, f.Path, f.Seed, f.Config.Workers, f.Config.Victim, mode, f.Outcome, f.Main)
+	for _, ch := range f.Checks {
+		fmt.Fprintf(&b, "  %s: %s\n", ch.Name, ch.Detail)
+	}
+	fmt.Fprintf(&b, "\nreproduce:\n  %s\n  %s\n", checkRunCommand(f.Path, f.Config), checkRunCommand(filepath.Join(dir, "scenario.toml"), f.Config))
+	if !f.Config.Real {
+		fmt.Fprintf(&b, "\nreplay the trace:\n  cbcsim replay %s\n", checkQuote(filepath.Join(dir, "run.trace")))
+	}
+	return again, checkWriteAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
+		_, err := io.WriteString(w, b.String())
+		return err
+	})
+}
+
+// checkWriteNondetRepro writes scenario.toml, the two differing traces and
+// README.txt.
+func checkWriteNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism) error {
+	first, second := n.sample.first.Bytes(), n.sample.second.Bytes()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{{"scenario.toml", sc.Source}, {"first.trace", first}, {"second.trace", second}}
+	for _, f := range files {
+		if err := checkWriteAtomic(filepath.Join(dir, f.name), func(w io.Writer) error {
+			_, err := w.Write(f.data)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	cfg := Config{Seed: n.Seed, Workers: n.Workers, Victim: n.Victim}
+	readme := fmt.Sprintf("cbcsim check repro: nondeterminism\n\nscenario: %s\nfile:     %s\nseed:     %d\nworkers:  %d\nvictim:   %s\n\n%s\n  first:  %s\n  second: %s\n\nthe same run twice gave different traces; compare them:\n  cbcsim diff %s %s\nrun it again:\n  %s --trace a.trace\n  %s --trace b.trace\n",
+		n.Scenario, n.Path, n.Seed, n.Workers, n.Victim, n.String(), n.First, n.Second,
+		checkQuote(filepath.Join(dir, "first.trace")), checkQuote(filepath.Join(dir, "second.trace")),
+		checkRunCommand(n.Path, cfg), checkRunCommand(n.Path, cfg))
+	return checkWriteAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
+		_, err := io.WriteString(w, readme)
+		return err
+	})
+}
+
+// checkWriteAtomic writes path through an AtomicFile: it appears whole or not at all.
+func checkWriteAtomic(path string, write func(io.Writer) error) error {
+	af, err := CreateAtomic(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(af, 1<<16)
+	if err := write(bw); err != nil {
+		af.Abort()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		af.Abort()
+		return err
+	}
+	return af.Commit()
+}
+
+// checkRunCommand is the `cbcsim run` command line that reruns one run.
+func checkRunCommand(path string, c Config) string {
+	cmd := fmt.Sprintf("cbcsim run %s --seed %d --workers %d --victim %s", checkQuote(path), c.Seed, c.Workers, c.Victim)
+	if c.Real {
+		cmd += " --real"
+	}
+	return cmd
+}
+
+// checkQuote quotes s for a POSIX shell when it holds anything but the
+// characters that are safe bare.
+func checkQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:=,+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Write prints the report: the parameters, a table per scenario, each kind
+// of failure with the commands that reproduce it, the nondeterministic
+// runs, the repro directories and a last line that sums it up.
+func (r *CheckReport) Write(w io.Writer) error {
+	var b bytes.Buffer
+	o := r.Options
+	mode := "seeded"
+	if o.Real {
+		mode = "real"
+	}
+	ws := make([]string, len(o.Workers))
+	for i, n := range o.Workers {
+		ws[i] = strconv.Itoa(n)
+	}
+	fmt.Fprintf(&b, "check: %d scenario(s) × seeds %d..%d × workers %s, %s mode: %d runs",
+		len(r.Scenarios), o.SeedStart, o.SeedStart+uint64(o.Seeds)-1, strings.Join(ws, ","), mode, r.Runs)
+	if !o.Real {
+		fmt.Fprintf(&b, ", %d executed twice to catch nondeterminism", r.Resampled)
+	}
+	b.WriteString("\n")
+
+	for _, s := range r.Scenarios {
+		fmt.Fprintf(&b, "\nscenario %q (%s), victim %s\n", s.Name, s.Path, s.Victim)
+		t := tablewriter.NewTable(&b, tablewriter.WithHeader([]string{"workers", "runs", "passed", "failed", "first failing seed", "mean steps", "max steps", "outcomes", "run twice"}))
+		for _, row := range append(append([]CheckRow(nil), s.Rows...), s.Total) {
+			if err := t.Append(row.cells(o.Real)); err != nil {
+				return err
+			}
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+
+	if r.FailedRuns > 0 {
+		b.WriteString("\nFailures\n")
+	}
+	for _, s := range r.Scenarios {
+		for _, row := range s.Rows {
+			if row.Failed == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "\n%q (%s), workers %d: %d of %d runs failed; first failing seed %d\n",
+				s.Name, s.Path, row.Workers, row.Failed, row.Runs, row.FirstFailSeed)
+			shown := 0
+			for _, f := range s.Failures {
+				if f.Config.Workers != row.Workers {
+					continue
+				}
+				if shown++; shown > kindsShownMax {
+					continue
+				}
+				f.write(&b)
+			}
+			if shown > kindsShownMax {
+				fmt.Fprintf(&b, "  and %d more kinds of failure\n", shown-kindsShownMax)
+			}
+		}
+	}
+
+	if len(r.Nondeterminism) > 0 {
+		b.WriteString("\nNondeterminism\n")
+	}
+	for _, n := range r.Nondeterminism {
+		fmt.Fprintf(&b, "\n%q (%s): %s\n", n.Scenario, n.Path, n.String())
+		if n.Line > 0 {
+			fmt.Fprintf(&b, "  first:  %s\n  second: %s\n", n.First, n.Second)
+		}
+		cfg := Config{Seed: n.Seed, Workers: n.Workers, Victim: n.Victim}
+		cmd := checkRunCommand(n.Path, cfg)
+		fmt.Fprintf(&b, "  reproduce: %s --trace a.trace; %s --trace b.trace; cbcsim diff a.trace b.trace\n", cmd, cmd)
+		if n.ReproDir != "" && n.Line > 0 {
+			fmt.Fprintf(&b, "  compare:   cbcsim diff %s %s\n",
+				checkQuote(filepath.Join(n.ReproDir, "first.trace")), checkQuote(filepath.Join(n.ReproDir, "second.trace")))
+		}
+	}
+
+	if len(r.ReproDirs) > 0 || r.ReproSkipped > 0 || len(r.ReproErrors) > 0 {
+		b.WriteString("\n")
+	}
+	if len(r.ReproDirs) > 0 {
+		fmt.Fprintf(&b, "repro: %d director%s written under %s\n", len(r.ReproDirs), checkPlural(len(r.ReproDirs), "y", "ies"), o.ReproDir)
+	}
+	if r.ReproSkipped > 0 {
+		fmt.Fprintf(&b, "repro: the bound of %d directories was reached; %d more failure(s) have none (rerun them with the commands above)\n",
+			o.ReproMax, r.ReproSkipped)
+	}
+	for _, e := range r.ReproErrors {
+		fmt.Fprintf(&b, "repro: cannot write %s\n", e)
+	}
+
+	b.WriteString("\n")
+	failedScenarios := 0
+	for _, s := range r.Scenarios {
+		if s.Total.Failed > 0 {
+			failedScenarios++
+		}
+	}
+	switch {
+	case r.Failed():
+		fmt.Fprintf(&b, "FAIL: %d of %d runs failed in %d of %d scenario(s); %d nondeterministic run(s)\n",
+			r.FailedRuns, r.Runs, failedScenarios, len(r.Scenarios), len(r.Nondeterminism))
+	case o.Real:
+		fmt.Fprintf(&b, "ok: all %d runs passed\n", r.Runs)
+	default:
+		fmt.Fprintf(&b, "ok: all %d runs passed; %d run(s) executed twice gave identical traces\n", r.Runs, r.Resampled)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func (f *CheckFailure) write(b *bytes.Buffer) {
+	fmt.Fprintf(b, "  seed %d: outcome %s, main %s", f.Seed, f.Outcome, f.Main)
+	if f.Count > 1 {
+		fmt.Fprintf(b, " (%d runs failed this way)", f.Count)
+	}
+	b.WriteString("\n")
+	for _, c := range f.Checks {
+		fmt.Fprintf(b, "    %s: %s\n", c.Name, c.Detail)
+	}
+	fmt.Fprintf(b, "    reproduce: %s\n", f.Command())
+	if f.Trace != "" {
+		fmt.Fprintf(b, "    replay:    cbcsim replay %s\n", checkQuote(f.Trace))
+	}
+	if f.ReproDir != "" {
+		fmt.Fprintf(b, "    repro:     %s\n", f.ReproDir)
+	}
+	if len(f.Seeds) > 0 {
+		seeds := make([]string, len(f.Seeds))
+		for i, s := range f.Seeds {
+			seeds[i] = strconv.FormatUint(s, 10)
+		}
+		more := ""
+		if n := f.Count - 1 - int64(len(f.Seeds)); n > 0 {
+			more = fmt.Sprintf(" and %d more", n)
+		}
+		fmt.Fprintf(b, "    also seeds %s%s\n", strings.Join(seeds, ", "), more)
+	}
+}
+
+func checkPlural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// cells is the row as table cells.
+func (row CheckRow) cells(real bool) []string {
+	workers := "all"
+	if row.Workers > 0 {
+		workers = strconv.Itoa(row.Workers)
+	}
+	first, mean := "-", "-"
+	if row.Failed > 0 {
+		first = strconv.FormatUint(row.FirstFailSeed, 10)
+	}
+	if row.Runs > 0 {
+		mean = i((row.StepsTotal + row.Runs/2) / row.Runs)
+	}
+	names := make([]string, 0, len(row.Outcomes))
+	for k := range row.Outcomes {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for j, k := range names {
+		names[j] = k + ":" + i(row.Outcomes[k])
+	}
+	twice := "-"
+	switch {
+	case real || row.Resampled == 0:
+	case row.Differ == 0:
+		twice = strconv.Itoa(row.Resampled) + " same"
+	default:
+		twice = fmt.Sprintf("%d of %d DIFFER", row.Differ, row.Resampled)
+	}
+	return []string{workers, i(row.Runs), i(row.Passed), i(row.Failed), first, mean, i(row.StepsMax), strings.Join(names, " "), twice}
+}
+
+// checkProgress is the one line of progress on stderr. The job goroutines
+// count with add; only the goroutine started by start writes to w, and
+// finish runs after it stopped.
+type checkProgress struct {
+	w        io.Writer
+	terminal bool
+	total    int64
+	done     atomic.Int64
+	failed   atomic.Int64
+	begin    time.Time
+	last     time.Time // when a line was last printed; zero before the first
+	width    int       // length of the last line, blanked out on a terminal
+}
+
+const (
+	progressAfter = time.Second     // quiet checks print nothing
+	progressLog   = 2 * time.Second // a line this often when not a terminal
+	progressTick  = 100 * time.Millisecond
+)
+
+func newCheckProgress(w io.Writer, terminal bool, total int64, now time.Time) *checkProgress {
+	return &checkProgress{w: w, terminal: terminal, total: total, begin: now}
+}
+
+// add counts a finished run. Can be called by any job goroutine.
+func (p *checkProgress) add(failed bool) {
+	p.done.Add(1)
+	if failed {
+		p.failed.Add(1)
+	}
+}
+
+// start runs the ticker and returns the function that stops it and prints
+// the final line.
+func (p *checkProgress) start() (stop func()) {
+	if p.w == nil {
+		return func() {}
+	}
+	quit, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(progressTick)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-t.C:
+				p.tick(now)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-exited
+		p.finish(time.Now())
+	}
+}
+
+// tick prints the line when it is due.
+func (p *checkProgress) tick(now time.Time) {
+	if now.Sub(p.begin) < progressAfter {
+		return
+	}
+	if !p.terminal && !p.last.IsZero() && now.Sub(p.last) < progressLog {
+		return
+	}
+	p.print(now)
+}
+
+// finish prints the final count if the check took more than a second.
+func (p *checkProgress) finish(now time.Time) {
+	if p.last.IsZero() && now.Sub(p.begin) < progressAfter {
+		return
+	}
+	p.print(now)
+	if p.terminal {
+		fmt.Fprintln(p.w)
+	}
+}
+
+func (p *checkProgress) print(now time.Time) {
+	s := fmt.Sprintf("check: %d/%d runs, %d failed, %.1f s", p.done.Load(), p.total, p.failed.Load(), now.Sub(p.begin).Seconds())
+	if p.terminal {
+		fmt.Fprintf(p.w, "\r%s%s", s, strings.Repeat(" ", max(p.width-len(s), 0)))
+		p.width = len(s)
+	} else {
+		fmt.Fprintln(p.w, s)
+	}
+	p.last = now
+}

@@ -1,0 +1,500 @@
+package gen
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sim"
+	"github.com/cbcsim/cbcsim/sim/scenario"
+)
+
+// Defaults of FuzzOptions.
+const (
+	DefaultStart        uint64 = 1
+	DefaultOut                 = "fuzz-out"
+	DefaultShrinkBudget        = 2000
+
+	// shrinkSeeds is how many extra run seeds (1..shrinkSeeds) a shrink
+	// candidate is tried with, after the seed that failed, before it is
+	// called passing: an edit changes the schedule, and the bug may need
+	// another interleaving to show again.
+	shrinkSeeds = 16
+)
+
+// DefaultWorkers is the worker counts the fuzzer picks from.
+var DefaultWorkers = []int{1, 2, 4, 8}
+
+// FuzzOptions configures Fuzz. The zero value is not enough: set Seeds or
+// Duration.
+type FuzzOptions struct {
+	Seeds    int           // scenarios to run: seeds Start..Start+Seeds-1; 0: until Duration
+	Duration time.Duration // stop handing out seeds after this long; 0: run all Seeds
+	Start    uint64        // first seed; 0 means DefaultStart
+	Workers  []int         // worker counts to pick from; nil means DefaultWorkers
+	Out      string        // where repros go; "" means DefaultOut
+	// ShrinkBudget bounds the shrinker's evaluations of a candidate (each
+	// one is up to 1+16 runs); 0 means DefaultShrinkBudget.
+	ShrinkBudget int
+	// Parallel is how many goroutines generate and run scenarios; 0 means
+	// runtime.NumCPU(). The result does not depend on it.
+	Parallel int
+	// Failing names what went wrong in a run; an empty list means the run
+	// passed. nil means FailedChecks. Tests set it to something stricter to
+	// see the fuzzer find, shrink and write a failure.
+	Failing func(*sim.Run) []string
+}
+
+// FuzzReport is what Fuzz did.
+type FuzzReport struct {
+	Start      uint64 // the first seed
+	Runs       int    // scenarios generated and run (seeds Start..Start+Runs-1)
+	Failures   int    // how many of them failed
+	Elapsed    time.Duration
+	RunsPerSec float64
+	First      *Failure // the lowest failing seed, shrunk and written; nil if none
+}
+
+// Failure is one failing seed, after shrinking.
+type Failure struct {
+	Seed        uint64   // the generator seed: Scenario().Example(int(Seed))
+	RunSeed     uint64   // the run seed and worker count it failed under
+	Workers     int      //
+	Failed      []string // what Failing said, sorted
+	Details     []string // "name: detail" of each failed check of the shrunk run
+	SizeBefore  int      // ops before shrinking
+	SizeAfter   int      // ops after
+	ShrinkEvals int      // candidates the shrinker ran
+	Original    *scenario.Scenario
+	Shrunk      *scenario.Scenario
+	// The shrunk scenario fails under ReproSeed and ReproWorkers, which
+	// may differ from RunSeed when shrinking changed the schedule.
+	ReproSeed    uint64
+	ReproWorkers int
+	Dir          string // OUT/fuzz-SEED, holding scenario.toml, original.toml, run.trace, README.txt
+	Command      string // the command that replays the shrunk failure
+}
+
+// FailedChecks is the default Failing: the names of the checks that did
+// not hold, and the outcome when it is deadlock, livelock or crash. A
+// generated program always terminates and uses no channel or timer, so any
+// of those outcomes is a scheduler bug. The fuzzer's scenarios have no
+// [expect], so the checks are the invariants.
+func FailedChecks(run *sim.Run) []string {
+	var out []string
+	for _, c := range run.Checks {
+		if !c.OK {
+			out = append(out, c.Name)
+		}
+	}
+	switch run.Outcome {
+	case sim.OutcomeDeadlock, sim.OutcomeLivelock, sim.OutcomeCrash:
+		out = append(out, "outcome:"+run.Outcome)
+	}
+	return out
+}
+
+// RunSeed returns the run seed and the worker count (from workers) the
+// fuzzer uses for generator seed seed. Both come from one SplitMix64 stream
+// started at seed, so they are the same on every machine and for every
+// Parallel. The run seed is kept to 31 bits so that the replay command
+// stays short.
+func RunSeed(seed uint64, workers []int) (uint64, int) {
+	s := seed ^ 0x9e3779b97f4a7c15
+	runSeed := sched.SplitMix64(&s) >> 33
+	w := workers[sched.SplitMix64(&s)%uint64(len(workers))]
+	return runSeed, w
+}
+
+// Fuzz generates scenarios from seeds Start, Start+1, ... (Scenario().
+// Example(seed)), runs each once under the seeded simulator with a run seed
+// and worker count derived from the seed (RunSeed), and checks it with
+// o.Failing. Runs go on o.Parallel goroutines, each run independent.
+//
+// At the first failure Fuzz stops handing out seeds, lets the runs already
+// started finish, and takes the lowest failing seed: every lower seed has
+// been run by then, so that seed does not depend on Parallel or timing. It
+// shrinks that scenario (Shrink, with o.ShrinkBudget), writes it to
+// OUT/fuzz-SEED/ and returns it in the report's First. Failures counts the
+// failing runs seen, which past the first may vary with timing.
+//
+// Time is only used to stop after o.Duration and to print progress (to
+// progress, at most once a second, after the first second); it never
+// decides what is generated or run. A generated scenario that Resolve
+// refuses or that cannot run is a bug of the generator, returned as an
+// error.
+func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
+	if err := o.Normalize(); err != nil {
+		return nil, err
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	began := time.Now()
+	var deadline time.Time
+	if o.Duration > 0 {
+		deadline = began.Add(o.Duration)
+	}
+
+	var (
+		nextIdx  atomic.Int64 // index of the next seed to hand out
+		done     atomic.Int64 // runs finished
+		failures atomic.Int64
+		stop     atomic.Bool // a failure was seen, or time is up
+
+		mu       sync.Mutex
+		firstIdx = int64(-1) // lowest failing index so far
+		firstErr error       // the lowest-index harness error
+		errIdx   = int64(-1)
+	)
+	total := int64(o.Seeds)
+	if total == 0 {
+		total = math.MaxInt64
+	}
+	// Seeds must stay within what Example takes (an int) and sim.Resolve
+	// takes; Normalize checked Start, and here the range is capped.
+	if lim := int64(math.MaxInt64 - o.Start); total > lim {
+		total = lim
+	}
+
+	stopProgress := startProgress(progress, began, &done, &failures)
+	var wg sync.WaitGroup
+	for g := 0; g < o.Parallel; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gen := Scenario()
+			for !stop.Load() {
+				if !deadline.IsZero() && !time.Now().Before(deadline) {
+					stop.Store(true)
+					break
+				}
+				i := nextIdx.Add(1) - 1
+				if i >= total {
+					break
+				}
+				seed := o.Start + uint64(i)
+				failed, err := runSeed(gen, seed, o)
+				done.Add(1)
+				if err == nil && len(failed) == 0 {
+					continue
+				}
+				mu.Lock()
+				if err != nil {
+					if errIdx < 0 || i < errIdx {
+						errIdx, firstErr = i, err
+					}
+				} else {
+					failures.Add(1)
+					if firstIdx < 0 || i < firstIdx {
+						firstIdx = i
+					}
+				}
+				mu.Unlock()
+				stop.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	stopProgress()
+
+	rep := &FuzzReport{Start: o.Start, Failures: int(failures.Load())}
+	// Every index below the highest one handed out has finished, so the
+	// runs are exactly the first Runs seeds.
+	rep.Runs = int(min(nextIdx.Load(), total))
+	if errIdx >= 0 && (firstIdx < 0 || errIdx < firstIdx) {
+		return nil, firstErr
+	}
+	if firstIdx >= 0 {
+		f, err := reproduce(o.Start+uint64(firstIdx), o, progress)
+		if err != nil {
+			return nil, err
+		}
+		rep.First = f
+	}
+	rep.Elapsed = time.Since(began)
+	if s := rep.Elapsed.Seconds(); s > 0 {
+		rep.RunsPerSec = float64(rep.Runs) / s
+	}
+	return rep, nil
+}
+
+// Normalize fills in the defaults and checks the options; Fuzz calls it
+// first, and a caller may call it before to tell bad input from a failed
+// run. Calling it twice is harmless.
+func (o *FuzzOptions) Normalize() error {
+	if o.Seeds < 0 {
+		return fmt.Errorf("seeds must be >= 1, not %d", o.Seeds)
+	}
+	if o.Duration < 0 {
+		return fmt.Errorf("duration must be positive, not %s", o.Duration)
+	}
+	if o.Seeds == 0 && o.Duration == 0 {
+		return errors.New("give a number of seeds or a duration")
+	}
+	if o.Start == 0 {
+		o.Start = DefaultStart
+	}
+	if o.Start >= math.MaxInt64 {
+		return fmt.Errorf("start seed %d out of range 1..%d", o.Start, int64(math.MaxInt64-1))
+	}
+	if o.Seeds > 0 && o.Start+uint64(o.Seeds) > math.MaxInt64 {
+		return fmt.Errorf("seeds %d..%d go past %d", o.Start, o.Start+uint64(o.Seeds)-1, int64(math.MaxInt64))
+	}
+	if o.Workers == nil {
+		o.Workers = DefaultWorkers
+	}
+	if len(o.Workers) == 0 {
+		return errors.New("the worker list is empty")
+	}
+	for _, w := range o.Workers {
+		if w < 1 || w > sched.WorkersMax {
+			return fmt.Errorf("workers %d out of range 1..%d", w, sched.WorkersMax)
+		}
+	}
+	if o.Out == "" {
+		o.Out = DefaultOut
+	}
+	if o.ShrinkBudget < 0 {
+		return fmt.Errorf("shrink budget must be >= 0, not %d", o.ShrinkBudget)
+	}
+	if o.ShrinkBudget == 0 {
+		o.ShrinkBudget = DefaultShrinkBudget
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = runtime.NumCPU()
+	}
+	if o.Failing == nil {
+		o.Failing = FailedChecks
+	}
+	return nil
+}
+
+// startProgress prints a line to w every second, from the first second on,
+// until the returned function is called.
+func startProgress(w io.Writer, began time.Time, done, failures *atomic.Int64) func() {
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-tick.C:
+				el := now.Sub(began)
+				n := done.Load()
+				fmt.Fprintf(w, "fuzz: %s: %d runs, %d failures, %.0f runs/s\n",
+					el.Truncate(time.Second), n, failures.Load(), float64(n)/el.Seconds())
+			}
+		}
+	}()
+	return func() { close(quit); <-finished }
+}
+
+// execute runs sc once with the given seed and worker count.
+func execute(sc *scenario.Scenario, seed uint64, workers int, trace io.Writer) (*sim.Run, error) {
+	opts := sim.Options{Seed: seed, HasSeed: true, Workers: workers, Trace: trace}
+	cfg, err := sim.Resolve(sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	return sim.Execute(sc, cfg, opts)
+}
+
+// runSeed generates the scenario of seed and runs it once; it returns what
+// o.Failing says about the run.
+func runSeed(g genScenario, seed uint64, o FuzzOptions) ([]string, error) {
+	sc := g.Example(int(seed))
+	rs, w := RunSeed(seed, o.Workers)
+	run, err := execute(sc, rs, w, nil)
+	if err != nil {
+		return nil, fmt.Errorf("gen: seed %d: %w\n%s", seed, err, sc.Source)
+	}
+	return o.Failing(run), nil
+}
+
+// genScenario is what runSeed needs of Scenario()'s generator.
+type genScenario interface {
+	Example(seed ...int) *scenario.Scenario
+}
+
+func signature(names []string) string {
+	s := append([]string(nil), names...)
+	sort.Strings(s)
+	out := s[:0]
+	for i, n := range s {
+		if i == 0 || n != s[i-1] {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// reproduce shrinks the failing scenario of seed and writes it out.
+func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error) {
+	orig := Scenario().Example(int(seed))
+	rs, w := RunSeed(seed, o.Workers)
+	run, err := execute(orig, rs, w, nil)
+	if err != nil {
+		return nil, err
+	}
+	want := signature(o.Failing(run))
+	if want == "" {
+		return nil, fmt.Errorf("gen: seed %d failed once and passed when run again: the run is not deterministic", seed)
+	}
+	f := &Failure{Seed: seed, RunSeed: rs, Workers: w, Original: orig, SizeBefore: Size(orig)}
+	f.Failed = strings.Split(want, ",")
+	fmt.Fprintf(progress, "fuzz: seed %d failed (%s) with --seed %d --workers %d; shrinking %d ops (budget %d)\n",
+		seed, want, rs, w, f.SizeBefore, o.ShrinkBudget)
+
+	// tries is where a candidate is run: the failing seed first, then
+	// seeds 1..16, all with the failing worker count.
+	tries := []uint64{rs}
+	for s := uint64(1); s <= shrinkSeeds; s++ {
+		if s != rs {
+			tries = append(tries, s)
+		}
+	}
+	var harnessErr error
+	failsAt := func(c *scenario.Scenario) (uint64, *sim.Run, bool) {
+		for _, s := range tries {
+			r, err := execute(c, s, w, nil)
+			if err != nil {
+				if harnessErr == nil {
+					harnessErr = err
+				}
+				return 0, nil, false
+			}
+			if signature(o.Failing(r)) == want {
+				return s, r, true
+			}
+		}
+		return 0, nil, false
+	}
+	evals := 0
+	shrunk := Shrink(orig, func(c *scenario.Scenario) bool {
+		evals++
+		_, _, ok := failsAt(c)
+		return ok
+	}, o.ShrinkBudget)
+	if harnessErr != nil {
+		return nil, harnessErr
+	}
+
+	// Name the repro after its seed and say where it came from; renaming
+	// changes the text, so load it again.
+	named := clone(shrunk)
+	named.Name = fmt.Sprintf("fuzz-%d", seed)
+	named.Description = fmt.Sprintf("Found by cbcsim fuzz: seed %d (run seed %d, %d workers) broke %s; shrunk from %d ops to %d.",
+		seed, rs, w, want, f.SizeBefore, Size(shrunk))
+	if shrunk, err = Reload(named); err != nil {
+		return nil, fmt.Errorf("gen: the shrunk scenario of seed %d does not load: %w", seed, err)
+	}
+	reproSeed, rrun, ok := failsAt(shrunk)
+	if !ok {
+		return nil, fmt.Errorf("gen: the shrunk scenario of seed %d no longer fails", seed)
+	}
+	f.Shrunk, f.SizeAfter, f.ShrinkEvals = shrunk, Size(shrunk), evals
+	f.ReproSeed, f.ReproWorkers = reproSeed, w
+	for _, c := range rrun.Checks {
+		if !c.OK {
+			f.Details = append(f.Details, c.Name+": "+c.Detail)
+		}
+	}
+	if rrun.Outcome == sim.OutcomeDeadlock || rrun.Outcome == sim.OutcomeLivelock || rrun.Outcome == sim.OutcomeCrash {
+		f.Details = append(f.Details, fmt.Sprintf("outcome: %s %s", rrun.Outcome, strings.Join(rrun.Stuck, ", ")+rrun.Crash))
+	}
+
+	f.Dir = filepath.Join(o.Out, fmt.Sprintf("fuzz-%d", seed))
+	file := filepath.Join(f.Dir, "scenario.toml")
+	f.Command = fmt.Sprintf("cbcsim run %s --seed %d --workers %d", file, reproSeed, w)
+	if err := writeRepro(f, file); err != nil {
+		return nil, fmt.Errorf("writing the repro of seed %d: %w", seed, err)
+	}
+	return f, nil
+}
+
+// writeRepro writes the failure's directory: every file atomically, the
+// trace by running the shrunk scenario again.
+func writeRepro(f *Failure, file string) error {
+	if err := os.MkdirAll(f.Dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeAtomic(file, func(w io.Writer) error {
+		_, err := w.Write(f.Shrunk.Source)
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(f.Dir, "original.toml"), func(w io.Writer) error {
+		_, err := w.Write(f.Original.Source)
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(f.Dir, "run.trace"), func(w io.Writer) error {
+		_, err := execute(f.Shrunk, f.ReproSeed, f.ReproWorkers, w)
+		return err
+	}); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(f.Dir, "README.txt"), func(w io.Writer) error {
+		_, err := io.WriteString(w, f.README())
+		return err
+	})
+}
+
+func writeAtomic(path string, fill func(io.Writer) error) error {
+	af, err := sim.CreateAtomic(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(af, 1<<16)
+	if err := fill(bw); err != nil {
+		af.Abort()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		af.Abort()
+		return err
+	}
+	return af.Commit()
+}
+
+// README is the text of the failure's README.txt: what failed, how it was
+// found, and the command that replays it.
+func (f *Failure) README() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cbcsim fuzz found a failure.\n\n")
+	fmt.Fprintf(&b, "SEED      %d (the generator seed; the scenario is gen.Scenario().Example(%d))\n", f.Seed, f.Seed)
+	fmt.Fprintf(&b, "RUN       --seed %d --workers %d\n", f.RunSeed, f.Workers)
+	fmt.Fprintf(&b, "FAILED    %s\n", strings.Join(f.Failed, ", "))
+	fmt.Fprintf(&b, "SIZE      %d ops before shrinking, %d after (%d candidates tried)\n\n", f.SizeBefore, f.SizeAfter, f.ShrinkEvals)
+	fmt.Fprintf(&b, "Checks that broke in the shrunk run (--seed %d --workers %d):\n", f.ReproSeed, f.ReproWorkers)
+	for _, d := range f.Details {
+		fmt.Fprintf(&b, "  %s\n", d)
+	}
+	if len(f.Details) == 0 {
+		fmt.Fprintf(&b, "  (none: the failure was named by a custom Failing predicate)\n")
+	}
+	fmt.Fprintf(&b, "\nFiles:\n")
+	fmt.Fprintf(&b, "  scenario.toml  the shrunk scenario\n")
+	fmt.Fprintf(&b, "  original.toml  the scenario as generated, before shrinking\n")
+	fmt.Fprintf(&b, "  run.trace      the trace of the shrunk run\n\n")
+	fmt.Fprintf(&b, "Replay:\n  %s\n\nShrunk scenario:\n\n%s", f.Command, f.Shrunk.Source)
+	return b.String()
+}
