@@ -1,9 +1,10 @@
 package deque
 
 import (
-	"github.com/cbcsim/cbcsim/internal/mutant"
 	"math/bits"
 	"sync/atomic"
+
+	"github.com/cbcsim/cbcsim/internal/mutant"
 )
 
 // Design note.

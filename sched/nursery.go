@@ -2,9 +2,10 @@ package sched
 
 import (
 	"fmt"
-	"github.com/cbcsim/cbcsim/internal/mutant"
 	"sync"
+	"sync/atomic"
 
+	"github.com/cbcsim/cbcsim/internal/mutant"
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/trace"
 )
@@ -45,6 +46,30 @@ type Nursery struct {
 	waiter   *Task   // the owner, while it is blocked in await
 	pool     Budget
 	timer    *timer // the timeout, if any
+
+	spawnLeft atomic.Int64 // the pool's spawn_count; see takeSpawn
+}
+
+// takeSpawn pays one spawn_count to this nursery's pool and to the pool of
+// every nursery above it (the nursery its owner belongs to, and so on up to
+// main). spawn_count is thereby a quota on a whole subtree: everything
+// below a nursery spawns at most as many tasks as its pool allows, so a
+// recursive spawner is contained, while siblings share the quota instead of
+// the first child taking it all. Lock-free, so it takes no lock against the
+// tree order that cancellation follows.
+func (n *Nursery) takeSpawn() bool {
+	for x := n; x != nil; x = x.owner.parent {
+		if x.spawnLeft.Add(-1) < 0 {
+			for y := n; ; y = y.owner.parent {
+				y.spawnLeft.Add(1)
+				if y == x {
+					break
+				}
+			}
+			return false
+		}
+	}
+	return true
 }
 
 // ID is the nursery's id, unique within its scheduler.
@@ -144,6 +169,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	} else {
 		n.pool = owner.budget
 	}
+	n.spawnLeft.Store(n.pool.SpawnCount)
 	s.register(nil, n)
 	if owner.emitting() {
 		owner.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),
@@ -185,16 +211,12 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 	child.as = o.As
 	w := t.w
 
-	n.mu.Lock()
-	if n.pool.SpawnCount <= 0 {
-		n.mu.Unlock()
+	if !n.takeSpawn() {
 		return nil, &SchedError{Code: ErrSpawnBudgetExhausted, Detail: "nursery " + n.label}
 	}
-	n.pool.SpawnCount--
-	// A child never gets more spawning power than the pool has left, so a
-	// recursive spawner's tree is bounded in depth (seed 001 section 8.2).
-	child.budget.SpawnCount = min(child.budget.SpawnCount, n.pool.SpawnCount)
 	child.initial = child.budget
+
+	n.mu.Lock()
 	n.eff.Reset()
 	c, admit, err := n.m.Spawn(&n.eff)
 	if err != nil {

@@ -2,11 +2,11 @@ package sched
 
 import (
 	"fmt"
-	"github.com/cbcsim/cbcsim/internal/mutant"
 	"sync"
 	"sync/atomic"
 
 	"github.com/cbcsim/cbcsim/fiber"
+	"github.com/cbcsim/cbcsim/internal/mutant"
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/trace"
 )

@@ -214,11 +214,32 @@ type checkRow struct {
 	kinds map[string]*CheckFailure // by signature
 }
 
-// checkSample is a run executed twice; each execution writes its own buffer.
+// checkSample is a run executed twice; each execution writes its own
+// buffer. Whichever execution finishes second compares the two and, when
+// they agree, drops them, so that memory holds only the traces of runs in
+// flight and of those that differ.
 type checkSample struct {
 	sc, wi        int
 	seed          uint64
 	first, second bytes.Buffer
+	finished      atomic.Int32 // executions done; the one that makes it 2 compares
+
+	// Set by compare.
+	line   int
+	la, lb string
+	differ bool
+}
+
+// executed records one execution. Called by a job goroutine, once per
+// execution; the atomic add orders the other execution's writes to its
+// buffer before the compare.
+func (s *checkSample) executed() {
+	if s.finished.Add(1) == 2 {
+		s.line, s.la, s.lb, s.differ = checkDiffLine(s.first.Bytes(), s.second.Bytes())
+		if !s.differ {
+			s.first, s.second = bytes.Buffer{}, bytes.Buffer{}
+		}
+	}
 }
 
 // checkSummary is what a check keeps of a run.
@@ -401,6 +422,7 @@ func (c *checker) do(i int64) {
 	if i >= c.total {
 		s := c.samples[i-c.total]
 		c.execute(s.sc, s.wi, s.seed, &s.second)
+		s.executed()
 		c.prog.add(false)
 		return
 	}
@@ -409,10 +431,14 @@ func (c *checker) do(i int64) {
 	wi := int(rest / int64(c.o.Seeds))
 	seed := c.o.SeedStart + uint64(rest%int64(c.o.Seeds))
 	var buf *bytes.Buffer
-	if s := c.sampleOf[i]; s != nil {
+	s := c.sampleOf[i]
+	if s != nil {
 		buf = &s.first
 	}
 	sum := c.execute(sc, wi, seed, buf)
+	if s != nil {
+		s.executed()
+	}
 	c.rows[sc][wi].add(c, sc, seed, &sum)
 	c.prog.add(len(sum.failed) > 0)
 }
@@ -531,14 +557,13 @@ func (c *checker) report() *CheckReport {
 		row := &r.Scenarios[sm.sc].Rows[sm.wi]
 		row.Resampled++
 		r.Resampled++
-		line, a, b, differ := checkDiffLine(sm.first.Bytes(), sm.second.Bytes())
-		if !differ {
+		if !sm.differ {
 			continue
 		}
 		row.Differ++
 		r.Nondeterminism = append(r.Nondeterminism, Nondeterminism{
 			Path: c.paths[sm.sc], Scenario: c.scs[sm.sc].Name, Seed: sm.seed, Workers: c.o.Workers[sm.wi],
-			Victim: c.victim[sm.sc], Line: line, First: a, Second: b, sample: sm,
+			Victim: c.victim[sm.sc], Line: sm.line, First: sm.la, Second: sm.lb, sample: sm,
 		})
 	}
 	for i := range r.Scenarios {
@@ -758,7 +783,7 @@ func checkWriteNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism)
 	}
 	cfg := Config{Seed: n.Seed, Workers: n.Workers, Victim: n.Victim}
 	readme := fmt.Sprintf("cbcsim check repro: nondeterminism\n\nscenario: %s\nfile:     %s\nseed:     %d\nworkers:  %d\nvictim:   %s\n\n%s\n  first:  %s\n  second: %s\n\nthe same run twice gave different traces; compare them:\n  cbcsim diff %s %s\nrun it again:\n  %s --trace a.trace\n  %s --trace b.trace\n",
-		n.Scenario, n.Path, n.Seed, n.Workers, n.Victim, n.String(), n.First, n.Second,
+		n.Scenario, n.Path, n.Seed, n.Workers, n.Victim, n.String(), checkOrEnd(n.First), checkOrEnd(n.Second),
 		checkQuote(filepath.Join(dir, "first.trace")), checkQuote(filepath.Join(dir, "second.trace")),
 		checkRunCommand(n.Path, cfg), checkRunCommand(n.Path, cfg))
 	return checkWriteAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
@@ -876,7 +901,7 @@ func (r *CheckReport) Write(w io.Writer) error {
 	for _, n := range r.Nondeterminism {
 		fmt.Fprintf(&b, "\n%q (%s): %s\n", n.Scenario, n.Path, n.String())
 		if n.Line > 0 {
-			fmt.Fprintf(&b, "  first:  %s\n  second: %s\n", n.First, n.Second)
+			fmt.Fprintf(&b, "  first:  %s\n  second: %s\n", checkOrEnd(n.First), checkOrEnd(n.Second))
 		}
 		cfg := Config{Seed: n.Seed, Workers: n.Workers, Victim: n.Victim}
 		cmd := checkRunCommand(n.Path, cfg)
@@ -948,6 +973,14 @@ func (f *CheckFailure) write(b *bytes.Buffer) {
 		}
 		fmt.Fprintf(b, "    also seeds %s%s\n", strings.Join(seeds, ", "), more)
 	}
+}
+
+// checkOrEnd shows a line that one trace does not have.
+func checkOrEnd(line string) string {
+	if line == "" {
+		return "(end of trace)"
+	}
+	return line
 }
 
 func checkPlural(n int, one, many string) string {

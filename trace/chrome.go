@@ -17,13 +17,15 @@ package trace
 // Rejected designs: writing B/E pairs instead of X events (twice the events,
 // and a slice that a truncated file leaves open renders as running forever);
 // dropping the high-volume steal-fail and park instants (they are what shows
-// a worker hunting for work, and Perfetto's filters hide them cheaply);
+// a worker hunting for work; a viewer can hide them, but an export that
+// dropped them cannot bring them back);
 // streaming the output without buffering (a slice's duration is known only
 // when it closes, and writing it at its start keeps the file in trace order,
 // which makes the golden files readable). The buffer holds 16 bytes per event.
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"io"
 	"math"
@@ -75,8 +77,8 @@ type chromeSlice struct {
 // chromeItem is one output event in file order: a slice, or an instant made
 // from the trace event t.Events[ev].
 type chromeItem struct {
-	ev    int32 // the trace event; for a slice, its first run event
-	slice int32 // index into chromeConv.slices, or -1 for an instant
+	ev    int // the trace event; for a slice, its first run event
+	slice int // index into chromeConv.slices, or -1 for an instant
 }
 
 // chromeValue is a field value as a comparable map key.
@@ -176,16 +178,7 @@ func (c *chromeConv) collect() {
 		}
 	}
 	slices.SortFunc(c.lanes, func(a, b chromeLane) int {
-		if a.rank != b.rank {
-			return a.rank - b.rank
-		}
-		if a.worker != b.worker {
-			if a.worker < b.worker {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.actor, b.actor)
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.worker, b.worker), strings.Compare(a.actor, b.actor))
 	})
 	for i := range c.lanes {
 		// tid 1 is the process's main thread (pid 1); the lanes follow it.
@@ -231,7 +224,7 @@ func (c *chromeConv) convert() {
 		task, hasTask := chromeField(e, "task")
 		switch e.Kind {
 		case KindRun:
-			c.run(int32(i), li, e, task, hasTask)
+			c.run(i, li, e, task, hasTask)
 			continue
 		case KindPop, KindGlobal, KindSteal, KindStealFail, KindPark:
 			l.open = -1 // the worker does something else
@@ -240,12 +233,12 @@ func (c *chromeConv) convert() {
 				l.open = -1 // the task leaves the worker
 			}
 		}
-		c.items = append(c.items, chromeItem{ev: int32(i), slice: -1})
+		c.items = append(c.items, chromeItem{ev: i, slice: -1})
 	}
 }
 
 // run adds the run event e on lane li to the lane's slice, or starts one.
-func (c *chromeConv) run(ev int32, li int, e *Event, task Field, hasTask bool) {
+func (c *chromeConv) run(ev int, li int, e *Event, task Field, hasTask bool) {
 	l := &c.lanes[li]
 	if !hasTask {
 		task = Field{}
@@ -266,7 +259,7 @@ func (c *chromeConv) run(ev int32, li int, e *Event, task Field, hasTask bool) {
 	}
 	l.open = len(c.slices)
 	c.slices = append(c.slices, chromeSlice{task: task, lane: li, ts: at, end: end, steps: 1, stepsFirst: e.Step, stepsLast: e.Step})
-	c.items = append(c.items, chromeItem{ev: ev, slice: int32(l.open)})
+	c.items = append(c.items, chromeItem{ev: ev, slice: l.open})
 }
 
 // chromeSameTask compares two task fields by value; a missing task (Key "")
@@ -448,13 +441,13 @@ func (c *chromeConv) write() {
 		first = false
 	}
 	sep()
-	c.meta("process_name", 1, "name", "cbcsim: "+name, 0)
+	c.meta("process_name", chromePid, S("name", "cbcsim: "+name))
 	for i := range c.lanes {
 		l := &c.lanes[i]
 		sep()
-		c.meta("thread_name", l.tid, "name", l.name, 0)
+		c.meta("thread_name", l.tid, S("name", l.name))
 		sep()
-		c.meta("thread_sort_index", l.tid, "sort_index", "", i)
+		c.meta("thread_sort_index", l.tid, I("sort_index", int64(i)))
 	}
 	for _, it := range c.items {
 		sep()
@@ -474,23 +467,17 @@ func (c *chromeConv) write() {
 	c.flushBuf()
 }
 
-// meta writes a metadata event; a non-empty str is a string arg, else n.
-func (c *chromeConv) meta(name string, tid int, key, str string, n int) {
+// meta writes a metadata event whose one arg is arg.
+func (c *chromeConv) meta(name string, tid int, arg Field) {
 	b := append(c.buf[:0], `{"name":`...)
 	b = chromeAppendString(b, name)
 	b = append(b, `,"ph":"M","pid":`...)
 	b = strconv.AppendInt(b, chromePid, 10)
 	b = append(b, `,"tid":`...)
 	b = strconv.AppendInt(b, int64(tid), 10)
-	b = append(b, `,"args":{`...)
-	b = chromeAppendString(b, key)
-	b = append(b, ':')
-	if str != "" {
-		b = chromeAppendString(b, str)
-	} else {
-		b = strconv.AppendInt(b, int64(n), 10)
-	}
-	b = append(b, "}}"...)
+	b = append(b, `,"args":`...)
+	b = chromeAppendArgs(b, nil, []Field{arg})
+	b = append(b, '}')
 	c.buf = b
 	c.flushBuf()
 }

@@ -268,7 +268,7 @@ func (d *DiffResult) classify(a, b *Trace) {
 			d.Reason = fmt.Sprintf("%s has no events; %s has %d", short, long, len(ln.Events))
 		} else {
 			d.Reason = fmt.Sprintf("%s is a prefix of %s: %s ends after event %d (line %d, step %d), and %s goes on for %d more events",
-				short, long, short, i-1, sn.Lines[i-1], sn.Events[i-1].Step, long, len(ln.Events)-i)
+				short, long, short, i-1, lineAt(sn, i-1), sn.Events[i-1].Step, long, len(ln.Events)-i)
 		}
 		if ss.OutcomeLine == 0 {
 			d.Explain = append(d.Explain, short+" has no outcome event: it looks cut short (a run that was killed, or a file not fully written)")

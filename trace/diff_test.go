@@ -188,6 +188,11 @@ func TestDiffPrefix(t *testing.T) {
 		}
 		wantContains(t, report(t, d), "PREFIX", "(no more events)", "the runs end differently: the outcome")
 	}
+	// Traces built in memory have no line numbers; Diff does not need them.
+	h, events := smallTrace()
+	if d := Diff(&Trace{Header: *h, Events: events[:5]}, &Trace{Header: *h, Events: events}); d.Verdict != Prefix || d.Div.Index != 5 {
+		t.Errorf("in-memory prefix: %v at %+v", d.Verdict, d.Div)
+	}
 	// An empty event section is a prefix of any other.
 	empty := &Trace{Header: full.Header}
 	if d := Diff(empty, full); d.Verdict != Prefix || !strings.HasPrefix(d.Reason, "A has no events") {
@@ -470,4 +475,23 @@ func BenchmarkDiff(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*events), "ns/event")
+}
+
+// TestDiffDocExample checks that the worked examples of docs/diff.md are
+// the reports of the golden files, so the page shows real output.
+func TestDiffDocExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "diff.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"schedule.golden", "nondeterminism.golden"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "diff", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, want, _ := strings.Cut(string(data), "\n----\n")
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("docs/diff.md does not show the report of testdata/diff/%s", name)
+		}
+	}
 }

@@ -24,7 +24,7 @@ summarises the task results and outcomes of both runs. See docs/diff.md.
 Exit status: 0 the traces are identical, 1 they differ, 2 bad input.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return badInput(fmt.Errorf("diff takes two trace files, A and B; got %d arguments", len(args)))
+				return badInput(fmt.Errorf("diff takes two trace files, A and B; got %d", len(args)))
 			}
 			return nil
 		},
