@@ -397,6 +397,8 @@ func (c *chromeConv) instantName(e *Event) string {
 		suffix(" by %", "by")
 	case KindExhausted:
 		suffix(" (%)", "comp")
+	case KindRecharge:
+		suffix(" from %", "from")
 	case KindCancel:
 		suffix(" (%)", "reason")
 	case KindObserve:

@@ -3,6 +3,7 @@ package trace
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -119,7 +120,10 @@ type DiffResult struct {
 
 // HeaderDiff is one header field whose value differs, or that one header
 // lacks. Values are shown as in the trace (`1`, `random`, `"fail fast"`),
-// except that a string needing no quotes for a reader is shown without them.
+// except that a string needing no quotes for a reader is shown without them;
+// a key that repeats has its values joined by ", ". The Key "(order)", never
+// a real key, says that the headers have the same fields in another order,
+// and A and B list the keys.
 type HeaderDiff struct {
 	Key      string
 	A, B     string // the values; "" where the field is missing
@@ -365,13 +369,17 @@ func valueText(f *Field) string { return string(appendValue(nil, f)) }
 // displayValue returns f's value for a sentence: a string that has no
 // spaces and needs no escapes is shown without the quotes the trace may put
 // around it (a hash that starts with a digit), so that a bare and a quoted
-// string do not look like different types. Anything else is quoted.
+// string do not look like different types. Anything else is quoted, and so
+// is a string that reads as an integer: the type is part of the value, and
+// 1 and "1" differ.
 func displayValue(f *Field) string {
 	if f.IsInt {
 		return strconv.FormatInt(f.Int, 10)
 	}
 	if _, plain := classify(f.Str); plain && f.Str != "" && !strings.ContainsRune(f.Str, ' ') {
-		return f.Str
+		if _, err := strconv.ParseInt(f.Str, 10, 64); err != nil {
+			return f.Str
+		}
 	}
 	return strconv.Quote(f.Str)
 }
@@ -423,6 +431,10 @@ func get(e *Event, key string) (string, bool) {
 	return "", false
 }
 
+// diffHeader compares two headers key by key. A key may repeat; its values
+// are compared as a list. Headers with the same values under each key but
+// in another order get one HeaderDiff with the key "(order)", so that Equal
+// still means identical files.
 func diffHeader(a, b *Header) []HeaderDiff {
 	var out []HeaderDiff
 	seen := map[string]bool{}
@@ -432,22 +444,36 @@ func diffHeader(a, b *Header) []HeaderDiff {
 				continue
 			}
 			seen[f.Key] = true
-			fa, inA := a.Get(f.Key)
-			fb, inB := b.Get(f.Key)
-			if inA && inB && fieldEqual(&fa, &fb) {
+			va, vb := headerValues(a, f.Key), headerValues(b, f.Key)
+			if slices.Equal(va, vb) {
 				continue
 			}
-			hd := HeaderDiff{Key: f.Key, InA: inA, InB: inB}
-			if inA {
-				hd.A = displayValue(&fa)
-			}
-			if inB {
-				hd.B = displayValue(&fb)
-			}
-			out = append(out, hd)
+			out = append(out, HeaderDiff{Key: f.Key, A: strings.Join(va, ", "), B: strings.Join(vb, ", "),
+				InA: len(va) > 0, InB: len(vb) > 0})
 		}
 	}
+	if len(out) == 0 && !slices.EqualFunc(a.Fields, b.Fields, func(x, y Field) bool { return fieldEqual(&x, &y) }) {
+		keys := func(h *Header) string {
+			var ks []string
+			for _, f := range h.Fields {
+				ks = append(ks, f.Key)
+			}
+			return strings.Join(ks, ", ")
+		}
+		out = append(out, HeaderDiff{Key: "(order)", A: keys(a), B: keys(b), InA: true, InB: true})
+	}
 	return out
+}
+
+// headerValues returns the values of every field named key, for display.
+func headerValues(h *Header, key string) []string {
+	var vs []string
+	for i := range h.Fields {
+		if h.Fields[i].Key == key {
+			vs = append(vs, displayValue(&h.Fields[i]))
+		}
+	}
+	return vs
 }
 
 func diffSource(a, b string) SourceDiff {

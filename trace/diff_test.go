@@ -2,12 +2,15 @@ package trace
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // The traces in testdata/diff are real runs of scenarios/fail_fast.toml
@@ -355,6 +358,25 @@ func TestDiffHeaderOnly(t *testing.T) {
 	wantContains(t, report(t, d), "header: 2 fields differ", "extra  (missing) in A, \"x y\" in B", "SAME EVENTS")
 }
 
+func TestDiffHeaderForms(t *testing.T) {
+	hdr := func(fs ...Field) *Header { return &Header{Fields: fs} }
+	for _, c := range []struct {
+		name string
+		a, b *Header
+		want []HeaderDiff
+	}{
+		{"int and string", hdr(I("seed", 1)), hdr(S("seed", "1")), []HeaderDiff{{Key: "seed", A: "1", B: `"1"`, InA: true, InB: true}}},
+		{"repeated key", hdr(S("k", "x")), hdr(S("k", "x"), S("k", "y")), []HeaderDiff{{Key: "k", A: "x", B: "x, y", InA: true, InB: true}}},
+		{"order", hdr(I("a", 1), I("b", 2)), hdr(I("b", 2), I("a", 1)), []HeaderDiff{{Key: "(order)", A: "a, b", B: "b, a", InA: true, InB: true}}},
+		{"missing", hdr(I("a", 1)), hdr(), []HeaderDiff{{Key: "a", A: "1", InA: true}}},
+		{"quoted hash", hdr(S("h", "abc")), hdr(S("h", "9ab")), []HeaderDiff{{Key: "h", A: "abc", B: "9ab", InA: true, InB: true}}},
+	} {
+		if got := diffHeader(c.a, c.b); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
+
 func TestDiffContextLines(t *testing.T) {
 	a, b := loadDiffTrace(t, "seed6.trace"), loadDiffTrace(t, "effect.trace")
 	for _, n := range []int{0, 1, 5, -1} {
@@ -494,4 +516,49 @@ func TestDiffDocExample(t *testing.T) {
 			t.Errorf("docs/diff.md does not show the report of testdata/diff/%s", name)
 		}
 	}
+}
+
+// TestDiffProperties diffs random traces against mutations of themselves:
+// Diff never panics, Write never fails, the divergence is the first event
+// that differs, and swapping A and B gives the same verdict at the same
+// place.
+func TestDiffProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h, events := drawTrace(t)
+		a := &Trace{Header: *h, Events: events}
+		b := &Trace{Header: *h, Events: append([]Event(nil), events...)}
+		switch op := rapid.IntRange(0, 4).Draw(t, "op"); {
+		case op == 0 && len(events) > 0: // cut short
+			b.Events = b.Events[:rapid.IntRange(0, len(events)-1).Draw(t, "cut")]
+		case op == 1 && len(events) > 0: // one event changed
+			i := rapid.IntRange(0, len(events)-1).Draw(t, "at")
+			e := b.Events[i]
+			e.Fields = append(append([]Field(nil), e.Fields...), fieldGen.Draw(t, "extra"))
+			b.Events[i] = e
+		case op == 2 && len(events) > 0: // one actor changed
+			i := rapid.IntRange(0, len(events)-1).Draw(t, "at")
+			b.Events[i].Actor = actorGen.Draw(t, "actor")
+		case op == 3: // one header field changed
+			b.Header.Fields = append(append([]Field(nil), h.Fields...), headerFieldGen.Draw(t, "hfield"))
+		}
+		d, r := Diff(a, b), Diff(b, a)
+		for _, x := range []*DiffResult{d, r} {
+			if err := x.Write(io.Discard); err != nil {
+				t.Fatal(err)
+			}
+		}
+		i := commonPrefix(a.Events, b.Events)
+		if same := i == len(a.Events) && i == len(b.Events); same != (d.Verdict == Same) || same != (d.Div == nil) {
+			t.Fatalf("same events %v, verdict %v", same, d.Verdict)
+		}
+		if d.Verdict != r.Verdict || d.Equal() != r.Equal() {
+			t.Fatalf("verdict %v one way, %v the other", d.Verdict, r.Verdict)
+		}
+		if d.Div != nil && (d.Div.Index != i || r.Div.Index != i || d.Div.Step != r.Div.Step) {
+			t.Fatalf("divergence at %d / %d (step %d / %d), want %d", d.Div.Index, r.Div.Index, d.Div.Step, r.Div.Step, i)
+		}
+		if d.Verdict == Same && d.Equal() != reflect.DeepEqual(a.Header, b.Header) {
+			t.Fatalf("Equal %v for headers %+v / %+v", d.Equal(), a.Header, b.Header)
+		}
+	})
 }

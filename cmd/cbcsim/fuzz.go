@@ -110,7 +110,7 @@ func printFuzzReport(w io.Writer, rep *gen.FuzzReport) error {
 	if rep.Runs == 0 {
 		last = rep.Start
 	}
-	fmt.Fprintf(w, "fuzz: %d runs (seeds %d..%d), %d failures, %s, %.0f runs/s\n",
+	fmt.Fprintf(w, "fuzz: %d runs (seeds %d..%d), %d failed, %s, %.0f runs/s\n",
 		rep.Runs, rep.Start, last, rep.Failures, rep.Elapsed.Round(time.Millisecond), rep.RunsPerSec)
 	f := rep.First
 	if f == nil {

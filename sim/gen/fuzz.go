@@ -58,12 +58,12 @@ type FuzzOptions struct {
 
 // FuzzReport is what Fuzz did.
 type FuzzReport struct {
-	Start      uint64 // the first seed
-	Runs       int    // scenarios generated and run (seeds Start..Start+Runs-1)
-	Failures   int    // how many of them failed
-	Elapsed    time.Duration
-	RunsPerSec float64
-	First      *Failure // the lowest failing seed, shrunk and written; nil if none
+	Start      uint64        // the first seed
+	Runs       int           // scenarios generated and run (seeds Start..Start+Runs-1)
+	Failures   int           // how many of them failed
+	Elapsed    time.Duration // the whole call, shrinking and writing included
+	RunsPerSec float64       // runs per second of the fuzzing itself
+	First      *Failure      // the lowest failing seed, shrunk and written; nil if none
 }
 
 // Failure is one failing seed, after shrinking.
@@ -216,6 +216,9 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 	if errIdx >= 0 && (firstIdx < 0 || errIdx < firstIdx) {
 		return nil, firstErr
 	}
+	if s := time.Since(began).Seconds(); s > 0 {
+		rep.RunsPerSec = float64(rep.Runs) / s
+	}
 	if firstIdx >= 0 {
 		f, err := reproduce(o.Start+uint64(firstIdx), o, progress)
 		if err != nil {
@@ -224,9 +227,6 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 		rep.First = f
 	}
 	rep.Elapsed = time.Since(began)
-	if s := rep.Elapsed.Seconds(); s > 0 {
-		rep.RunsPerSec = float64(rep.Runs) / s
-	}
 	return rep, nil
 }
 
@@ -297,7 +297,7 @@ func startProgress(w io.Writer, began time.Time, done, failures *atomic.Int64) f
 			case now := <-tick.C:
 				el := now.Sub(began)
 				n := done.Load()
-				fmt.Fprintf(w, "fuzz: %s: %d runs, %d failures, %.0f runs/s\n",
+				fmt.Fprintf(w, "fuzz: %s: %d runs, %d failed, %.0f runs/s\n",
 					el.Truncate(time.Second), n, failures.Load(), float64(n)/el.Seconds())
 			}
 		}

@@ -36,14 +36,19 @@ func opsSize(ops []scenario.Op) int {
 //   - delete a run of ops from a body: the whole body, then halves,
 //     quarters, ... down to single ops;
 //   - replace a nursery, loop, using or defer op by its body;
+//   - turn a spawn into a call of the same task (so that its nursery may
+//     go), and replace a call of a task called from nowhere else by that
+//     task's body, deleting the task;
 //   - delete tasks that nothing calls or spawns any more;
 //   - halve numbers: compute and loop counts, max_concurrent, return values;
 //   - switch a nursery's mode to fail_fast, clear catch, and drop the
 //     scheduler's yield_interval and victim back to their defaults.
 //
-// Each kept edit makes the scenario strictly smaller (fewer ops or tasks,
-// smaller numbers, fewer non-default options), so the passes end even
-// without the budget; they repeat until a whole pass keeps nothing.
+// Each kept edit makes the scenario strictly smaller: fewer ops, or as many
+// ops and fewer spawns, or smaller numbers, or fewer non-default options
+// (inlining a task removes its call op, and is only tried for a task
+// called once, so it copies nothing). So the passes end even without the
+// budget; they repeat until a whole pass keeps nothing.
 //
 // "Still fails" is the caller's to say. The fuzzer's fails compares the set
 // of broken invariants with the original one, and because changing the
@@ -158,6 +163,33 @@ func candidates(sc *scenario.Scenario) []edit {
 		}
 	}
 
+	// Turn a spawn into a call of the same task, so that the nursery
+	// around it may go; then move a task called from one place only into
+	// that place, so that the task may go.
+	refs := references(sc)
+	for k, b := range bs {
+		for i := range *b {
+			op := &(*b)[i]
+			k, i := k, i
+			switch {
+			case op.Kind == scenario.Spawn:
+				out = append(out, func(c *scenario.Scenario) bool {
+					(*bodies(c)[k])[i] = scenario.Op{Kind: scenario.Call, Str: (*bodies(c)[k])[i].Str}
+					return true
+				})
+			case op.Kind == scenario.Call && refs[op.Str] == 1 && op.Str != "main":
+				out = append(out, func(c *scenario.Scenario) bool {
+					b := bodies(c)[k]
+					name := (*b)[i].Str
+					inner := c.Tasks[name].Ops
+					rest := append([]scenario.Op(nil), (*b)[i+1:]...)
+					*b = append(append((*b)[:i:i], inner...), rest...)
+					return dropTasks(c, []string{name})
+				})
+			}
+		}
+	}
+
 	// Delete the tasks nothing refers to: all at once, then one by one.
 	if dead := unreferenced(sc); len(dead) > 0 {
 		out = append(out, func(c *scenario.Scenario) bool { return dropTasks(c, dead) })
@@ -228,15 +260,14 @@ func candidates(sc *scenario.Scenario) []edit {
 	return out
 }
 
-// unreferenced returns the tasks other than main that no call or spawn
-// names, sorted.
-func unreferenced(sc *scenario.Scenario) []string {
-	used := map[string]bool{"main": true}
+// references counts, for each task, the call and spawn ops that name it.
+func references(sc *scenario.Scenario) map[string]int {
+	refs := map[string]int{}
 	var walk func(ops []scenario.Op)
 	walk = func(ops []scenario.Op) {
 		for i := range ops {
 			if ops[i].Kind == scenario.Call || ops[i].Kind == scenario.Spawn {
-				used[ops[i].Str] = true
+				refs[ops[i].Str]++
 			}
 			walk(ops[i].Body)
 		}
@@ -244,9 +275,16 @@ func unreferenced(sc *scenario.Scenario) []string {
 	for _, t := range sc.Tasks {
 		walk(t.Ops)
 	}
+	return refs
+}
+
+// unreferenced returns the tasks other than main that no call or spawn
+// names, main first and then by name.
+func unreferenced(sc *scenario.Scenario) []string {
+	refs := references(sc)
 	var out []string
 	for _, name := range taskOrder(sc) {
-		if !used[name] {
+		if name != "main" && refs[name] == 0 {
 			out = append(out, name)
 		}
 	}
