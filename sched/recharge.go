@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -58,18 +59,21 @@ func (t *Task) refill(b Budget) {
 // (seed 001 section 8.2), the pool up to t's initial budget. It reports
 // whether t can now pay c.
 func (n *Nursery) rechargeTask(t *Task, c Cost) bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if t.credit != (Budget{}) {
-		add(&t.budget, t.credit)
+	t.mu.Lock()
+	credit := t.credit
+	t.credit = Budget{}
+	t.mu.Unlock()
+	if credit != (Budget{}) {
+		add(&t.budget, credit)
 		if t.emitting() {
-			t.emit(trace.KindRecharge, trace.S("from", "supervisor"), trace.I("ops", t.credit.Ops))
+			t.emit(trace.KindRecharge, trace.S("from", "supervisor"), trace.I("ops", credit.Ops))
 		}
-		t.credit = Budget{}
 		if t.budget.short(c) == CompNone {
 			return true
 		}
 	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	want := Budget{
 		Ops:        max(t.initial.Ops-t.budget.Ops, 0),
 		Memory:     max(t.initial.Memory-t.budget.Memory, 0),
@@ -93,15 +97,15 @@ func add(b *Budget, c Budget) {
 }
 
 // rechargeWait is the blocker of an exhausted task waiting for its
-// supervisor. Its lock is the task's nursery's.
+// supervisor. Its lock is the task's own mu (not its nursery's: cancelling
+// the nursery holds that lock while it interrupts the task).
 type rechargeWait struct{ t *Task }
 
 func (b rechargeWait) describe() string { return "recharge" }
 
 func (b rechargeWait) park(t *Task, w *Worker) bool {
-	n := t.parent
-	n.mu.Lock()
-	defer n.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.credit != (Budget{}) || (t.wait.interruptible && t.mark.Load() != 0) {
 		return false
 	}
@@ -117,9 +121,8 @@ func (b rechargeWait) park(t *Task, w *Worker) bool {
 }
 
 func (b rechargeWait) cancelWait(t *Task) bool {
-	n := t.parent
-	n.mu.Lock()
-	defer n.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if !t.rechargeWaiting || !t.wait.interruptible {
 		return false
 	}
@@ -149,19 +152,21 @@ func (t *Task) Recharge(name string, amount Budget) (bool, error) {
 		n.mu.Lock()
 		for j := len(n.children) - 1; j >= 0; j-- {
 			c := n.children[j]
-			if c.as != name || n.m.Result(n.children[j].child).Kind != 0 {
+			if c.as != name || n.m.Result(c.child).Kind != nursery.Pending {
 				continue
 			}
-			add(&c.credit, amount)
 			if t.emitting() {
 				t.emit(trace.KindRecharge, trace.I("target", int64(c.id)), trace.S("as", name), trace.I("ops", amount.Ops))
 			}
+			c.mu.Lock()
+			add(&c.credit, amount)
 			if c.rechargeWaiting {
 				c.rechargeWaiting = false
 				c.waitingOn.Store(nil)
 				c.wait.state = waitDone
 				t.s.wakeFrom(t.w, c)
 			}
+			c.mu.Unlock()
 			n.mu.Unlock()
 			return true, nil
 		}

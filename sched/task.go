@@ -72,7 +72,7 @@ type Task struct {
 	state atomic.Uint32 // TaskState; written by the owner of the task at the time
 	mark  atomic.Uint32 // cancellation reason, 0 while not marked; set once
 
-	mu    sync.Mutex // guards owned against cancellation from other workers
+	mu    sync.Mutex // guards owned, credit and rechargeWaiting against other workers
 	owned []*Nursery // nurseries this task has open, outer to inner
 
 	cleanups     []cleanup
@@ -93,8 +93,8 @@ type Task struct {
 	waitingOn       atomic.Pointer[waitRef] // set while parked in an interruptible wait
 	selfRecharged   bool
 	as              string
-	credit          Budget // granted by a supervisor, not yet absorbed; guarded by parent.mu
-	rechargeWaiting bool   // parked waiting for a supervisor; guarded by parent.mu
+	credit          Budget // granted by a supervisor, not yet absorbed; guarded by mu
+	rechargeWaiting bool   // parked waiting for a supervisor; guarded by mu
 
 	steps, yields, steals int64
 }

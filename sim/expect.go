@@ -55,10 +55,9 @@ func checkExpect(x *scenario.Expect, run *Run) []Check {
 				rows = append(rows, n)
 			}
 		}
-		if len(rows) == 0 {
-			add(name, false, fmt.Sprintf("no nursery labelled %q was opened", label))
-			continue
-		}
+		// Every instance must match; a run that never opened one (its
+		// owner was cancelled before it got there) has nothing to check.
+		// The loader already refused labels no nursery op has.
 		for _, n := range rows {
 			if xn.Result != nil {
 				add(name+".result", matchAny(xn.Result, n.Result),

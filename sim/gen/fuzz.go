@@ -170,11 +170,11 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 
 	stopProgress := startProgress(progress, began, &done, &failures)
 	var wg sync.WaitGroup
-	for g := 0; g < o.Parallel; g++ {
+	for range o.Parallel {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			gen := Scenario()
+			g := Scenario() // one per goroutine: Example is called on it for every seed
 			for !stop.Load() {
 				if !deadline.IsZero() && !time.Now().Before(deadline) {
 					stop.Store(true)
@@ -185,7 +185,7 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 					break
 				}
 				seed := o.Start + uint64(i)
-				failed, err := runSeed(gen, seed, o)
+				failed, err := runSeed(g, seed, o)
 				done.Add(1)
 				if err == nil && len(failed) == 0 {
 					continue

@@ -27,7 +27,8 @@ func opsSize(ops []scenario.Op) int {
 // fails). It calls fails at most budget times; candidates that do not load
 // are dropped without calling it. Every scenario it passes to fails, and the
 // one it returns, has been written with Format and loaded again, so it is
-// valid and its Source is its text.
+// valid and its Source is its text. Format does not write [expect], so a
+// shrunk scenario has none: shrinking a program breaks most expectations.
 //
 // The reducer works like pebble's and like delta debugging: it tries edits
 // one at a time and keeps one only if the result still fails, in this
@@ -45,7 +46,8 @@ func opsSize(ops []scenario.Op) int {
 //     scheduler's yield_interval and victim back to their defaults.
 //
 // Each kept edit makes the scenario strictly smaller: fewer ops, or as many
-// ops and fewer spawns, or smaller numbers, or fewer non-default options
+// ops and fewer spawns or tasks, or smaller numbers, or fewer non-default
+// options
 // (inlining a task removes its call op, and is only tried for a task
 // called once, so it copies nothing). So the passes end even without the
 // budget; they repeat until a whole pass keeps nothing.
