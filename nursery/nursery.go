@@ -243,7 +243,7 @@ func (n *Nursery) Cancel(reason Reason, out *Effects) {
 // marked: they run on. Pending children are dropped in every mode.
 func (n *Nursery) Timeout(out *Effects) {
 	out = n.effects(out)
-	n.cancel(Timeout, n.cfg.Mode == CancelRemaining, out)
+	n.cancel(Timeout, n.cfg.Mode == CancelRemaining && !mutant.On(mutant.TimeoutCancelsStarted), out)
 	n.settle(out)
 }
 

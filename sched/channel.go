@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/cbcsim/cbcsim/internal/mutant"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -160,6 +161,9 @@ func popFront(q *[]*Task) *Task {
 func (c *Channel) complete(t *Task, state uint8, w *Worker) {
 	t.wait.state = state
 	t.waitingOn.Store(nil)
+	if mutant.On(mutant.LostWakeup) && state == waitDone && !t.wait.send {
+		return
+	}
 	c.s.wakeFrom(w, t)
 }
 

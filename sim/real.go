@@ -38,7 +38,7 @@ func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 func runReal(s *sched.Scheduler, sc *scenario.Scenario, p *program) sched.Result {
 	caps := sched.CapsAll
 	hasCaps := false
-	if main := sc.Tasks["main"]; main.HasCaps {
+	if main := sc.Tasks["main"]; main.HasCaps && sc.Scheduler.Profile == scenario.ProfileSovereign {
 		caps, _ = sched.ParseCaps(main.Caps)
 		hasCaps = true
 	}

@@ -51,10 +51,10 @@ func (r *Run) WriteTables(w io.Writer) error {
 	}
 
 	fmt.Fprintln(w, "\nWorkers")
-	ws := tablewriter.NewTable(w, tablewriter.WithHeader([]string{"worker", "steps", "runs", "pops", "global", "steals", "failed steals", "parks", "completed"}))
+	ws := tablewriter.NewTable(w, tablewriter.WithHeader([]string{"worker", "steps", "runs", "pops", "global", "steals", "failed steals", "parks", "backoffs", "completed", "cancelled"}))
 	for _, wr := range r.Workers {
 		s := wr.Stats
-		if err := ws.Append([]string{"w" + strconv.Itoa(wr.ID), i(s.Steps), i(s.Runs), i(s.Pops), i(s.Globals), i(s.Steals), i(s.StealsFailed), i(s.Parks), i(s.Completed)}); err != nil {
+		if err := ws.Append([]string{"w" + strconv.Itoa(wr.ID), i(s.Steps), i(s.Runs), i(s.Pops), i(s.Globals), i(s.Steals), i(s.StealsFailed), i(s.Parks), i(s.Backoffs), i(s.Completed), i(s.Cancelled)}); err != nil {
 			return err
 		}
 	}

@@ -306,7 +306,7 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims sched.Vic
 
 func startRoot(s *sched.Scheduler, sc *scenario.Scenario, p *program) {
 	s.Start("main", p.funcs["main"])
-	if main := sc.Tasks["main"]; main.HasCaps {
+	if main := sc.Tasks["main"]; main.HasCaps && sc.Scheduler.Profile == scenario.ProfileSovereign {
 		caps, _ := sched.ParseCaps(main.Caps)
 		s.SetRootCaps(caps)
 	}

@@ -16,6 +16,9 @@ const (
 	TerminalChangesState        // a nursery ends while its owner is still in the body, then moves again
 	BudgetNotCharged            // operations cost no budget
 	StealReturnsPopped          // the owner's Pop of the last item leaves it stealable
+	LostWakeup                  // a send hands its value to a blocked receiver but never wakes it
+	SkipCapabilityCheck         // spawning does not check the spawn capability
+	TimeoutCancelsStarted       // a cancel_remaining timeout also cancels started children
 	count
 )
 
@@ -31,6 +34,9 @@ var names = [...]string{
 	TerminalChangesState:   "terminal-changes-state",
 	BudgetNotCharged:       "budget-not-charged",
 	StealReturnsPopped:     "steal-returns-popped",
+	LostWakeup:             "lost-wakeup",
+	SkipCapabilityCheck:    "skip-capability-check",
+	TimeoutCancelsStarted:  "timeout-cancels-started",
 }
 
 func (n Name) String() string {

@@ -1,0 +1,21 @@
+// Package bench measures the sched package against what a Go programmer uses
+// today: goroutines with a sync.WaitGroup, golang.org/x/sync/errgroup and
+// github.com/sourcegraph/conc (issue 6). The same workloads back the
+// benchmarks of package sched (sched/bench_test.go), the simulator's
+// benchmarks here (bench_test.go) and `cbcsim bench`:
+//
+//	rep, err := bench.Run(bench.Options{Quick: true}, os.Stderr)
+//	if err != nil {
+//		return err
+//	}
+//	return rep.Write(os.Stdout)
+//
+// A workload is a func(tm Timer, n int) error that performs n operations.
+// *testing.B is a Timer, so a benchmark is
+//
+//	func BenchmarkX(b *testing.B) { bench.Bench(b, bench.SpawnJoin(bench.Cbcsim, 0)) }
+//
+// and Run drives the same function with its own stopwatch, growing n as
+// testing does until one measurement lasts long enough. docs/performance.md
+// has the figures and what bounds each one.
+package bench
