@@ -4,54 +4,97 @@ package mutants
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/cbcsim/cbcsim/internal/mutant"
 	"github.com/cbcsim/cbcsim/sim"
+	"github.com/cbcsim/cbcsim/sim/gen"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
-// checkSeeds is the stated bound: `check` over the bundled scenarios must
-// catch a mutant within this many seeds (on workers 1, 2, 4 and 8).
-const checkSeeds = 50
+// The stated bounds: `check` over the bundled scenarios must catch every
+// mutant within checkSeeds seeds (on workers 1, 2, 4 and 8); the fuzzer
+// gets fuzzSeeds generated scenarios. A mutant neither catches survives.
+const (
+	checkSeeds   = 50
+	fuzzSeeds    = 2000
+	shrinkBudget = 300
+)
+
+var workerCounts = []int{1, 2, 4, 8}
 
 type catch struct {
-	seeds    int // seeds tried until the first failure
-	where    string
-	failures []string
+	seeds   int // seeds tried until the first failure
+	file    string
+	sc      *scenario.Scenario
+	seed    uint64
+	workers int
+	failed  []string
 }
 
-// checkBundled runs every bundled scenario for seeds 1..checkSeeds and
-// reports the first failure, seed by seed, so that `seeds` is the number of
-// seeds it took.
+// failedNames lists the failed checks of a run, sorted.
+func failedNames(run *sim.Run) []string {
+	var names []string
+	for _, ch := range run.Checks {
+		if !ch.OK {
+			names = append(names, ch.Name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func execute(sc *scenario.Scenario, seed uint64, workers int) (*sim.Run, error) {
+	c, err := sim.Resolve(sc, sim.Options{Seed: seed, HasSeed: true, Workers: workers})
+	if err != nil {
+		return nil, err
+	}
+	return sim.Execute(sc, c, sim.Options{})
+}
+
+// checkBundled runs every bundled scenario, seed by seed, and reports the
+// first failure, so that `seeds` is the number of seeds it took.
 func checkBundled(t *testing.T, scs []*scenario.Scenario, paths []string) *catch {
 	for seed := uint64(1); seed <= checkSeeds; seed++ {
 		for i, sc := range scs {
-			for _, workers := range []int{1, 2, 4, 8} {
-				c, err := sim.Resolve(sc, sim.Options{Seed: seed, HasSeed: true, Workers: workers})
-				if err != nil {
-					t.Fatal(err)
-				}
-				run, err := sim.Execute(sc, c, sim.Options{})
+			for _, w := range workerCounts {
+				run, err := execute(sc, seed, w)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !run.Passed() {
-					var names []string
-					for _, ch := range run.Checks {
-						if !ch.OK {
-							names = append(names, ch.Name)
-						}
-					}
-					return &catch{seeds: int(seed), where: fmt.Sprintf("%s seed %d workers %d", filepath.Base(paths[i]), seed, workers), failures: names}
+					return &catch{seeds: int(seed), file: filepath.Base(paths[i]), sc: sc, seed: seed, workers: w, failed: failedNames(run)}
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// shrink reduces the failing bundled scenario while it still fails the
+// same way (the same checks fail) under its seed or seeds 1..16.
+func shrink(c *catch) *scenario.Scenario {
+	fails := func(cand *scenario.Scenario) bool {
+		seeds := []uint64{c.seed}
+		for s := uint64(1); s <= 16; s++ {
+			if s != c.seed {
+				seeds = append(seeds, s)
+			}
+		}
+		for _, s := range seeds {
+			run, err := execute(cand, s, c.workers)
+			if err == nil && slices.Equal(failedNames(run), c.failed) {
+				return true
+			}
+		}
+		return false
+	}
+	return gen.Shrink(c.sc, fails, shrinkBudget)
 }
 
 func TestMutants(t *testing.T) {
@@ -68,20 +111,38 @@ func TestMutants(t *testing.T) {
 	// The unmutated scheduler must pass, or every "catch" below is noise.
 	mutant.Set(mutant.None)
 	if c := checkBundled(t, scs, paths); c != nil {
-		t.Fatalf("the unmutated scheduler fails: %s: %s", c.where, strings.Join(c.failures, ", "))
+		t.Fatalf("the unmutated scheduler fails: %s seed %d workers %d: %s", c.file, c.seed, c.workers, strings.Join(c.failed, ", "))
 	}
+	out := t.TempDir()
+	fmt.Printf("mutants: check over %d bundled scenarios, seeds 1..%d, workers %v; fuzz up to %d seeds\n", len(scs), checkSeeds, workerCounts, fuzzSeeds)
 	survivors := 0
 	for _, m := range mutant.All() {
 		mutant.Set(m)
 		c := checkBundled(t, scs, paths)
-		mutant.Set(mutant.None)
-		if c == nil {
-			survivors++
-			t.Errorf("mutant %-26s SURVIVED %d seeds of check", m, checkSeeds)
-			fmt.Printf("mutant %-26s SURVIVED check (%d seeds)\n", m, checkSeeds)
-			continue
+		line := fmt.Sprintf("mutant %-25s", m)
+		if c != nil {
+			shrunk := shrink(c)
+			line += fmt.Sprintf(" caught by check after %d seed(s) (%s seed %d, %d workers: %s), shrunk %d -> %d ops;",
+				c.seeds, c.file, c.seed, c.workers, strings.Join(c.failed, ", "), gen.Size(c.sc), gen.Size(shrunk))
+		} else {
+			line += fmt.Sprintf(" not caught by check in %d seeds;", checkSeeds)
 		}
-		fmt.Printf("mutant %-26s caught by check after %d seed(s): %s: %s\n", m, c.seeds, c.where, strings.Join(c.failures, ", "))
+		rep, err := gen.Fuzz(gen.FuzzOptions{Seeds: fuzzSeeds, Out: filepath.Join(out, m.String()), ShrinkBudget: shrinkBudget}, nil)
+		mutant.Set(mutant.None)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := rep.First; f != nil {
+			line += fmt.Sprintf(" fuzz caught it at seed %d (%s), shrunk %d -> %d ops", f.Seed, strings.Join(f.Failed, ", "), f.SizeBefore, f.SizeAfter)
+		} else {
+			line += fmt.Sprintf(" fuzz missed it in %d seeds", rep.Runs)
+		}
+		if c == nil && rep.First == nil {
+			survivors++
+			line += "  SURVIVED"
+			t.Errorf("mutant %s survived", m)
+		}
+		fmt.Fprintln(os.Stdout, line)
 	}
 	if survivors > 0 {
 		t.Fatalf("%d mutant(s) survived", survivors)

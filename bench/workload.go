@@ -1,0 +1,545 @@
+package bench
+
+import (
+	"fmt"
+	"iter"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/conc"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cbcsim/cbcsim/nursery"
+	"github.com/cbcsim/cbcsim/sched"
+)
+
+// Timer is the part of *testing.B a workload uses: it excludes setup from
+// the measurement and reports figures other than ns/op. Run implements it
+// with its own stopwatch, so the same workload serves `go test -bench` and
+// `cbcsim bench`. The methods may be called from a task body running on a
+// worker goroutine: Run, and the benchmark around it, wait for that
+// goroutine before reading the timer.
+type Timer interface {
+	ResetTimer()
+	StartTimer()
+	StopTimer()
+	ReportMetric(n float64, unit string)
+}
+
+// Func is a workload: n operations, timed through tm. It returns an error
+// when the code under test misbehaved (a task failed, a count is off).
+type Func func(tm Timer, n int) error
+
+// Implementations compared side by side. The names are the sub-benchmark
+// names, fixed so that figures compare across versions.
+const (
+	Cbcsim     = "cbcsim"      // package sched, real mode
+	CbcsimChan = "cbcsim_chan" // package sched, through a rendezvous Channel
+	Goroutines = "goroutines"  // go statements joined with sync.WaitGroup (or channels)
+	Errgroup   = "errgroup"    // golang.org/x/sync/errgroup.Group
+	Conc       = "conc"        // github.com/sourcegraph/conc.WaitGroup
+	IterPull   = "iterpull"    // a bare iter.Pull coroutine switch
+)
+
+// Join is the peers of the spawn-and-join workloads, cbcsim first.
+var Join = []string{Cbcsim, Goroutines, Errgroup, Conc}
+
+// Switch is the peers of the ping-pong workload, cbcsim first.
+var Switch = []string{Cbcsim, CbcsimChan, IterPull, Goroutines}
+
+// Parked is the peers of the parked-task workload, cbcsim first.
+var Parked = []string{Cbcsim, Goroutines}
+
+// TreeDepth is the depth of the fan-out tree: the root is at depth 0 and
+// the leaves at TreeDepth, so one tree has 2^(TreeDepth+1)-1 nodes.
+const TreeDepth = 10
+
+// TreeTasks is the number of tasks spawned for one tree (every node but its
+// root, which is the caller).
+const TreeTasks = 1<<(TreeDepth+1) - 2
+
+// Bench runs f as the benchmark b, after warm operations outside the
+// timer. The warm-up takes the first-touch page faults, the fiber pool and
+// the runtime's goroutine free list out of the figure; testing's own ramp
+// of b.N (1, 100, 10000, ...) warms the rest. It reports allocations.
+func Bench(b *testing.B, warm int, f Func) {
+	b.Helper()
+	if warm > 0 {
+		if err := f(nopTimer{}, warm); err != nil {
+			b.Fatalf("warm-up: %v", err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := f(b, b.N); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// nopTimer is the Timer of a warm-up run.
+type nopTimer struct{}
+
+func (nopTimer) ResetTimer()                  {}
+func (nopTimer) StartTimer()                  {}
+func (nopTimer) StopTimer()                   {}
+func (nopTimer) ReportMetric(float64, string) {}
+
+// Workers is the worker count used when a workload is given 0: one per
+// processor the Go scheduler runs on.
+func Workers() int { return runtime.GOMAXPROCS(0) }
+
+// newScheduler returns a real-mode scheduler whose root may spawn spawns
+// tasks in all. spawn_count is a quota on the root's whole subtree, so it
+// bounds every spawn of the workload; ops and channel_ops are plentiful
+// (each spawn, nursery and channel operation costs one).
+func newScheduler(workers int, spawns int64, yieldInterval int) (*sched.Scheduler, error) {
+	if workers == 0 {
+		workers = Workers()
+	}
+	b := sched.DefaultBudget
+	b.Ops = 1 << 40
+	b.ChannelOps = 1 << 40
+	b.SpawnCount = spawns
+	return sched.New(sched.Config{Workers: workers, Seed: 1, Budget: b, YieldInterval: yieldInterval})
+}
+
+// resultErr turns a root result other than ok into an error.
+func resultErr(r sched.Result) error {
+	if r.Kind != nursery.KindOK {
+		return fmt.Errorf("root task ended %s", r)
+	}
+	return nil
+}
+
+func emptyTask(*sched.Task) error { return nil }
+
+// SpawnJoin spawns n empty tasks into one scope and waits for all of them.
+// For cbcsim that is one Run whose root opens one nursery. workers is the
+// cbcsim worker count (0: Workers()); the peers use the Go scheduler.
+func SpawnJoin(impl string, workers int) Func {
+	switch impl {
+	case Cbcsim:
+		return func(tm Timer, n int) error {
+			s, err := newScheduler(workers, int64(n), 0)
+			if err != nil {
+				return err
+			}
+			tm.ResetTimer()
+			return resultErr(s.Run("main", func(t *sched.Task) error {
+				return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
+					for range n {
+						if _, err := nu.Spawn(t, "task", emptyTask, sched.SpawnOptions{}); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			}))
+		}
+	case Goroutines:
+		return func(_ Timer, n int) error {
+			var wg sync.WaitGroup
+			for range n {
+				wg.Add(1)
+				go func() { wg.Done() }()
+			}
+			wg.Wait()
+			return nil
+		}
+	case Errgroup:
+		return func(_ Timer, n int) error {
+			var g errgroup.Group
+			for range n {
+				g.Go(func() error { return nil })
+			}
+			return g.Wait()
+		}
+	case Conc:
+		return func(_ Timer, n int) error {
+			var wg conc.WaitGroup
+			for range n {
+				wg.Go(func() {})
+			}
+			wg.Wait()
+			return nil
+		}
+	}
+	panic("bench: SpawnJoin: unknown implementation " + impl)
+}
+
+// treeNodes[d] is the task body of a tree node d levels above the leaves.
+// They are built once so that a spawn passes a func value, not a new
+// closure.
+var treeNodes [TreeDepth + 1]sched.Func
+
+func init() {
+	for d := range treeNodes {
+		treeNodes[d] = func(t *sched.Task) error { return treeNode(t, d) }
+	}
+}
+
+// treeNode opens a nursery, spawns two children one level down and awaits
+// them.
+func treeNode(t *sched.Task, depth int) error {
+	if depth == 0 {
+		return nil
+	}
+	child := treeNodes[depth-1]
+	return t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
+		if _, err := n.Spawn(t, "node", child, sched.SpawnOptions{}); err != nil {
+			return err
+		}
+		_, err := n.Spawn(t, "node", child, sched.SpawnOptions{})
+		return err
+	})
+}
+
+func goTree(depth int) {
+	if depth == 0 {
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { goTree(depth - 1); wg.Done() }()
+	go func() { goTree(depth - 1); wg.Done() }()
+	wg.Wait()
+}
+
+func errgroupTree(depth int) error {
+	if depth == 0 {
+		return nil
+	}
+	var g errgroup.Group
+	g.Go(func() error { return errgroupTree(depth - 1) })
+	g.Go(func() error { return errgroupTree(depth - 1) })
+	return g.Wait()
+}
+
+func concTree(depth int) {
+	if depth == 0 {
+		return
+	}
+	var wg conc.WaitGroup
+	wg.Go(func() { concTree(depth - 1) })
+	wg.Go(func() { concTree(depth - 1) })
+	wg.Wait()
+}
+
+// FanOutTree builds n binary trees of depth TreeDepth, one after the other:
+// every inner node spawns two children and waits for them. For cbcsim the
+// n trees are built by the root of one Run.
+func FanOutTree(impl string, workers int) Func {
+	switch impl {
+	case Cbcsim:
+		return func(tm Timer, n int) error {
+			s, err := newScheduler(workers, int64(n)*TreeTasks, 0)
+			if err != nil {
+				return err
+			}
+			tm.ResetTimer()
+			return resultErr(s.Run("main", func(t *sched.Task) error {
+				for range n {
+					if err := treeNode(t, TreeDepth); err != nil {
+						return err
+					}
+				}
+				return nil
+			}))
+		}
+	case Goroutines:
+		return func(_ Timer, n int) error {
+			for range n {
+				goTree(TreeDepth)
+			}
+			return nil
+		}
+	case Errgroup:
+		return func(_ Timer, n int) error {
+			for range n {
+				if err := errgroupTree(TreeDepth); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	case Conc:
+		return func(_ Timer, n int) error {
+			for range n {
+				concTree(TreeDepth)
+			}
+			return nil
+		}
+	}
+	panic("bench: FanOutTree: unknown implementation " + impl)
+}
+
+// YieldPingPong passes control between two tasks n times in all: one
+// operation is one hand-over from one task to the other (rounded up to an
+// even count). cbcsim runs both tasks on one worker and alternates them
+// with Task.Yield (through the global queue); cbcsim_chan with two
+// rendezvous Channels; iterpull is one round trip of a bare iter.Pull
+// coroutine, the floor a fiber is built on; goroutines ping-pong over two
+// unbuffered Go channels. The timer runs only while both tasks are
+// switching, so allocs/op is the cost of a switch.
+func YieldPingPong(impl string) Func {
+	switch impl {
+	case Cbcsim:
+		return func(tm Timer, n int) error {
+			return pingPongCbcsim(tm, n, func(t *sched.Task, _ bool, _, _ *sched.Channel, rounds int) error {
+				for range rounds {
+					if err := t.Yield(); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+	case CbcsimChan:
+		return func(tm Timer, n int) error {
+			return pingPongCbcsim(tm, n, func(t *sched.Task, first bool, ping, pong *sched.Channel, rounds int) error {
+				for i := range rounds {
+					if first {
+						if err := t.Send(ping, int64(i)); err != nil {
+							return err
+						}
+						if _, _, err := t.Recv(pong); err != nil {
+							return err
+						}
+						continue
+					}
+					v, _, err := t.Recv(ping)
+					if err != nil {
+						return err
+					}
+					if err := t.Send(pong, v); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+	case IterPull:
+		return func(tm Timer, n int) error {
+			next, stop := iter.Pull(func(yield func(struct{}) bool) {
+				for yield(struct{}{}) {
+				}
+			})
+			defer stop()
+			next()
+			tm.ResetTimer()
+			for range n {
+				next()
+			}
+			tm.StopTimer()
+			return nil
+		}
+	case Goroutines:
+		return func(tm Timer, n int) error {
+			ping, pong := make(chan int), make(chan int)
+			go func() {
+				for v := range ping {
+					pong <- v
+				}
+				close(pong)
+			}()
+			ping <- 0
+			<-pong
+			tm.ResetTimer()
+			for i := 0; i < n; i += 2 {
+				ping <- i
+				<-pong
+			}
+			tm.StopTimer()
+			close(ping)
+			for range pong {
+			}
+			return nil
+		}
+	}
+	panic("bench: YieldPingPong: unknown implementation " + impl)
+}
+
+// pingPongCbcsim runs two players on one worker, each playing (n+1)/2
+// rounds. The timer starts once both have started (their fibers exist) and
+// stops when the first one ends.
+func pingPongCbcsim(tm Timer, n int, play func(t *sched.Task, first bool, ping, pong *sched.Channel, rounds int) error) error {
+	s, err := newScheduler(1, 2, 0)
+	if err != nil {
+		return err
+	}
+	ping, pong := s.NewChannel("ping", 0), s.NewChannel("pong", 0)
+	rounds := (n + 1) / 2
+	var started, ended atomic.Int32
+	player := func(first bool) sched.Func {
+		return func(t *sched.Task) error {
+			if started.Add(1) == 2 {
+				tm.ResetTimer()
+			}
+			err := play(t, first, ping, pong, rounds)
+			if ended.Add(1) == 1 {
+				tm.StopTimer()
+			}
+			return err
+		}
+	}
+	return resultErr(s.Run("main", func(t *sched.Task) error {
+		return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
+			if _, err := nu.Spawn(t, "ping", player(true), sched.SpawnOptions{}); err != nil {
+				return err
+			}
+			_, err := nu.Spawn(t, "pong", player(false), sched.SpawnOptions{})
+			return err
+		})
+	}))
+}
+
+// Steal has one producer task spawn n empty tasks into one nursery on
+// workers workers (at least 2), without forced yields, so that everything
+// the other workers run they have stolen. It reports steals/op (the share
+// of tasks stolen) and ns/steal (elapsed time per stolen task).
+func Steal(workers int) Func {
+	return func(tm Timer, n int) error {
+		if workers == 0 {
+			workers = Workers()
+		}
+		workers = max(workers, 2)
+		s, err := newScheduler(workers, int64(n), 1<<30)
+		if err != nil {
+			return err
+		}
+		tm.ResetTimer()
+		start := time.Now()
+		res := s.Run("main", func(t *sched.Task) error {
+			return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
+				for range n {
+					if _, err := nu.Spawn(t, "task", emptyTask, sched.SpawnOptions{}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+		elapsed := time.Since(start)
+		tm.StopTimer()
+		if err := resultErr(res); err != nil {
+			return err
+		}
+		var steals int64
+		for _, w := range s.Workers() {
+			steals += w.Stats().Steals
+		}
+		tm.ReportMetric(float64(steals)/float64(n), "steals/op")
+		if steals > 0 {
+			tm.ReportMetric(float64(elapsed.Nanoseconds())/float64(steals), "ns/steal")
+		}
+		return nil
+	}
+}
+
+// ParkedTasks parks tasks tasks at once, each blocked on a channel receive
+// inside one scope, measures the memory they hold, then releases them. One
+// operation is one such batch; it reports the memory per parked task as
+// B/task: the growth of the heap and of the goroutine stacks in use
+// (runtime.MemStats HeapInuse+StackInuse, after a GC) between before the
+// first spawn and when every task is parked. cbcsim runs on one worker, so
+// every child has blocked by the time the root runs again.
+func ParkedTasks(impl string, tasks int) Func {
+	return func(tm Timer, n int) error {
+		var total float64
+		for range n {
+			var per float64
+			var err error
+			switch impl {
+			case Cbcsim:
+				per, err = parkCbcsim(tasks)
+			case Goroutines:
+				per, err = parkGoroutines(tasks)
+			default:
+				panic("bench: ParkedTasks: unknown implementation " + impl)
+			}
+			if err != nil {
+				return err
+			}
+			total += per
+		}
+		tm.ReportMetric(total/float64(n), "B/task")
+		tm.ReportMetric(float64(tasks), "tasks")
+		return nil
+	}
+}
+
+// inUse is the memory the heap and the goroutine stacks hold after a
+// collection.
+func inUse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse + ms.StackInuse
+}
+
+func parkCbcsim(tasks int) (float64, error) {
+	s, err := newScheduler(1, int64(tasks), 0)
+	if err != nil {
+		return 0, err
+	}
+	ch := s.NewChannel("park", 0)
+	var parked atomic.Int64
+	child := func(t *sched.Task) error {
+		parked.Add(1)
+		_, ok, err := t.Recv(ch)
+		if err == nil && ok {
+			return fmt.Errorf("received a value from a channel nobody sends on")
+		}
+		return err
+	}
+	var per float64
+	res := s.Run("main", func(t *sched.Task) error {
+		before := inUse()
+		err := t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
+			for range tasks {
+				if _, err := nu.Spawn(t, "parked", child, sched.SpawnOptions{}); err != nil {
+					return err
+				}
+			}
+			// One worker: the children on its deque all run, and block,
+			// before the root comes back from the global queue.
+			for i := 0; parked.Load() < int64(tasks); i++ {
+				if i == 3 {
+					return fmt.Errorf("%d of %d tasks parked after three yields", parked.Load(), tasks)
+				}
+				if err := t.Yield(); err != nil {
+					return err
+				}
+			}
+			per = float64(int64(inUse())-int64(before)) / float64(tasks)
+			return t.Close(ch)
+		})
+		return err
+	})
+	return per, resultErr(res)
+}
+
+func parkGoroutines(tasks int) (float64, error) {
+	ch := make(chan struct{})
+	var wg sync.WaitGroup
+	var parked atomic.Int64
+	before := inUse()
+	for range tasks {
+		wg.Add(1)
+		go func() {
+			parked.Add(1)
+			<-ch
+			wg.Done()
+		}()
+	}
+	for parked.Load() < int64(tasks) {
+		runtime.Gosched()
+	}
+	per := float64(int64(inUse())-int64(before)) / float64(tasks)
+	close(ch)
+	wg.Wait()
+	return per, nil
+}

@@ -1,0 +1,63 @@
+package sched_test
+
+// The benchmarks of issue 6, with the peers side by side in the same run.
+// The workloads live in package bench, which `cbcsim bench` runs too, so
+// the two always measure the same thing; this is an external test package
+// because bench imports sched. The names are fixed so that figures compare
+// across versions (benchstat). docs/performance.md has the figures.
+//
+//	go test -run '^$' -bench . -benchmem -count 5 ./sched ./bench
+//
+// BenchmarkSimSteps and BenchmarkFuzzSeeds are in package bench: they need
+// package sim, which imports sched.
+
+import (
+	"testing"
+
+	"github.com/cbcsim/cbcsim/bench"
+)
+
+// BenchmarkSpawnJoin: b.N empty tasks spawned into one scope, then joined;
+// ns/op is the cost of one task. cbcsim runs on GOMAXPROCS workers.
+func BenchmarkSpawnJoin(b *testing.B) {
+	for _, impl := range bench.Join {
+		b.Run(impl, func(b *testing.B) { bench.Bench(b, 10_000, bench.SpawnJoin(impl, 0)) })
+	}
+}
+
+// BenchmarkFanOutTree: b.N binary trees of depth 10, each node spawning two
+// children and waiting for them; ns/op is the cost of one tree of 2046
+// spawns.
+func BenchmarkFanOutTree(b *testing.B) {
+	for _, impl := range bench.Join {
+		b.Run(impl, func(b *testing.B) { bench.Bench(b, 5, bench.FanOutTree(impl, 0)) })
+	}
+}
+
+// BenchmarkYieldPingPong: two tasks handing control to each other; ns/op
+// is one hand-over. cbcsim (Task.Yield) must allocate nothing; iterpull is
+// the bare coroutine switch a fiber is built on.
+func BenchmarkYieldPingPong(b *testing.B) {
+	for _, impl := range bench.Switch {
+		b.Run(impl, func(b *testing.B) { bench.Bench(b, 10_000, bench.YieldPingPong(impl)) })
+	}
+}
+
+// BenchmarkSteal: one producer spawning b.N empty tasks while the other
+// workers steal them; steals/op is the share stolen, ns/steal the elapsed
+// time per stolen task.
+func BenchmarkSteal(b *testing.B) {
+	bench.Bench(b, 10_000, bench.Steal(0))
+}
+
+// BenchmarkParkedTasks: a million tasks (10,000 with -short) blocked at
+// once on a channel receive; B/task is the memory each holds.
+func BenchmarkParkedTasks(b *testing.B) {
+	tasks := 1_000_000
+	if testing.Short() {
+		tasks = 10_000
+	}
+	for _, impl := range bench.Parked {
+		b.Run(impl, func(b *testing.B) { bench.Bench(b, 0, bench.ParkedTasks(impl, tasks)) })
+	}
+}
