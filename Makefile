@@ -2,6 +2,7 @@ GO ?= go
 BIN := bin/cbcsim
 SCENARIO ?= scenarios/fail_fast.toml
 FUZZTIME ?= 60s
+FUZZSEEDS ?= 20000
 
 .PHONY: build test vet bench run fuzz mutants clean
 
@@ -28,9 +29,10 @@ bench:
 run: build
 	./$(BIN) run $(SCENARIO)
 
-fuzz:
+fuzz: build
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./trace
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./sim/scenario
+	./$(BIN) fuzz --seeds $(FUZZSEEDS) --out fuzz-out
 
 clean:
 	rm -rf bin
