@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -39,4 +41,23 @@ func (a *AtomicFile) Commit() error {
 func (a *AtomicFile) Abort() {
 	a.Close()
 	os.Remove(a.Name())
+}
+
+// WriteFileAtomic writes path through a buffered AtomicFile: fill writes the
+// contents, and the file appears whole or not at all.
+func WriteFileAtomic(path string, fill func(io.Writer) error) error {
+	af, err := CreateAtomic(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(af, 1<<16)
+	if err := fill(bw); err != nil {
+		af.Abort()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		af.Abort()
+		return err
+	}
+	return af.Commit()
 }

@@ -20,7 +20,6 @@ package sim
 // trace.
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -724,14 +723,14 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *CheckF
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return again, err
 	}
-	if err := checkWriteAtomic(filepath.Join(dir, "scenario.toml"), func(w io.Writer) error {
+	if err := WriteFileAtomic(filepath.Join(dir, "scenario.toml"), func(w io.Writer) error {
 		_, err := w.Write(sc.Source)
 		return err
 	}); err != nil {
 		return again, err
 	}
 	if !f.Config.Real {
-		err := checkWriteAtomic(filepath.Join(dir, "run.trace"), func(w io.Writer) error {
+		err := WriteFileAtomic(filepath.Join(dir, "run.trace"), func(w io.Writer) error {
 			again = checkExecute(sc, Options{Seed: f.Seed, HasSeed: true, Workers: f.Config.Workers, Trace: w}, c.exec)
 			if again.outcome == outcomeError {
 				return errors.New(again.failed[0].Detail)
@@ -756,7 +755,7 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *CheckF
 	if !f.Config.Real {
 		fmt.Fprintf(&b, "\nreplay the trace:\n  cbcsim replay %s\n", checkQuote(filepath.Join(dir, "run.trace")))
 	}
-	return again, checkWriteAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
+	return again, WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	})
@@ -774,7 +773,7 @@ func checkWriteNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism)
 		data []byte
 	}{{"scenario.toml", sc.Source}, {"first.trace", first}, {"second.trace", second}}
 	for _, f := range files {
-		if err := checkWriteAtomic(filepath.Join(dir, f.name), func(w io.Writer) error {
+		if err := WriteFileAtomic(filepath.Join(dir, f.name), func(w io.Writer) error {
 			_, err := w.Write(f.data)
 			return err
 		}); err != nil {
@@ -786,28 +785,10 @@ func checkWriteNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism)
 		n.Scenario, n.Path, n.Seed, n.Workers, n.Victim, n.String(), checkOrEnd(n.First), checkOrEnd(n.Second),
 		checkQuote(filepath.Join(dir, "first.trace")), checkQuote(filepath.Join(dir, "second.trace")),
 		checkRunCommand(n.Path, cfg), checkRunCommand(n.Path, cfg))
-	return checkWriteAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
+	return WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, readme)
 		return err
 	})
-}
-
-// checkWriteAtomic writes path through an AtomicFile: it appears whole or not at all.
-func checkWriteAtomic(path string, write func(io.Writer) error) error {
-	af, err := CreateAtomic(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(af, 1<<16)
-	if err := write(bw); err != nil {
-		af.Abort()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		af.Abort()
-		return err
-	}
-	return af.Commit()
 }
 
 // checkRunCommand is the `cbcsim run` command line that reruns one run.

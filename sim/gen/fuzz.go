@@ -1,7 +1,6 @@
 package gen
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -434,45 +433,28 @@ func writeRepro(f *Failure, file string) error {
 	if err := os.MkdirAll(f.Dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeAtomic(file, func(w io.Writer) error {
+	if err := sim.WriteFileAtomic(file, func(w io.Writer) error {
 		_, err := w.Write(f.Shrunk.Source)
 		return err
 	}); err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(f.Dir, "original.toml"), func(w io.Writer) error {
+	if err := sim.WriteFileAtomic(filepath.Join(f.Dir, "original.toml"), func(w io.Writer) error {
 		_, err := w.Write(f.Original.Source)
 		return err
 	}); err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(f.Dir, "run.trace"), func(w io.Writer) error {
+	if err := sim.WriteFileAtomic(filepath.Join(f.Dir, "run.trace"), func(w io.Writer) error {
 		_, err := execute(f.Shrunk, f.ReproSeed, f.ReproWorkers, w)
 		return err
 	}); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(f.Dir, "README.txt"), func(w io.Writer) error {
+	return sim.WriteFileAtomic(filepath.Join(f.Dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, f.README())
 		return err
 	})
-}
-
-func writeAtomic(path string, fill func(io.Writer) error) error {
-	af, err := sim.CreateAtomic(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(af, 1<<16)
-	if err := fill(bw); err != nil {
-		af.Abort()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		af.Abort()
-		return err
-	}
-	return af.Commit()
 }
 
 // README is the text of the failure's README.txt: what failed, how it was
