@@ -20,7 +20,7 @@ func checkExpect(x *scenario.Expect, run *Run) []Check {
 		checks = append(checks, Check{Kind: "expect", Name: name, OK: ok, Detail: detail})
 	}
 	if x.Outcome != nil {
-		ok := matchAny(x.Outcome, run.Outcome)
+		ok := scenario.Match(x.Outcome, run.Outcome)
 		add("expect.outcome", ok, fmt.Sprintf("want %s, got %s (main: %s)", strings.Join(x.Outcome, "|"), run.Outcome, run.Result))
 	}
 	if x.Value != nil {
@@ -32,7 +32,7 @@ func checkExpect(x *scenario.Expect, run *Run) []Check {
 		if run.Result.IsError() {
 			got = run.Result.ErrorText()
 		}
-		ok := run.Result.IsError() && matchAny(x.Error, got)
+		ok := run.Result.IsError() && scenario.Match(x.Error, got)
 		add("expect.error", ok, fmt.Sprintf("want %s, got %s", strings.Join(x.Error, "|"), run.Result))
 	}
 	if x.HasLog {
@@ -60,17 +60,17 @@ func checkExpect(x *scenario.Expect, run *Run) []Check {
 		// The loader already refused labels no nursery op has.
 		for _, n := range rows {
 			if xn.Result != nil {
-				add(name+".result", matchAny(xn.Result, n.Result),
+				add(name+".result", scenario.Match(xn.Result, n.Result),
 					fmt.Sprintf("n%d: want %s, got %s", n.ID, strings.Join(xn.Result, "|"), n.Result))
 			}
 			if xn.Error != nil {
-				add(name+".error", n.FirstError != "" && matchAny(xn.Error, n.FirstError),
+				add(name+".error", n.FirstError != "" && scenario.Match(xn.Error, n.FirstError),
 					fmt.Sprintf("n%d: want %s, got %q", n.ID, strings.Join(xn.Error, "|"), n.FirstError))
 			}
 			if xn.HasResults {
 				ok := len(xn.Results) == len(n.Results)
 				for i := 0; ok && i < len(n.Results); i++ {
-					ok = matchResult(xn.Results[i], n.Results[i])
+					ok = scenario.Match(xn.Results[i], n.Results[i])
 				}
 				want := make([]string, len(xn.Results))
 				for i, alts := range xn.Results {
@@ -81,26 +81,6 @@ func checkExpect(x *scenario.Expect, run *Run) []Check {
 		}
 	}
 	return checks
-}
-
-func matchAny(alts []string, got string) bool {
-	for _, a := range alts {
-		if a == "*" || a == got {
-			return true
-		}
-	}
-	return false
-}
-
-// matchResult matches a child's result against alternatives: ok matches
-// any ok, ok:V only that value, * anything.
-func matchResult(alts []string, got string) bool {
-	for _, a := range alts {
-		if a == "*" || a == got || (a == "ok" && strings.HasPrefix(got, "ok")) {
-			return true
-		}
-	}
-	return false
 }
 
 func inOrder(want, log []string) (bool, string) {

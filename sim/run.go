@@ -24,13 +24,13 @@ type Options struct {
 	Schedule *Schedule // drive the run from recorded decisions instead of the PRNG
 }
 
-// Outcome names of main's outcome, as in the scenario format.
+// Outcome names of main, as the scenario format's `outcome` names them.
 const (
-	OutcomeOK        = "ok"
-	OutcomeFailed    = "failed"
-	OutcomeCancelled = "cancelled"
-	OutcomeDeadlock  = "deadlock"
-	OutcomeLivelock  = "livelock"
+	OutcomeOK        = scenario.OutcomeOK
+	OutcomeFailed    = scenario.OutcomeFailed
+	OutcomeCancelled = scenario.OutcomeCancelled
+	OutcomeDeadlock  = scenario.OutcomeDeadlock
+	OutcomeLivelock  = scenario.OutcomeLivelock
 	// OutcomeCrash is an extension: the scheduler itself panicked (an
 	// internal assertion failed). It always fails the run.
 	OutcomeCrash = "crash"
