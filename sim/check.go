@@ -29,7 +29,9 @@ const (
 type history struct {
 	tasks     map[int64]*taskHist
 	nurseries map[int64]*nurseryHist
-	order     []int64 // nursery ids in open order
+	order     []int64   // nursery ids in open order
+	n         int       // events seen
+	last      *taskHist // the task of the last run event: runs come in streaks
 }
 
 type taskHist struct {
@@ -83,97 +85,110 @@ func strField(e *trace.Event, key string) string {
 	return f.Str
 }
 
-func digest(events []trace.Event) *history {
-	h := &history{tasks: map[int64]*taskHist{}, nurseries: map[int64]*nurseryHist{}}
-	task := func(id int64) *taskHist {
-		t := h.tasks[id]
-		if t == nil {
-			t = &taskHist{id: id, firstRun: -1, markAt: -1, resultAt: -1, spawnAt: -1}
-			h.tasks[id] = t
-		}
-		return t
+func newHistory() *history {
+	return &history{tasks: map[int64]*taskHist{}, nurseries: map[int64]*nurseryHist{}}
+}
+
+func (h *history) task(id int64) *taskHist {
+	t := h.tasks[id]
+	if t == nil {
+		t = &taskHist{id: id, firstRun: -1, markAt: -1, resultAt: -1, spawnAt: -1}
+		h.tasks[id] = t
 	}
-	for i := range events {
-		e := &events[i]
-		switch e.Kind {
-		case trace.KindSpawn:
-			t := task(intField(e, "task"))
-			t.nursery, t.spawnAt = intField(e, "nursery"), i
-			if n := h.nurseries[t.nursery]; n != nil {
-				n.children = append(n.children, t.id)
+	return t
+}
+
+// add takes in the next event. The simulator feeds it every event as the
+// run goes, so no event list has to be kept.
+func (h *history) add(e *trace.Event) {
+	i := h.n
+	h.n++
+	task := h.task
+	if e.Kind == trace.KindRun {
+		// The hot path: one run event per step, mostly the same task.
+		id := intField(e, "task")
+		t := h.last
+		if t == nil || t.id != id {
+			t = task(id)
+			h.last = t
+		}
+		if t.firstRun < 0 {
+			t.firstRun = i
+		}
+		t.lastEvent = i
+		return
+	}
+	switch e.Kind {
+	case trace.KindSpawn:
+		t := task(intField(e, "task"))
+		t.nursery, t.spawnAt = intField(e, "nursery"), i
+		if n := h.nurseries[t.nursery]; n != nil {
+			n.children = append(n.children, t.id)
+		}
+	case trace.KindCancel:
+		t := task(intField(e, "task"))
+		if t.markAt < 0 {
+			t.markAt, t.markWhy = i, strField(e, "reason")
+		}
+	case trace.KindResult:
+		t := task(intField(e, "task"))
+		t.results++
+		if t.resultAt < 0 {
+			t.resultAt, t.result = i, strField(e, "result")
+		}
+	case trace.KindCleanup:
+		t := task(intField(e, "task"))
+		seq := intField(e, "seq")
+		if strField(e, "do") == "push" {
+			t.pushed = append(t.pushed, seq)
+			break
+		}
+		if len(t.pushed) == 0 || t.pushed[len(t.pushed)-1] != seq {
+			if t.lifoBad == "" {
+				t.lifoBad = fmt.Sprintf("task t%d ran cleanup #%d (%s) while #%v were pushed later", t.id, seq, strField(e, "label"), t.pushed)
 			}
-		case trace.KindRun:
-			t := task(intField(e, "task"))
-			if t.firstRun < 0 {
-				t.firstRun = i
-			}
-			t.lastEvent = i
-		case trace.KindCancel:
-			t := task(intField(e, "task"))
-			if t.markAt < 0 {
-				t.markAt, t.markWhy = i, strField(e, "reason")
-			}
-		case trace.KindResult:
-			t := task(intField(e, "task"))
-			t.results++
-			if t.resultAt < 0 {
-				t.resultAt, t.result = i, strField(e, "result")
-			}
-		case trace.KindCleanup:
-			t := task(intField(e, "task"))
-			seq := intField(e, "seq")
-			if strField(e, "do") == "push" {
-				t.pushed = append(t.pushed, seq)
-				break
-			}
-			if len(t.pushed) == 0 || t.pushed[len(t.pushed)-1] != seq {
-				if t.lifoBad == "" {
-					t.lifoBad = fmt.Sprintf("task t%d ran cleanup #%d (%s) while #%v were pushed later", t.id, seq, strField(e, "label"), t.pushed)
+			for j, s := range t.pushed {
+				if s == seq {
+					t.pushed = append(t.pushed[:j], t.pushed[j+1:]...)
+					break
 				}
-				for j, s := range t.pushed {
-					if s == seq {
-						t.pushed = append(t.pushed[:j], t.pushed[j+1:]...)
-						break
-					}
-				}
-				break
 			}
-			t.pushed = t.pushed[:len(t.pushed)-1]
-		case trace.KindNursery:
-			id := intField(e, "nursery")
-			n := h.nurseries[id]
-			if _, ok := field(e, "mode"); ok { // open
-				n = &nurseryHist{id: id, label: strField(e, "label"), owner: intField(e, "task"), openAt: i,
-					state: nursery.Open, termAt: -1, cancelAt: -1}
-				h.nurseries[id] = n
-				h.order = append(h.order, id)
-				task(n.owner).owned = append(task(n.owner).owned, id)
-				break
+			break
+		}
+		t.pushed = t.pushed[:len(t.pushed)-1]
+	case trace.KindNursery:
+		id := intField(e, "nursery")
+		n := h.nurseries[id]
+		if _, ok := field(e, "mode"); ok { // open
+			n = &nurseryHist{id: id, label: strField(e, "label"), owner: intField(e, "task"), openAt: i,
+				state: nursery.Open, termAt: -1, cancelAt: -1}
+			h.nurseries[id] = n
+			h.order = append(h.order, id)
+			task(n.owner).owned = append(task(n.owner).owned, id)
+			break
+		}
+		if n == nil {
+			break
+		}
+		if out, ok := field(e, "outcome"); ok {
+			n.outcome, n.errText = out.Str, strField(e, "error")
+			if n.termAt < 0 {
+				n.termAt = i
 			}
-			if n == nil {
-				break
-			}
-			if out, ok := field(e, "outcome"); ok {
-				n.outcome, n.errText = out.Str, strField(e, "error")
-				if n.termAt < 0 {
-					n.termAt = i
-				}
-				break
-			}
-			from, to := parseState(strField(e, "from")), parseState(strField(e, "to"))
-			if n.state.Terminal() && n.afterTerm == "" {
-				n.afterTerm = fmt.Sprintf("nursery %s (n%d) moved %s -> %s after it was terminal", n.label, n.id, from, to)
-			}
-			if (from != n.state || !nursery.Allowed(from, to)) && n.badTrans == "" {
-				n.badTrans = fmt.Sprintf("nursery %s (n%d) moved %s -> %s while in %s", n.label, n.id, from, to, n.state)
-			}
-			n.state = to
-			if to == nursery.Cancelling && n.cancelAt < 0 {
-				n.cancelAt, n.reason = i, strField(e, "reason")
-			}
+			break
+		}
+		from, to := parseState(strField(e, "from")), parseState(strField(e, "to"))
+		if n.state.Terminal() && n.afterTerm == "" {
+			n.afterTerm = fmt.Sprintf("nursery %s (n%d) moved %s -> %s after it was terminal", n.label, n.id, from, to)
+		}
+		if (from != n.state || !nursery.Allowed(from, to)) && n.badTrans == "" {
+			n.badTrans = fmt.Sprintf("nursery %s (n%d) moved %s -> %s while in %s", n.label, n.id, from, to, n.state)
+		}
+		n.state = to
+		if to == nursery.Cancelling && n.cancelAt < 0 {
+			n.cancelAt, n.reason = i, strField(e, "reason")
 		}
 	}
-	return h
 }
 
 func parseState(s string) nursery.State {
@@ -197,8 +212,7 @@ func ids[V any](m map[int64]V) []int64 {
 }
 
 // checkInvariants checks every invariant on the run's recorded events.
-func checkInvariants(run *Run) []Check {
-	h := digest(run.Events)
+func checkInvariants(run *Run, h *history) []Check {
 	finished := run.Outcome != OutcomeDeadlock && run.Outcome != OutcomeLivelock
 	var checks []Check
 	add := func(name, bad string) {

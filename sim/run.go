@@ -73,8 +73,7 @@ type Run struct {
 	Workers   []WorkerRow
 	Stuck     []string // deadlock: the tasks that can never run again
 	Crash     string   // the scheduler's own panic, when Outcome is crash
-	Events    []trace.Event
-	Checks    []Check // invariants, then expectations
+	Checks    []Check  // invariants, then expectations
 }
 
 // TaskRow is one line of the task table.
@@ -271,9 +270,8 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 			return nil, fmt.Errorf("writing trace: %w", sk.err)
 		}
 	}
-	run.Events = sk.rec.Events
 	collect(run, s)
-	run.Checks = append(checkInvariants(run), checkExpect(sc.Expect, run)...)
+	run.Checks = append(checkInvariants(run, sk.hist), checkExpect(sc.Expect, run)...)
 	return run, nil
 }
 

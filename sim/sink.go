@@ -7,18 +7,18 @@ import (
 )
 
 // sink numbers steps, stamps virtual time and actors on the scheduler's
-// events, keeps them for the checkers and writes them to the trace file.
+// events, digests them for the checkers and writes them to the trace file.
 type sink struct {
 	step, tick uint64
 	actors     []string
-	rec        trace.Recorder
+	hist       *history // the checkers' digest, fed as events happen
 	w          *trace.Writer
 	err        error // the first write error
 	ev         trace.Event
 }
 
 func newSink(workers int, w *trace.Writer) *sink {
-	s := &sink{w: w}
+	s := &sink{w: w, hist: newHistory()}
 	for i := 0; i < workers; i++ {
 		s.actors = append(s.actors, "w"+strconv.Itoa(i))
 	}
@@ -35,7 +35,7 @@ func (s *sink) actor(worker int) string {
 // Emit implements sched.Sink.
 func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 	s.ev = trace.Event{Step: s.step, Tick: s.tick, Actor: s.actor(worker), Kind: kind, Fields: fields}
-	s.rec.Record(&s.ev)
+	s.hist.add(&s.ev)
 	if s.w != nil && s.err == nil {
 		s.err = s.w.WriteEvent(&s.ev)
 	}
