@@ -399,7 +399,9 @@ func pingPongCbcsim(tm Timer, n int, play func(t *sched.Task, first bool, ping, 
 // Steal has one producer task spawn n empty tasks into one nursery on
 // workers workers (at least 2), without forced yields, so that everything
 // the other workers run they have stolen. It reports steals/op (the share
-// of tasks stolen) and ns/steal (elapsed time per stolen task).
+// of tasks stolen) and ns/steal: a thief's time per stolen task (elapsed
+// time times thieves over steals), which includes running the task and
+// so bounds the steal itself from above.
 func Steal(workers int) Func {
 	return func(tm Timer, n int) error {
 		if workers == 0 {
@@ -433,7 +435,8 @@ func Steal(workers int) Func {
 		}
 		tm.ReportMetric(float64(steals)/float64(n), "steals/op")
 		if steals > 0 {
-			tm.ReportMetric(float64(elapsed.Nanoseconds())/float64(steals), "ns/steal")
+			thieves := float64(workers - 1)
+			tm.ReportMetric(float64(elapsed.Nanoseconds())*thieves/float64(steals), "ns/steal")
 		}
 		return nil
 	}
@@ -446,6 +449,15 @@ func Steal(workers int) Func {
 // (runtime.MemStats HeapInuse+StackInuse, after a GC) between before the
 // first spawn and when every task is parked. cbcsim runs on one worker, so
 // every child has blocked by the time the root runs again.
+//
+// The tasks wait on parkChannels channels, not one: waking a channel's
+// waiters costs time quadratic in their number in sched (popFront shifts
+// the whole queue), and a million waiters on one channel take minutes to
+// release. The channels add under a byte a task.
+//
+// Both the runtime and the fibers reuse the descriptors (runtime.g) of
+// exited goroutines, so only the first batch of a process pays for them:
+// run a batch first (Bench's warm-up) to compare steady states.
 func ParkedTasks(impl string, tasks int) Func {
 	return func(tm Timer, n int) error {
 		var total float64
@@ -466,10 +478,19 @@ func ParkedTasks(impl string, tasks int) Func {
 			total += per
 		}
 		tm.ReportMetric(total/float64(n), "B/task")
-		tm.ReportMetric(float64(tasks), "tasks")
 		return nil
 	}
 }
+
+// primeTasks is how many tasks park before a collection that sets the
+// runtime's starting stack size (GODEBUG adaptivestackstart: the average
+// stack a collection scanned) from parked tasks rather than from whatever
+// ran before, such as the testing harness. Without it the same goroutine
+// measures 2.1 KiB or 4.1 KiB depending on history.
+func primeTasks(tasks int) int { return min(tasks/64, 1024) }
+
+// parkChannels is how many channels the parked tasks wait on.
+const parkChannels = 4096
 
 // inUse is the memory the heap and the goroutine stacks hold after a
 // collection.
@@ -485,39 +506,61 @@ func parkCbcsim(tasks int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	ch := s.NewChannel("park", 0)
+	chans := make([]*sched.Channel, min(tasks, parkChannels))
+	for i := range chans {
+		chans[i] = s.NewChannel("park", 0)
+	}
 	var parked atomic.Int64
-	child := func(t *sched.Task) error {
-		parked.Add(1)
-		_, ok, err := t.Recv(ch)
-		if err == nil && ok {
-			return fmt.Errorf("received a value from a channel nobody sends on")
+	children := make([]sched.Func, len(chans))
+	for i, ch := range chans {
+		children[i] = func(t *sched.Task) error {
+			parked.Add(1)
+			_, ok, err := t.Recv(ch)
+			if err == nil && ok {
+				return fmt.Errorf("received a value from a channel nobody sends on")
+			}
+			return err
 		}
-		return err
 	}
 	var per float64
 	res := s.Run("main", func(t *sched.Task) error {
 		before := inUse()
-		err := t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
-			for range tasks {
-				if _, err := nu.Spawn(t, "parked", child, sched.SpawnOptions{}); err != nil {
-					return err
-				}
-			}
+		return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
 			// One worker: the children on its deque all run, and block,
 			// before the root comes back from the global queue.
-			for i := 0; parked.Load() < int64(tasks); i++ {
-				if i == 3 {
-					return fmt.Errorf("%d of %d tasks parked after three yields", parked.Load(), tasks)
+			waitParked := func(want int) error {
+				for i := 0; parked.Load() < int64(want); i++ {
+					if i == 3 {
+						return fmt.Errorf("%d of %d tasks parked after three yields", parked.Load(), want)
+					}
+					if err := t.Yield(); err != nil {
+						return err
+					}
 				}
-				if err := t.Yield(); err != nil {
+				return nil
+			}
+			for i := range tasks {
+				if i == primeTasks(tasks) {
+					if err := waitParked(i); err != nil {
+						return err
+					}
+					runtime.GC()
+				}
+				if _, err := nu.Spawn(t, "parked", children[i%len(children)], sched.SpawnOptions{}); err != nil {
 					return err
 				}
 			}
+			if err := waitParked(tasks); err != nil {
+				return err
+			}
 			per = float64(int64(inUse())-int64(before)) / float64(tasks)
-			return t.Close(ch)
+			for _, ch := range chans {
+				if err := t.Close(ch); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
-		return err
 	})
 	return per, resultErr(res)
 }
@@ -527,7 +570,13 @@ func parkGoroutines(tasks int) (float64, error) {
 	var wg sync.WaitGroup
 	var parked atomic.Int64
 	before := inUse()
-	for range tasks {
+	for i := range tasks {
+		if i == primeTasks(tasks) {
+			for parked.Load() < int64(i) {
+				runtime.Gosched()
+			}
+			runtime.GC()
+		}
 		wg.Add(1)
 		go func() {
 			parked.Add(1)

@@ -635,3 +635,38 @@ func BenchmarkPoolParallel(b *testing.B) {
 		}
 	})
 }
+
+// TestCacheReusesWithoutPool: a Cache hands back the fiber it was given,
+// overflows to its Pool past its bound, and Flush returns what it holds.
+func TestCacheReusesWithoutPool(t *testing.T) {
+	p := NewPool(8)
+	defer p.Close()
+	c := p.NewCache(2)
+	run := func(f *Fiber) {
+		if _, st := f.Resume(); st != Done {
+			t.Fatalf("status %v, want Done", st)
+		}
+	}
+	body := BodyFunc(func(*Fiber) {})
+	f1 := c.Get(body)
+	run(f1)
+	c.Put(f1)
+	if f2 := c.Get(body); f2 != f1 {
+		t.Fatal("cache did not reuse its fiber")
+	} else {
+		run(f2)
+		c.Put(f2)
+	}
+	extra := []*Fiber{c.Get(body), c.Get(body), c.Get(body)}
+	for _, f := range extra {
+		run(f)
+		c.Put(f)
+	}
+	if len(c.idle) != 2 {
+		t.Fatalf("cache holds %d fibers, want its bound 2", len(c.idle))
+	}
+	c.Flush()
+	if len(c.idle) != 0 || len(p.idle) != 3 {
+		t.Fatalf("after Flush: cache %d, pool %d; want 0 and 3", len(c.idle), len(p.idle))
+	}
+}

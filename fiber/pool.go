@@ -104,3 +104,56 @@ func (p *Pool) Close() {
 		f.Close()
 	}
 }
+
+// Cache is a small unsynchronized front of a Pool for one goroutine at a
+// time, such as a scheduler worker: Get and Put take no lock while the
+// cache has room, and overflow to the Pool. A worker that starts and
+// finishes tasks therefore reuses fibers without touching shared state.
+type Cache struct {
+	pool *Pool
+	idle []*Fiber
+	max  int
+}
+
+// NewCache returns a cache in front of p holding at most max idle fibers.
+func (p *Pool) NewCache(max int) *Cache {
+	return &Cache{pool: p, max: max, idle: make([]*Fiber, 0, max)}
+}
+
+// Get returns a cached fiber rebound to body, or one from the Pool.
+func (c *Cache) Get(body Body) *Fiber {
+	if n := len(c.idle); n > 0 {
+		f := c.idle[n-1]
+		c.idle[n-1] = nil
+		c.idle = c.idle[:n-1]
+		f.rebind(body)
+		return f
+	}
+	return c.pool.Get(body)
+}
+
+// Put keeps a finished fiber in the cache, or gives it to the Pool when the
+// cache is full. Like Pool.Put it panics if f is not finished.
+func (c *Cache) Put(f *Fiber) {
+	if f.status == Suspended {
+		panic("fiber: Put: fiber not finished")
+	}
+	if f.stop == nil {
+		return
+	}
+	if len(c.idle) < c.max {
+		f.panicErr = nil
+		c.idle = append(c.idle, f)
+		return
+	}
+	c.pool.Put(f)
+}
+
+// Flush hands every cached fiber back to the Pool (before Pool.Close).
+func (c *Cache) Flush() {
+	for _, f := range c.idle {
+		c.pool.Put(f)
+	}
+	clear(c.idle)
+	c.idle = c.idle[:0]
+}

@@ -1,6 +1,9 @@
 package nursery
 
-import "github.com/cbcsim/cbcsim/internal/mutant"
+import (
+	"github.com/cbcsim/cbcsim/internal/chunk"
+	"github.com/cbcsim/cbcsim/internal/mutant"
+)
 
 // Per-child flags.
 const (
@@ -27,9 +30,9 @@ type Nursery struct {
 	firstErr Child
 	order    []Child // completion order; kept only in mutant builds
 
-	results  []Result // per child, in spawn order; Pending while unfinished
-	kids     []kid    // per child, in spawn order
-	queue    []Child  // pending children in spawn order; queue[head:] are live
+	results  chunk.List[Result] // per child, in spawn order; Pending while unfinished
+	kids     chunk.List[kid]    // per child, in spawn order
+	queue    []Child            // pending children in spawn order; queue[head:] are live
 	head     int
 	running  int // admitted and unfinished
 	finished int // children whose result is not Pending
@@ -45,13 +48,15 @@ func New(cfg Config) *Nursery {
 }
 
 // Reset makes n a new Open nursery with configuration cfg, keeping the
-// capacity of its slices. Slices returned by Results before the Reset must
-// not be used after it.
+// memory of its per-child records.
 func (n *Nursery) Reset(cfg Config) {
+	results, kids := n.results, n.kids
+	results.Reset()
+	kids.Reset()
 	*n = Nursery{
 		cfg:     cfg,
-		results: n.results[:0],
-		kids:    n.kids[:0],
+		results: results,
+		kids:    kids,
 		queue:   n.queue[:0],
 		scratch: n.scratch,
 	}
@@ -96,23 +101,23 @@ func (n *Nursery) Spawn(out *Effects) (Child, Admit, error) {
 	if n.awaiting {
 		return -1, AdmitRun, errSpawnNotOpen
 	}
-	c := Child(len(n.results))
+	c := Child(n.results.Len())
 	if n.state == Cancelling {
-		n.results = append(n.results, CancelledBy(n.reason))
-		n.kids = append(n.kids, kid{flags: marked, mark: n.reason})
+		n.results.Append(CancelledBy(n.reason))
+		n.kids.Append(kid{flags: marked, mark: n.reason})
 		n.finished++
 		return c, AdmitCancelled, nil
 	}
 	// Open. Once one child waits, later ones wait behind it, so that
 	// children are admitted in spawn order.
 	if limit := n.cfg.MaxConcurrent; limit > 0 && (n.running >= limit || n.head < len(n.queue)) {
-		n.results = append(n.results, Result{})
-		n.kids = append(n.kids, kid{})
+		n.results.Append(Result{})
+		n.kids.Append(kid{})
 		n.queue = append(n.queue, c)
 		return c, AdmitPending, nil
 	}
-	n.results = append(n.results, Result{})
-	n.kids = append(n.kids, kid{flags: admitted})
+	n.results.Append(Result{})
+	n.kids.Append(kid{flags: admitted})
 	n.running++
 	return c, AdmitRun, nil
 }
@@ -125,16 +130,16 @@ func (n *Nursery) Start(c Child) error {
 	switch {
 	case n.state.Terminal():
 		return errStartTerminal
-	case c < 0 || int(c) >= len(n.results):
+	case c < 0 || int(c) >= n.results.Len():
 		return errStartBadChild
-	case n.results[c].Kind != Pending:
+	case n.results.At(int(c)).Kind != Pending:
 		return errStartFinished
-	case n.kids[c].flags&admitted == 0:
+	case n.kids.At(int(c)).flags&admitted == 0:
 		return errStartNotAdmitted
-	case n.kids[c].flags&started != 0:
+	case n.kids.At(int(c)).flags&started != 0:
 		return errStartStarted
 	}
-	n.kids[c].flags |= started
+	n.kids.At(int(c)).flags |= started
 	return nil
 }
 
@@ -157,14 +162,14 @@ func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
 		return errCompleteTerminal
 	case !r.valid():
 		return errCompleteBadResult
-	case c < 0 || int(c) >= len(n.results):
+	case c < 0 || int(c) >= n.results.Len():
 		return errCompleteBadChild
-	case n.results[c].Kind != Pending:
+	case n.results.At(int(c)).Kind != Pending:
 		return errCompleteFinished
-	case n.kids[c].flags&admitted == 0:
+	case n.kids.At(int(c)).flags&admitted == 0:
 		return errCompleteNotAdmitted
 	}
-	n.results[c] = r
+	*n.results.At(int(c)) = r
 	n.finished++
 	n.running--
 	if mutant.Enabled {
@@ -185,7 +190,7 @@ func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
 	}
 	n.release(out)
 	n.settle(out)
-	if mutant.On(mutant.TerminalChangesState) && !n.awaiting && n.finished == len(n.results) && n.state == Open {
+	if mutant.On(mutant.TerminalChangesState) && !n.awaiting && n.finished == n.results.Len() && n.state == Open {
 		n.to(Closing, out)
 		n.to(Closed, out)
 		out.Terminal = true
@@ -261,9 +266,9 @@ func (n *Nursery) cancel(reason Reason, unstartedOnly bool, out *Effects) {
 		did = true
 	}
 	skip := admitted | marked // a child with both flags is already marked
-	for i := range n.kids {
-		k := &n.kids[i]
-		if n.results[i].Kind != Pending || k.flags&skip != admitted {
+	for i := 0; i < n.kids.Len(); i++ {
+		k := n.kids.At(i)
+		if n.results.At(int(i)).Kind != Pending || k.flags&skip != admitted {
 			continue
 		}
 		if unstartedOnly && k.flags&started != 0 {
@@ -275,12 +280,12 @@ func (n *Nursery) cancel(reason Reason, unstartedOnly bool, out *Effects) {
 		did = true
 	}
 	for _, c := range n.queue[n.head:] {
-		n.results[c] = CancelledBy(reason)
+		*n.results.At(int(c)) = CancelledBy(reason)
 		if mutant.Enabled {
 			n.order = append(n.order, c)
 		}
-		n.kids[c].flags |= marked
-		n.kids[c].mark = reason
+		n.kids.At(int(c)).flags |= marked
+		n.kids.At(int(c)).mark = reason
 		n.finished++
 		out.Dropped = append(out.Dropped, c)
 		did = true
@@ -298,7 +303,7 @@ func (n *Nursery) release(out *Effects) {
 	for n.head < len(n.queue) && (limit <= 0 || n.running < limit) {
 		c := n.queue[n.head]
 		n.head++
-		n.kids[c].flags |= admitted
+		n.kids.At(int(c)).flags |= admitted
 		n.running++
 		out.Release = append(out.Release, c)
 	}
@@ -314,7 +319,7 @@ func (n *Nursery) release(out *Effects) {
 // settle makes the nursery terminal when the owner awaits and every child
 // is finished.
 func (n *Nursery) settle(out *Effects) {
-	if !n.awaiting || n.finished != len(n.results) {
+	if !n.awaiting || n.finished != n.results.Len() {
 		return
 	}
 	switch n.state {
@@ -344,7 +349,7 @@ func (n *Nursery) Terminal() bool { return n.state.Terminal() }
 func (n *Nursery) Awaiting() bool { return n.awaiting }
 
 // AllFinished reports whether every child spawned so far is finished.
-func (n *Nursery) AllFinished() bool { return n.finished == len(n.results) }
+func (n *Nursery) AllFinished() bool { return n.finished == n.results.Len() }
 
 // Outcome is OutcomePending until the nursery is terminal; then ChildFailed
 // if any child failed or panicked (an error outranks a cancellation, seed 000
@@ -369,36 +374,35 @@ func (n *Nursery) FirstError() (Child, Result, bool) {
 	if !n.hasErr {
 		return -1, Result{}, false
 	}
-	return n.firstErr, n.results[n.firstErr], true
+	return n.firstErr, *n.results.At(int(n.firstErr)), true
 }
 
 // CancelReason returns the reason of the first cancellation, NoReason if the
 // nursery was never cancelled.
 func (n *Nursery) CancelReason() Reason { return n.reason }
 
-// Results returns the per-child results in spawn order, Pending for
-// unfinished children. The slice is a read-only view, valid until the next
-// mutating call.
+// Results returns a copy of the per-child results in spawn order, Pending
+// for unfinished children. It allocates; Result reads one child.
 func (n *Nursery) Results() []Result {
 	if mutant.On(mutant.ResultsCompletionOrder) {
 		return n.completionOrder()
 	}
-	return n.results
+	return n.results.AppendTo(nil)
 }
 
 // completionOrder lists finished children's results in the order they
 // finished, then the unfinished ones; only the ResultsCompletionOrder
 // mutant uses it.
 func (n *Nursery) completionOrder() []Result {
-	seen := make([]bool, len(n.results))
-	out := make([]Result, 0, len(n.results))
+	seen := make([]bool, n.results.Len())
+	out := make([]Result, 0, n.results.Len())
 	for _, c := range n.order {
 		seen[c] = true
-		out = append(out, n.results[c])
+		out = append(out, *n.results.At(int(c)))
 	}
-	for c, r := range n.results {
+	for c := 0; c < n.results.Len(); c++ {
 		if !seen[c] {
-			out = append(out, r)
+			out = append(out, *n.results.At(c))
 		}
 	}
 	return out
@@ -406,14 +410,14 @@ func (n *Nursery) completionOrder() []Result {
 
 // Result returns child c's result (Pending if unfinished or unknown).
 func (n *Nursery) Result(c Child) Result {
-	if c < 0 || int(c) >= len(n.results) {
+	if c < 0 || int(c) >= n.results.Len() {
 		return Result{}
 	}
-	return n.results[c]
+	return *n.results.At(int(c))
 }
 
 // Len returns the number of children spawned.
-func (n *Nursery) Len() int { return len(n.results) }
+func (n *Nursery) Len() int { return n.results.Len() }
 
 // Running returns the number of admitted, unfinished children.
 func (n *Nursery) Running() int { return n.running }
@@ -432,9 +436,9 @@ func (n *Nursery) Marked(c Child) (Reason, bool) {
 	if !n.flag(c, marked) {
 		return NoReason, false
 	}
-	return n.kids[c].mark, true
+	return n.kids.At(int(c)).mark, true
 }
 
 func (n *Nursery) flag(c Child, f uint8) bool {
-	return c >= 0 && int(c) < len(n.kids) && n.kids[c].flags&f != 0
+	return c >= 0 && int(c) < n.kids.Len() && n.kids.At(int(c)).flags&f != 0
 }

@@ -135,11 +135,13 @@ func (k Kind) String() string {
 
 // Result is a child's result. The zero value is a pending (unfinished) result.
 type Result struct {
-	Kind     Kind
+	// The fields are ordered for size (32 bytes): a nursery keeps one
+	// Result per child for its whole life.
 	Value    int64  // with KindOK when HasValue
-	HasValue bool   // the child returned a value
 	Msg      string // the error for KindErr, the message for KindPanic
+	Kind     Kind
 	Reason   Reason // for KindCancelled
+	HasValue bool   // the child returned a value
 }
 
 // OK is a result that returned without a value.

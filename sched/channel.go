@@ -274,7 +274,7 @@ func (t *Task) Close(c *Channel) error {
 // waitPending on return means the worker found the operation could proceed
 // and did not park: the caller retries.
 func (t *Task) blockOnChannel(c *Channel, send bool, v int64) error {
-	t.wait = waitSlot{state: waitPending, val: v, interruptible: t.cleanupDepth == 0, ch: c, send: send}
+	t.ext().wait = waitSlot{state: waitPending, val: v, interruptible: t.cleanupDepth == 0, ch: c, send: send}
 	t.wait.ref = &waitRef{b: chanWait{t: t}}
 	t.blockOn = t.wait.ref.b
 	t.suspend(reasonBlock)

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cbcsim/cbcsim/internal/chunk"
 	"github.com/cbcsim/cbcsim/internal/mutant"
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/trace"
@@ -42,8 +43,8 @@ type Nursery struct {
 	mu       sync.Mutex // guards everything below
 	m        nursery.Nursery
 	eff      nursery.Effects
-	children []*Task // in spawn order, indexed by nursery.Child
-	waiter   *Task   // the owner, while it is blocked in await
+	children chunk.List[*Task] // in spawn order, indexed by nursery.Child
+	waiter   *Task             // the owner, while it is blocked in await
 	pool     Budget
 	timer    *timer // the timeout, if any
 
@@ -93,13 +94,17 @@ func (n *Nursery) Snapshot() NurserySnapshot {
 	if _, r, ok := n.m.FirstError(); ok {
 		snap.FirstError, snap.HasError = r.ErrorText(), true
 	}
-	for _, c := range n.children {
-		snap.Children = append(snap.Children, c.id)
+	for i := 0; i < n.children.Len(); i++ {
+		if c := *n.children.At(i); c != nil {
+			snap.Children = append(snap.Children, c.id)
+		}
 	}
 	return snap
 }
 
-// NurserySnapshot is a copy of a nursery's observable state.
+// NurserySnapshot is a copy of a nursery's observable state. Children
+// lists the ids of every child only when the scheduler keeps its tasks
+// (Config.KeepTasks or a Sink); otherwise finished children are forgotten.
 type NurserySnapshot struct {
 	Label      string
 	Mode       nursery.Mode
@@ -128,8 +133,9 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if o.Timeout > 0 {
 		n.startTimeout(o.Timeout)
 	}
+	x := t.ext()
 	t.mu.Lock()
-	t.owned = append(t.owned, n)
+	x.owned = append(x.owned, n)
 	t.mu.Unlock()
 	if r := t.mark.Load(); r != 0 {
 		// Marked between the checkpoint and the registration above:
@@ -197,24 +203,29 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 	s := n.s
 	child := &Task{s: s, id: s.nextTaskID.Add(1), name: name, fn: fn, parent: n}
 	if o.Budget != nil {
-		child.budget = *o.Budget
+		b := *o.Budget
+		child.budget, child.initial = b, &b
 	} else {
-		child.budget = s.cfg.Budget
+		child.budget, child.initial = s.cfg.Budget, &s.cfg.Budget
 	}
 	child.caps = t.caps
-	if o.HasCaps {
+	// Capabilities are explicit only under sovereign; under service and
+	// cluster every task holds every capability and a spawn's caps mean
+	// nothing.
+	if o.HasCaps && s.cfg.Profile == ProfileSovereign {
 		if extra := o.Caps &^ t.caps; extra != 0 {
 			return nil, &SchedError{Code: ErrCapabilityDenied, Detail: "spawn asks for " + extra.String() + " which the spawner lacks"}
 		}
 		child.caps = o.Caps
 	}
-	child.as = o.As
+	if o.As != "" {
+		child.ext().as = o.As
+	}
 	w := t.w
 
 	if !n.takeSpawn() {
 		return nil, &SchedError{Code: ErrSpawnBudgetExhausted, Detail: "nursery " + n.label}
 	}
-	child.initial = child.budget
 
 	n.mu.Lock()
 	n.eff.Reset()
@@ -224,7 +235,7 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 		panic(fmt.Sprintf("sched: Nursery.Spawn: %v", err))
 	}
 	child.child = c
-	n.children = append(n.children, child)
+	n.children.Append(child)
 	s.register(child, nil)
 	if w.em.on() {
 		w.em.emit(trace.KindSpawn, trace.I("task", int64(child.id)), trace.I("parent", int64(t.id)),
@@ -276,6 +287,12 @@ func (n *Nursery) complete(t *Task, w *Worker) {
 		n.mu.Unlock()
 		panic(fmt.Sprintf("sched: Nursery.complete: %v", err))
 	}
+	if !n.s.keep {
+		// The result is kept by the nursery; the task itself can go, so
+		// that a nursery with a million finished children does not hold
+		// a million tasks.
+		*n.children.At(int(t.child)) = nil
+	}
 	n.apply(w)
 	n.mu.Unlock()
 }
@@ -315,16 +332,16 @@ func (n *Nursery) apply(w *Worker) {
 		}
 	}
 	for _, c := range e.Cancel {
-		n.children[c].markCancel(e.Reason, w)
+		(*n.children.At(int(c))).markCancel(e.Reason, w)
 	}
 	for _, c := range e.Dropped {
-		child := n.children[c]
+		child := (*n.children.At(int(c)))
 		child.result = n.m.Result(c)
 		child.mark.CompareAndSwap(0, uint32(child.result.Reason))
 		s.retire(child, w)
 	}
 	for _, c := range e.Release {
-		s.pushFrom(w, n.children[c])
+		s.pushFrom(w, (*n.children.At(int(c))))
 	}
 	if e.Terminal {
 		if n.timer != nil {

@@ -52,7 +52,7 @@ func (s *Scheduler) RunWith(name string, fn Func, before func(root *Task)) Resul
 		// suspended are abandoned (see Deadlocked).
 		return nursery.Err("deadlock")
 	}
-	s.fibers.Close()
+	s.closeFibers()
 	return root.result
 }
 
@@ -172,8 +172,11 @@ func (p *parking) init() { p.cond = sync.NewCond(&p.mu) }
 func (p *parking) notify() {
 	p.epoch.Add(1) // seq-cst: ordered before the idle load below
 	if p.idle.Load() > 0 {
+		// One pushed task needs one worker: Signal, not Broadcast, so
+		// that a spawn does not wake every idle worker to fight over it.
+		// The woken worker steals it; if it finds it gone it parks again.
 		p.mu.Lock()
-		p.cond.Broadcast()
+		p.cond.Signal()
 		p.mu.Unlock()
 	}
 }

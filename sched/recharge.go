@@ -22,9 +22,10 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 		if n != nil && n.rechargeTask(t, c) {
 			return nil
 		}
-		if t.caps&CapBudget != 0 && !t.selfRecharged {
-			t.selfRecharged = true
-			t.refill(t.initial)
+		x := t.ext()
+		if t.caps&CapBudget != 0 && !x.selfRecharged {
+			x.selfRecharged = true
+			t.refill(*t.initial)
 			if t.emitting() {
 				t.emit(trace.KindRecharge, trace.S("from", "self"))
 			}
@@ -32,11 +33,11 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 				return nil
 			}
 		}
-		if n == nil || t.as == "" || t.s.cfg.Profile != ProfileCluster {
+		if n == nil || x.as == "" || t.s.cfg.Profile != ProfileCluster {
 			return &SchedError{Code: ErrResourceExhausted, Detail: comp.String() + " exhausted"}
 		}
 		// Wait for the supervisor.
-		t.wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
+		x.wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
 		t.wait.ref = &waitRef{b: rechargeWait{t: t}}
 		t.blockOn = t.wait.ref.b
 		t.suspend(reasonBlock)
@@ -61,10 +62,10 @@ func (t *Task) refill(b Budget) {
 func (n *Nursery) rechargeTask(t *Task, c Cost) bool {
 	t.mu.Lock()
 	credit := t.credit
-	t.credit = Budget{}
+	t.credit = nil
 	t.mu.Unlock()
-	if credit != (Budget{}) {
-		add(&t.budget, credit)
+	if credit != nil {
+		add(&t.budget, *credit)
 		if t.emitting() {
 			t.emit(trace.KindRecharge, trace.S("from", "supervisor"), trace.I("ops", credit.Ops))
 		}
@@ -106,7 +107,7 @@ func (b rechargeWait) describe() string { return "recharge" }
 func (b rechargeWait) park(t *Task, w *Worker) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.credit != (Budget{}) || (t.wait.interruptible && t.mark.Load() != 0) {
+	if t.credit != nil || (t.wait.interruptible && t.mark.Load() != 0) {
 		return false
 	}
 	t.rechargeWaiting = true
@@ -144,22 +145,33 @@ func (t *Task) Recharge(name string, amount Budget) (bool, error) {
 	default:
 		return false, &SchedError{Code: ErrCapabilityDenied, Detail: "recharge needs the cluster profile or the supervisor capability"}
 	}
-	t.mu.Lock()
-	owned := append([]*Nursery(nil), t.owned...)
-	t.mu.Unlock()
+	var owned []*Nursery
+	if t.taskExt != nil {
+		t.mu.Lock()
+		owned = append(owned, t.owned...)
+		t.mu.Unlock()
+	}
 	for i := len(owned) - 1; i >= 0; i-- {
 		n := owned[i]
 		n.mu.Lock()
-		for j := len(n.children) - 1; j >= 0; j-- {
-			c := n.children[j]
-			if c.as != name || n.m.Result(c.child).Kind != nursery.Pending {
+		for j := n.children.Len() - 1; j >= 0; j-- {
+			c := *n.children.At(j)
+			if c == nil {
+				continue
+			}
+			c.mu.Lock()
+			named := c.taskExt != nil && c.as == name
+			if !named || n.m.Result(c.child).Kind != nursery.Pending {
+				c.mu.Unlock()
 				continue
 			}
 			if t.emitting() {
 				t.emit(trace.KindRecharge, trace.I("target", int64(c.id)), trace.S("as", name), trace.I("ops", amount.Ops))
 			}
-			c.mu.Lock()
-			add(&c.credit, amount)
+			if c.credit == nil {
+				c.credit = &Budget{}
+			}
+			add(c.credit, amount)
 			if c.rechargeWaiting {
 				c.rechargeWaiting = false
 				c.waitingOn.Store(nil)

@@ -57,7 +57,7 @@ func New(cfg Config) (*Scheduler, error) {
 	s.clock = cfg.Clock
 	seed := cfg.Seed
 	for i := 0; i < cfg.Workers; i++ {
-		w := &Worker{s: s, id: i, dq: deque.New[Task](64)}
+		w := &Worker{s: s, id: i, dq: deque.New[Task](64), fibs: s.fibers.NewCache(workerFiberCache)}
 		w.rng.Seed(SplitMix64(&seed))
 		w.em = emitter{sink: cfg.Sink, worker: i}
 		s.workers = append(s.workers, w)
@@ -78,7 +78,7 @@ func (s *Scheduler) Start(name string, fn Func) *Task {
 		panic("sched: Start: called twice")
 	}
 	t := &Task{s: s, id: s.nextTaskID.Add(1), name: name, fn: fn, budget: s.cfg.Budget}
-	t.initial = t.budget
+	t.initial = &s.cfg.Budget
 	t.caps = CapsAll
 	if s.cfg.Profile == ProfileSovereign {
 		t.caps = 0
@@ -139,6 +139,17 @@ func (s *Scheduler) Abort() {
 			t.fib.Close()
 			t.fib = nil
 		}
+	}
+	s.closeFibers()
+}
+
+// workerFiberCache is how many idle fibers each worker keeps for itself.
+const workerFiberCache = 32
+
+// closeFibers releases every idle fiber, the workers' and the pool's.
+func (s *Scheduler) closeFibers() {
+	for _, w := range s.workers {
+		w.fibs.Flush()
 	}
 	s.fibers.Close()
 }

@@ -21,7 +21,7 @@ func (t *Task) Sleep(ticks int64) error {
 	}
 	s := t.s
 	tm := s.timers.add(s.Now()+uint64(ticks), timerSleep, t, nil)
-	t.wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0, tm: tm}
+	t.ext().wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0, tm: tm}
 	t.wait.ref = &waitRef{b: sleepWait{t: t}}
 	for {
 		t.blockOn = t.wait.ref.b

@@ -72,31 +72,51 @@ type Task struct {
 	state atomic.Uint32 // TaskState; written by the owner of the task at the time
 	mark  atomic.Uint32 // cancellation reason, 0 while not marked; set once
 
-	mu    sync.Mutex // guards owned, credit and rechargeWaiting against other workers
-	owned []*Nursery // nurseries this task has open, outer to inner
+	mu sync.Mutex // guards taskExt's owned, credit and rechargeWaiting against other workers
 
-	cleanups     []cleanup
-	cleanupSeq   int64
-	cleanupDepth int // >0 while running a cleanup: not a cancellation checkpoint
+	// taskExt holds what most tasks never need (nurseries, cleanups,
+	// blocking, panics). It is allocated on first use by the task itself,
+	// under mu, so that a plain spawn allocates one small Task.
+	*taskExt
 
+	cleanupDepth    int // >0 while running a cleanup: not a cancellation checkpoint
 	budget          Budget
-	initial         Budget
+	initial         *Budget // the budget it started with (shared, never written)
+	credit          *Budget // granted by a supervisor, not yet absorbed; guarded by mu
 	caps            Caps
-	opsSinceYield   int
 	started         bool
-	value           int64
 	hasValue        bool
+	rechargeWaiting bool // parked waiting for a supervisor; guarded by mu
+	opsSinceYield   int
+	value           int64
 	result          Result
-	panicStack      []byte
 	blockOn         blocker
-	wait            waitSlot
 	waitingOn       atomic.Pointer[waitRef] // set while parked in an interruptible wait
-	selfRecharged   bool
-	as              string
-	credit          Budget // granted by a supervisor, not yet absorbed; guarded by mu
-	rechargeWaiting bool   // parked waiting for a supervisor; guarded by mu
 
 	steps, yields, steals int64
+}
+
+// taskExt is the rarely used part of a Task.
+type taskExt struct {
+	owned         []*Nursery // nurseries this task has open, outer to inner; guarded by Task.mu
+	cleanups      []cleanup
+	cleanupSeq    int64
+	panicStack    []byte
+	wait          waitSlot
+	selfRecharged bool
+	as            string // the name a supervisor recharges it by
+}
+
+// ext returns t's taskExt, allocating it on first use. Only the task itself
+// (or its spawner, before the task is published) calls it.
+func (t *Task) ext() *taskExt {
+	if t.taskExt == nil {
+		e := &taskExt{}
+		t.mu.Lock()
+		t.taskExt = e
+		t.mu.Unlock()
+	}
+	return t.taskExt
 }
 
 // cleanup is one entry of a task's cleanup stack: a defer or a using release.
@@ -123,7 +143,12 @@ func (t *Task) State() TaskState { return TaskState(t.state.Load()) }
 func (t *Task) Result() Result { return t.result }
 
 // PanicStack is the stack of the panic that ended the task, if any.
-func (t *Task) PanicStack() []byte { return t.panicStack }
+func (t *Task) PanicStack() []byte {
+	if t.taskExt == nil {
+		return nil
+	}
+	return t.panicStack
+}
 
 // Stats reports how many steps the task ran, how often it yielded and how
 // often it was stolen.
@@ -164,7 +189,7 @@ func (t *Task) RunFiber(_ *fiber.Fiber) {
 func (t *Task) call() error { return t.fn(t) }
 
 func (t *Task) panicResult(p *PanicError) Result {
-	t.panicStack = p.Stack
+	t.ext().panicStack = p.Stack
 	return nursery.Panic(fmt.Sprint(p.Value))
 }
 
@@ -286,7 +311,7 @@ func (t *Task) Defer(label string, fn func(t *Task) error) {
 // after running the cleanups the body pushed (LIFO).
 func (t *Task) Using(resource string, body func() error) error {
 	t.Log("acquire " + resource)
-	floor := len(t.cleanups)
+	floor := len(t.ext().cleanups)
 	t.pushCleanup(resource, true, nil)
 	err, p := t.protect(body)
 	cp, cerr := t.runCleanups(floor)
@@ -302,7 +327,7 @@ func (t *Task) Using(resource string, body func() error) error {
 }
 
 func (t *Task) pushCleanup(label string, using bool, fn func(t *Task) error) {
-	t.cleanupSeq++
+	t.ext().cleanupSeq++
 	t.cleanups = append(t.cleanups, cleanup{seq: t.cleanupSeq, label: label, using: using, fn: fn})
 	if t.emitting() {
 		t.emit(trace.KindCleanup, trace.S("do", "push"), trace.I("seq", t.cleanupSeq), trace.S("label", label))
@@ -314,6 +339,9 @@ func (t *Task) pushCleanup(label string, using bool, fn func(t *Task) error) {
 // returned; every remaining cleanup runs either way (seed 004: a panic
 // during cleanup is captured and unwinding continues).
 func (t *Task) runCleanups(floor int) (p *PanicError, err error) {
+	if t.taskExt == nil {
+		return nil, nil
+	}
 	for len(t.cleanups) > floor {
 		i := len(t.cleanups) - 1
 		if mutant.On(mutant.CleanupFIFO) {
@@ -367,8 +395,10 @@ func (t *Task) markCancel(r nursery.Reason, w *Worker) {
 		return
 	}
 	t.mu.Lock()
-	for _, n := range t.owned {
-		n.cancel(r, w)
+	if t.taskExt != nil {
+		for _, n := range t.owned {
+			n.cancel(r, w)
+		}
 	}
 	t.mu.Unlock()
 	// A task blocked on a channel or asleep is interrupted; it observes

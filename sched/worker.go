@@ -33,6 +33,7 @@ type Worker struct {
 	rng    Xoshiro
 	rr     int
 	parked bool
+	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool
 	em     emitter
 	stats  WorkerStats
 }
@@ -177,7 +178,7 @@ func (w *Worker) run(t *Task) {
 	}
 	t.w = w
 	if t.fib == nil {
-		t.fib = w.s.fibers.Get(t)
+		t.fib = w.fibs.Get(t)
 	}
 	for {
 		t.state.Store(uint32(StateRunning))
@@ -193,7 +194,7 @@ func (w *Worker) run(t *Task) {
 				// here is a scheduler bug, reported as the task's panic.
 				pe := t.fib.Panic()
 				t.result = nursery.Panic("sched: " + pe.Error())
-				t.panicStack = pe.Stack
+				t.ext().panicStack = pe.Stack
 			}
 			w.cur = nil
 			w.finish(t)
@@ -238,7 +239,7 @@ func (w *Worker) run(t *Task) {
 // finish records t's end and tells its nursery.
 func (w *Worker) finish(t *Task) {
 	if t.fib != nil {
-		w.s.fibers.Put(t.fib)
+		w.fibs.Put(t.fib)
 		t.fib = nil
 	}
 	w.stats.Completed++

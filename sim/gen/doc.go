@@ -25,6 +25,19 @@
 // one, so the same command finds the same failure on any machine. Time
 // only stops a --duration run and paces the progress lines.
 //
+// Termination. A deadlock or a livelock is a failure only if the program
+// could not have caused it. Safe states the fragment of the format whose
+// programs end by construction (channels shared by one producer and one
+// consumer spawned side by side, forever loops only where a timeout or a
+// small budget stops them, a recharge for every child that waits for
+// one); the generator draws only from it, a test holds it to that, and
+// the shrinker never leaves it, so a shrunk deadlock is the scheduler's.
+//
+// Oracles. Some rules of the contract leave no trace the simulator's
+// invariants can see without knowing the program: which capabilities a
+// task holds, whether a timed-out child had started. Oracles checks them
+// from the events and the scenario; Execute adds them to a run's checks.
+//
 // Design notes. Scenarios are generated as an AST and written with Format,
 // not generated as text: the AST is what the shrinker edits, and a
 // round-trip test (Parse(Format(x)) has x's ops) keeps the two in step.

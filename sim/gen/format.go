@@ -11,7 +11,7 @@ import (
 
 // Format writes sc as a scenario file in the contract's format: the top
 // keys, [scheduler] and [budget] with only the keys that differ from the
-// defaults, [channels], then one [task.NAME] section per task, task.main
+// defaults, [channels] by name, then one [task.NAME] section per task, task.main
 // first and the others by name. Each op is an inline table with the
 // operation key first and its options after it; a body is an array with one
 // op per line, indented by depth, so a nested program reads like code.
@@ -30,10 +30,20 @@ func Format(sc *scenario.Scenario) []byte {
 		w.printf("description = %s\n", quote(sc.Description))
 	}
 	w.scheduler(sc.Scheduler)
-	if sc.Budget != (scenario.Budget{}) && sc.Budget != scenario.DefaultBudget {
-		b := sc.Budget
-		w.printf("\n[budget]\nops = %d\nmemory = %d\nspawn_count = %d\nchannel_ops = %d\nsyscalls = %d\n",
-			b.Ops, b.Memory, b.SpawnCount, b.ChannelOps, b.Syscalls)
+	if b, def := sc.Budget, scenario.DefaultBudget; b != (scenario.Budget{}) && b != def {
+		// Only the components that differ: the others take the defaults.
+		w.printf("\n[budget]\n")
+		for _, c := range []struct {
+			name   string
+			v, def int64
+		}{
+			{"ops", b.Ops, def.Ops}, {"memory", b.Memory, def.Memory}, {"spawn_count", b.SpawnCount, def.SpawnCount},
+			{"channel_ops", b.ChannelOps, def.ChannelOps}, {"syscalls", b.Syscalls, def.Syscalls},
+		} {
+			if c.v != c.def {
+				w.printf("%s = %d\n", c.name, c.v)
+			}
+		}
 	}
 	if len(sc.Channels) > 0 {
 		w.printf("\n[channels]\n")

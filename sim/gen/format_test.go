@@ -128,11 +128,14 @@ func TestFormatRoundTripBundled(t *testing.T) {
 	}
 }
 
-// TestFormatEveryOption covers, by hand, the ops and options neither the
-// generator nor (necessarily) the bundled scenarios use, and strings that
-// need escaping in TOML.
+// TestFormatEveryOption covers, by hand, every op and option, with the
+// edge cases the generator may not draw (an empty budget table, every
+// budget component set, a zero, empty caps, a negative return, a workers
+// and seed setting), and strings that need escaping in TOML.
 func TestFormatEveryOption(t *testing.T) {
 	odd := "quote \" backslash \\ newline \n tab \t bell \a del \x7f é ✓"
+	full := scenario.BudgetOverride{Ops: 1, Memory: 2, SpawnCount: 0, ChannelOps: 4, Syscalls: 5,
+		Set: scenario.SetOps | scenario.SetMemory | scenario.SetSpawnCount | scenario.SetChannelOps | scenario.SetSyscalls}
 	x := &scenario.Scenario{
 		Version: 1, Name: odd, Description: "line one\nline two",
 		Scheduler: scenario.Scheduler{Workers: 3, Seed: 9, HasSeed: true, Victim: scenario.VictimLeastLoaded,
@@ -147,6 +150,10 @@ func TestFormatEveryOption(t *testing.T) {
 						{Kind: scenario.Spawn, Str: "w", As: "w1", Caps: []string{"spawn"}, HasCaps: true,
 							SpawnBudget: &scenario.BudgetOverride{Memory: 8, Syscalls: 1, Set: scenario.SetMemory | scenario.SetSyscalls}},
 						{Kind: scenario.Recharge, Str: "w1", Recharge: scenario.BudgetOverride{Ops: 100, SpawnCount: 1, Set: scenario.SetOps | scenario.SetSpawnCount}},
+						{Kind: scenario.Spawn, Str: "w", As: "w2", Caps: []string{}, HasCaps: true, SpawnBudget: &scenario.BudgetOverride{}},
+						{Kind: scenario.Recharge, Str: "w2", Recharge: full},
+						{Kind: scenario.Nursery, Str: "m", Mode: scenario.ModeCollectAll, Timeout: 1, HasTimeout: true,
+							NurseryBudget: &full, Body: []scenario.Op{{Kind: scenario.Spawn, Str: "w", SpawnBudget: &full}}},
 						{Kind: scenario.Cancel, Str: "n"},
 					}},
 				{Kind: scenario.Send, Str: "a"}, {Kind: scenario.Recv, Str: "b"}, {Kind: scenario.Close, Str: "a"},
@@ -211,5 +218,98 @@ ops = [
 `
 	if got := string(Format(x)); got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestFormatReadableIssue5 pins the layout of the options issue 5 added:
+// [budget] with only what differs from the defaults, [channels], main's
+// caps, and the options of spawn, nursery and recharge after the
+// operation key.
+func TestFormatReadableIssue5(t *testing.T) {
+	budget := scenario.DefaultBudget
+	budget.Ops, budget.ChannelOps = 50, 4
+	x := &scenario.Scenario{
+		Version: 1, Name: "issue5",
+		Scheduler: scenario.Scheduler{Victim: scenario.DefaultVictim, Profile: scenario.ProfileSovereign,
+			YieldInterval: scenario.DefaultYieldInterval, MaxSteps: 20_000},
+		Budget:   budget,
+		Channels: []scenario.Channel{{Name: "ch1", Capacity: 2}},
+		Tasks: map[string]*scenario.Task{
+			"main": {Name: "main", Caps: []string{"spawn", "supervisor"}, HasCaps: true, Ops: []scenario.Op{
+				{Kind: scenario.Nursery, Str: "n2", Mode: scenario.ModeCollectAll, Timeout: 30, HasTimeout: true,
+					NurseryBudget: &scenario.BudgetOverride{Ops: 3, Set: scenario.SetOps}, Body: []scenario.Op{
+						{Kind: scenario.Spawn, Str: "c4", Caps: []string{}, HasCaps: true,
+							SpawnBudget: &scenario.BudgetOverride{Ops: 2, ChannelOps: 2, Set: scenario.SetOps | scenario.SetChannelOps}},
+						{Kind: scenario.Spawn, Str: "p3"},
+						{Kind: scenario.Spawn, Str: "t1", As: "w5", Caps: []string{"spawn"}, HasCaps: true},
+						{Kind: scenario.Sleep, N: 4},
+						{Kind: scenario.Recharge, Str: "w5", Recharge: scenario.BudgetOverride{Ops: 12, Memory: 64,
+							Set: scenario.SetOps | scenario.SetMemory}},
+					}},
+			}},
+			"c4": {Name: "c4", Ops: []scenario.Op{{Kind: scenario.Recv, Str: "ch1"}, {Kind: scenario.Recv, Str: "ch1"}}},
+			"p3": {Name: "p3", Ops: []scenario.Op{{Kind: scenario.Send, Str: "ch1"}, {Kind: scenario.Close, Str: "ch1"}}},
+			"t1": {Name: "t1", Ops: []scenario.Op{{Kind: scenario.Alloc, N: 64}, {Kind: scenario.Syscall, N: 2},
+				{Kind: scenario.Loop, N: 2, Body: []scenario.Op{{Kind: scenario.Compute, N: 3}}}}},
+		},
+		TaskNames: []string{"c4", "main", "p3", "t1"},
+	}
+	want := `version = 1
+name = "issue5"
+
+[scheduler]
+profile = "sovereign"
+max_steps = 20000
+
+[budget]
+ops = 50
+channel_ops = 4
+
+[channels]
+ch1 = { capacity = 2 }
+
+[task.main]
+caps = ["spawn", "supervisor"]
+ops = [
+  { nursery = "n2", mode = "collect_all", timeout = 30, budget = { ops = 3 }, body = [
+    { spawn = "c4", budget = { ops = 2, channel_ops = 2 }, caps = [] },
+    { spawn = "p3" },
+    { spawn = "t1", as = "w5", caps = ["spawn"] },
+    { sleep = 4 },
+    { recharge = "w5", ops = 12, memory = 64 },
+  ] },
+]
+
+[task.c4]
+ops = [
+  { recv = "ch1" },
+  { recv = "ch1" },
+]
+
+[task.p3]
+ops = [
+  { send = "ch1" },
+  { close = "ch1" },
+]
+
+[task.t1]
+ops = [
+  { alloc = 64 },
+  { syscall = 2 },
+  { loop = 2, body = [
+    { compute = 3 },
+  ] },
+]
+`
+	got := string(Format(x))
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+	y, err := scenario.Parse("x.toml", []byte(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diffScenarios(x, y); d != "" {
+		t.Fatal(d)
 	}
 }

@@ -49,9 +49,10 @@ type FuzzOptions struct {
 	// Parallel is how many goroutines generate and run scenarios; 0 means
 	// runtime.NumCPU(). The result does not depend on it.
 	Parallel int
-	// Failing names what went wrong in a run; an empty list means the run
-	// passed. nil means FailedChecks. Tests set it to something stricter to
-	// see the fuzzer find, shrink and write a failure.
+	// Failing names what went wrong in a run (made by Execute, so its
+	// Checks hold the oracles too); an empty list means the run passed.
+	// nil means FailedChecks. Tests set it to something stricter to see
+	// the fuzzer find, shrink and write a failure.
 	Failing func(*sim.Run) []string
 }
 
@@ -87,9 +88,9 @@ type Failure struct {
 
 // FailedChecks is the default Failing: the names of the checks that did
 // not hold, and the outcome when it is deadlock, livelock or crash. A
-// generated program always terminates and uses no channel or timer, so any
-// of those outcomes is a scheduler bug. The fuzzer's scenarios have no
-// [expect], so the checks are the invariants.
+// generated program always terminates (Safe), so any of those outcomes is
+// a scheduler bug. The fuzzer's scenarios have no [expect], so the checks
+// are the invariants and, for a run made by Execute, the oracles.
 func FailedChecks(run *sim.Run) []string {
 	var out []string
 	for _, c := range run.Checks {
@@ -118,8 +119,9 @@ func RunSeed(seed uint64, workers []int) (uint64, int) {
 
 // Fuzz generates scenarios from seeds Start, Start+1, ... (Scenario().
 // Example(seed)), runs each once under the seeded simulator with a run seed
-// and worker count derived from the seed (RunSeed), and checks it with
-// o.Failing. Runs go on o.Parallel goroutines, each run independent.
+// and worker count derived from the seed (RunSeed, Execute), and checks it
+// with o.Failing: by default the invariants, the oracles and the outcome.
+// Runs go on o.Parallel goroutines, each run independent.
 //
 // At the first failure Fuzz stops handing out seeds, lets the runs already
 // started finish, and takes the lowest failing seed: every lower seed has
@@ -304,22 +306,12 @@ func startProgress(w io.Writer, began time.Time, done, failures *atomic.Int64) f
 	return func() { close(quit); <-finished }
 }
 
-// execute runs sc once with the given seed and worker count.
-func execute(sc *scenario.Scenario, seed uint64, workers int, trace io.Writer) (*sim.Run, error) {
-	opts := sim.Options{Seed: seed, HasSeed: true, Workers: workers, Trace: trace}
-	cfg, err := sim.Resolve(sc, opts)
-	if err != nil {
-		return nil, err
-	}
-	return sim.Execute(sc, cfg, opts)
-}
-
 // runSeed generates the scenario of seed and runs it once; it returns what
 // o.Failing says about the run.
 func runSeed(g genScenario, seed uint64, o FuzzOptions) ([]string, error) {
 	sc := g.Example(int(seed))
 	rs, w := RunSeed(seed, o.Workers)
-	run, err := execute(sc, rs, w, nil)
+	run, err := Execute(sc, rs, w, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gen: seed %d: %w\n%s", seed, err, sc.Source)
 	}
@@ -347,7 +339,7 @@ func signature(names []string) string {
 func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error) {
 	orig := Scenario().Example(int(seed))
 	rs, w := RunSeed(seed, o.Workers)
-	run, err := execute(orig, rs, w, nil)
+	run, err := Execute(orig, rs, w, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -371,7 +363,7 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 	var harnessErr error
 	failsAt := func(c *scenario.Scenario) (uint64, *sim.Run, bool) {
 		for _, s := range tries {
-			r, err := execute(c, s, w, nil)
+			r, err := Execute(c, s, w, nil)
 			if err != nil {
 				if harnessErr == nil {
 					harnessErr = err
@@ -415,7 +407,14 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 		}
 	}
 	if rrun.Outcome == sim.OutcomeDeadlock || rrun.Outcome == sim.OutcomeLivelock || rrun.Outcome == sim.OutcomeCrash {
-		f.Details = append(f.Details, fmt.Sprintf("outcome: %s %s", rrun.Outcome, strings.Join(rrun.Stuck, ", ")+rrun.Crash))
+		what := strings.Join(rrun.Stuck, ", ")
+		switch {
+		case rrun.Crash != "" && what != "":
+			what += "; " + rrun.Crash
+		case rrun.Crash != "":
+			what = rrun.Crash
+		}
+		f.Details = append(f.Details, fmt.Sprintf("outcome: %s %s", rrun.Outcome, what))
 	}
 
 	f.Dir = filepath.Join(o.Out, fmt.Sprintf("fuzz-%d", seed))
@@ -446,7 +445,7 @@ func writeRepro(f *Failure, file string) error {
 		return err
 	}
 	if err := sim.WriteFileAtomic(filepath.Join(f.Dir, "run.trace"), func(w io.Writer) error {
-		_, err := execute(f.Shrunk, f.ReproSeed, f.ReproWorkers, w)
+		_, err := Execute(f.Shrunk, f.ReproSeed, f.ReproWorkers, w)
 		return err
 	}); err != nil {
 		return err
@@ -472,6 +471,13 @@ func (f *Failure) README() string {
 	}
 	if len(f.Details) == 0 {
 		fmt.Fprintf(&b, "  (none: the failure was named by a custom Failing predicate)\n")
+	}
+	for _, name := range f.Failed {
+		if name == OracleCaps || name == OracleTimeout {
+			fmt.Fprintf(&b, "\n%s is an oracle of the fuzzer (sim/gen/oracle.go), which `cbcsim run`\n"+
+				"does not check: the run below ends without a FAIL line, and the broken rule\n"+
+				"shows in its trace (`cbcsim run ... --trace t.trace`).\n", name)
+		}
 	}
 	fmt.Fprintf(&b, "\nFiles:\n")
 	fmt.Fprintf(&b, "  scenario.toml  the shrunk scenario\n")

@@ -59,7 +59,7 @@ func TestFuzzFindsAndShrinks(t *testing.T) {
 	g := Scenario()
 	for seed := uint64(1); seed <= 500 && want == 0; seed++ {
 		rs, w := RunSeed(seed, DefaultWorkers)
-		run, err := execute(g.Example(int(seed)), rs, w, nil)
+		run, err := Execute(g.Example(int(seed)), rs, w, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestFuzzFindsAndShrinks(t *testing.T) {
 	if Size(sc) != f.SizeAfter {
 		t.Fatalf("the file has %d ops, the report says %d", Size(sc), f.SizeAfter)
 	}
-	run, err := execute(sc, f.ReproSeed, f.ReproWorkers, nil)
+	run, err := Execute(sc, f.ReproSeed, f.ReproWorkers, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,23 +13,49 @@ import (
 // Bounds on a generated scenario. They keep one run well under a
 // millisecond and a failing scenario small enough to read before shrinking.
 const (
-	tasksMax         = 6  // main and t1..t5
+	tasksMax         = 6  // main and t1..t5, the indexed tasks
+	extraTasksMax    = 6  // channel partners and spinners, made as they are needed
 	topOpsMax        = 8  // ops in a task's own body
 	nestedOpsMax     = 4  // ops in a nested body (loop, nursery, using)
+	tailOpsMax       = 3  // ops a channel partner runs after its channel ops
 	deferOpsMax      = 2  // log ops in a defer body
 	bodyDepthMax     = 4  // nested bodies inside one task body
 	nurseryDepthMax  = 3  // nested nurseries inside one task body
-	loopCountMax     = 4  // loop = 0..4, never "forever"
+	loopCountMax     = 4  // loop = 0..4; "forever" only in spinners
 	computeMax       = 50 // compute = 0..50
 	returnMax        = 9  // return = 0..9
 	maxConcurrentMax = 3  // max_concurrent = 0..3 (0: unlimited)
 	yieldIntervalMax = 64 // yield_interval = 1..64 when given
+	sleepMax         = 30 // sleep = 0..30 ticks
+	timeoutMax       = 60 // timeout = 1..60 ticks
+	allocMax         = 4096
+	syscallMax       = 3
+	capacityMax      = 3 // channel capacity 0..3
+	chanOpsMax       = 4 // sends of a producer, recvs of a consumer (one more when it closes)
+	pairsMax         = 2 // channels in a scenario
+	spinnersMax      = 2
+
+	// Small budgets: [budget] and the budget options draw each component
+	// from these ranges, so that ops, memory, spawn_count, channel_ops and
+	// syscalls each run out in some programs.
+	smallOpsMax        = 300
+	smallOverrideOps   = 60
+	smallMemoryMax     = 4096
+	smallSpawnCountMax = 8
+	smallChannelOpsMax = 8
+	smallSyscallsMax   = 6
 
 	// costMax bounds the checkpoints one task body may pass, counting the
-	// bodies it calls and spawns (transitively) and multiplying loop bodies
-	// by their counts. With it, a generated run takes a few hundred
-	// scheduler steps at most, whatever the draws.
+	// bodies it calls and spawns (transitively), multiplying loop bodies
+	// by their counts and counting a spinner until its timeout or budget
+	// stops it. With it, a generated run takes a few hundred scheduler
+	// steps, rarely a thousand or two, whatever the draws.
 	costMax = 400
+
+	// stepsMax is the max_steps every generated scenario sets: far above
+	// what a generated program needs, and low enough that a livelock (a
+	// spinner the budget no longer stops, say) is found in milliseconds.
+	stepsMax = 20_000
 )
 
 // Scenario returns a generator of valid scenarios, loaded: each one is
@@ -37,16 +63,22 @@ const (
 // and every op's Path are filled in and the scenario is exactly what
 // `cbcsim run` would read from the file.
 //
-// A generated scenario uses only what this version of the simulator runs:
-// compute, yield, call, loop (0..4 iterations), spawn, nursery (every mode,
-// max_concurrent 0..3, catch, nested at most 3 deep), cancel of an
-// enclosing nursery, check_cancel, defer (with log bodies), using, log,
-// return, fail and panic. It has no channels, sleep, recharge, nursery
-// timeout or [expect], and leaves workers unset. Every program terminates: a
-// task calls and spawns only tasks with a higher index (main is 0, then
-// t1..t5), loops are bounded, and nothing blocks except a nursery awaiting
-// its children. Labels, log texts and error strings are unique within a
-// scenario, so a trace or a failure message names one place.
+// A generated scenario may use every operation and option of the format:
+// compute, yield, call, loop, spawn (with as, budget and caps), nursery
+// (every mode, timeout, max_concurrent, budget, catch), cancel,
+// check_cancel, send, recv, close, sleep, alloc, syscall, recharge, defer,
+// using, log, return, fail and panic, under any profile, with small
+// budgets in [budget] and in the options. It has no [expect] and leaves
+// workers unset; max_steps is stepsMax.
+//
+// Every program terminates: it is in the fragment Safe describes, and
+// TestScenarioIsSafe checks that it is. A task calls and spawns only tasks
+// with a higher index (main is 0, then t1..t5), loops are counted, a
+// channel joins one producer and one consumer spawned side by side, a
+// forever loop runs only in a spinner that a timeout or a small budget
+// stops, and a child that waits for its supervisor's recharge gets one.
+// Labels, log texts, error strings, channel and task names are unique
+// within a scenario, so a trace or a failure message names one place.
 //
 // The generator is deterministic: Scenario().Example(seed) is the same
 // scenario for the same seed on every machine.
@@ -80,66 +112,210 @@ func ast() *rapid.Generator[*scenario.Scenario] {
 	})
 }
 
-// builder draws one scenario. Tasks are drawn from the last to main, so
-// when a body is drawn the cost of every task it may call or spawn is known.
+// builder draws one scenario. The indexed tasks are drawn from the last to
+// main, so when a body is drawn the cost of every task it may call or
+// spawn is known. Channel partners and spinners are made while the body
+// that spawns them is drawn, and nothing else names them.
 type builder struct {
 	t     *rapid.T
-	names []string // by index: main, t1, ...
-	cost  []int    // checkpoints of each task body already drawn
-	cur   int      // index of the task being drawn
-	seq   int      // numbers labels, log texts and error strings
+	sc    *scenario.Scenario
+	names []string            // the indexed tasks by index: main, t1, ...
+	cost  map[string]int      // checkpoints of each task body already drawn
+	once  map[string]bool     // tasks that may run at most once per run
+	refs  map[string]int      // calls and spawns drawn so far, by task
+	caps  map[string]capsSpec // sovereign: what every spawn of a task writes
+	cur   int                 // index of the indexed task being drawn
+	seq   int                 // numbers labels, log texts, error strings and made tasks
+
+	extra, pairs, spinners int
+}
+
+// capsSpec is the `caps` every spawn of one task carries: one set per task,
+// so that a task's capabilities can be told from its name (see Oracles).
+type capsSpec struct {
+	has  bool // false: the spawns write no caps and the child inherits
+	caps []string
 }
 
 // scope is where in a task body an op is drawn.
 type scope struct {
-	nurseries []string // labels of the enclosing nurseries, innermost last
-	depth     int      // nested bodies around this one
+	nurseries []string     // labels of the enclosing nurseries, innermost last
+	depth     int          // nested bodies around this one
+	nursery   *nurseryInfo // the innermost enclosing nursery; nil outside any
+	// once: this body runs at most once per run (its task does, and no
+	// loop encloses it). Only there may a channel pair be spawned, or a
+	// task that must run at most once be named.
+	once bool
+	main bool // main's own body: never empty, and nurseries come up more
+	// spawnsMore: a nursery's own body, where spawns come up more (a
+	// nursery that spawns nothing tests little).
+	spawnsMore bool
 }
 
-func newBuilder(t *rapid.T) *builder { return &builder{t: t} }
+// nurseryInfo is what a spawn needs to know of the nursery it goes into.
+type nurseryInfo struct {
+	mode          string
+	maxConcurrent int
+	timeout       int64 // 0: none
+	poolOps       int64 // ops of the nursery's budget option; -1 without one
+}
+
+func newBuilder(t *rapid.T) *builder {
+	return &builder{t: t, cost: map[string]int{}, once: map[string]bool{}, refs: map[string]int{}, caps: map[string]capsSpec{}}
+}
 
 func (b *builder) next(prefix string) string {
 	b.seq++
 	return prefix + strconv.Itoa(b.seq)
 }
 
+func (b *builder) draw(lo, hi int, label string) int {
+	return rapid.IntRange(lo, hi).Draw(b.t, label)
+}
+
+func (b *builder) chance(in int, label string) bool { // one chance in `in`
+	return rapid.IntRange(0, in-1).Draw(b.t, label) == 0
+}
+
 func (b *builder) scenario() *scenario.Scenario {
-	n := rapid.IntRange(1, tasksMax).Draw(b.t, "tasks")
+	n := b.draw(1, tasksMax, "tasks")
 	b.names = make([]string, n)
-	b.cost = make([]int, n)
 	b.names[0] = "main"
 	for i := 1; i < n; i++ {
 		b.names[i] = "t" + strconv.Itoa(i)
 	}
-	sc := &scenario.Scenario{
+	// Profiles weighed: service is the default; cluster and sovereign
+	// bring recharge waits and capabilities; core allows no nursery.
+	profile := rapid.SampledFrom([]string{
+		scenario.ProfileService, scenario.ProfileService, scenario.ProfileService, scenario.ProfileService,
+		scenario.ProfileCluster, scenario.ProfileCluster, scenario.ProfileCluster,
+		scenario.ProfileSovereign, scenario.ProfileSovereign, scenario.ProfileCore,
+	}).Draw(b.t, "profile")
+	yi := scenario.DefaultYieldInterval
+	if profile == scenario.ProfileCluster {
+		yi = scenario.DefaultYieldIntervalCluster
+	}
+	b.sc = &scenario.Scenario{
 		Version: scenario.Version,
 		Name:    "generated",
 		Scheduler: scenario.Scheduler{
 			Victim:        scenario.DefaultVictim,
-			Profile:       scenario.DefaultProfile,
-			YieldInterval: scenario.DefaultYieldInterval,
-			MaxSteps:      scenario.DefaultMaxSteps,
+			Profile:       profile,
+			YieldInterval: yi,
+			MaxSteps:      stepsMax,
 		},
-		Budget: scenario.DefaultBudget,
+		Budget: b.budget(),
 		Tasks:  make(map[string]*scenario.Task, n),
 	}
 	if rapid.Bool().Draw(b.t, "has_yield_interval") {
-		sc.Scheduler.YieldInterval = rapid.IntRange(1, yieldIntervalMax).Draw(b.t, "yield_interval")
+		b.sc.Scheduler.YieldInterval = b.draw(1, yieldIntervalMax, "yield_interval")
 	}
 	if rapid.Bool().Draw(b.t, "has_victim") {
-		sc.Scheduler.Victim = rapid.SampledFrom([]string{
+		b.sc.Scheduler.Victim = rapid.SampledFrom([]string{
 			scenario.VictimRandom, scenario.VictimRoundRobin, scenario.VictimLeastLoaded,
 		}).Draw(b.t, "victim")
 	}
+	b.once["main"] = true
+	if profile == scenario.ProfileSovereign {
+		b.caps["main"] = b.drawCaps(true)
+	}
+	for i := 1; i < n; i++ {
+		b.once[b.names[i]] = b.chance(3, "once")
+		if profile == scenario.ProfileSovereign {
+			b.caps[b.names[i]] = b.drawCaps(false)
+		}
+	}
 	for i := n - 1; i >= 0; i-- {
 		b.cur = i
-		ops, cost := b.body(scope{}, topOpsMax, costMax)
-		b.cost[i] = cost
-		sc.Tasks[b.names[i]] = &scenario.Task{Name: b.names[i], Ops: ops}
+		name := b.names[i]
+		ops, cost := b.body(scope{once: b.once[name], main: i == 0}, topOpsMax, costMax)
+		b.cost[name] = cost
+		b.sc.Tasks[name] = &scenario.Task{Name: name, Ops: ops}
 	}
-	sc.TaskNames = append([]string(nil), b.names...)
-	sort.Strings(sc.TaskNames)
-	return sc
+	if profile == scenario.ProfileSovereign {
+		// Main holds exactly its caps under sovereign, none when they are
+		// left out; they are always written, so Oracles knows them.
+		main := b.sc.Tasks["main"]
+		main.Caps, main.HasCaps = append([]string{}, b.caps["main"].caps...), true
+	}
+	for name := range b.sc.Tasks {
+		b.sc.TaskNames = append(b.sc.TaskNames, name)
+	}
+	sort.Strings(b.sc.TaskNames)
+	return b.sc
+}
+
+// budget draws [budget]: mostly the default, sometimes small components.
+func (b *builder) budget() scenario.Budget {
+	bg := scenario.DefaultBudget
+	if !b.chance(4, "small_budget") {
+		return bg
+	}
+	if rapid.Bool().Draw(b.t, "small_ops") {
+		bg.Ops = int64(b.draw(20, smallOpsMax, "budget_ops"))
+	}
+	if rapid.Bool().Draw(b.t, "small_memory") {
+		bg.Memory = int64(b.draw(0, smallMemoryMax, "budget_memory"))
+	}
+	if rapid.Bool().Draw(b.t, "small_spawn_count") {
+		bg.SpawnCount = int64(b.draw(0, smallSpawnCountMax, "budget_spawn_count"))
+	}
+	if rapid.Bool().Draw(b.t, "small_channel_ops") {
+		bg.ChannelOps = int64(b.draw(0, smallChannelOpsMax, "budget_channel_ops"))
+	}
+	if rapid.Bool().Draw(b.t, "small_syscalls") {
+		bg.Syscalls = int64(b.draw(0, smallSyscallsMax, "budget_syscalls"))
+	}
+	return bg
+}
+
+// override draws a budget option (a spawn's or a nursery's): some
+// components, each small.
+func (b *builder) override() *scenario.BudgetOverride {
+	o := &scenario.BudgetOverride{}
+	if rapid.Bool().Draw(b.t, "o_ops") {
+		o.Ops, o.Set = int64(b.draw(0, smallOverrideOps, "o_ops_n")), o.Set|scenario.SetOps
+	}
+	if b.chance(3, "o_memory") {
+		o.Memory, o.Set = int64(b.draw(0, smallMemoryMax, "o_memory_n")), o.Set|scenario.SetMemory
+	}
+	if b.chance(3, "o_spawn_count") {
+		o.SpawnCount, o.Set = int64(b.draw(0, smallSpawnCountMax/2, "o_spawn_count_n")), o.Set|scenario.SetSpawnCount
+	}
+	if b.chance(3, "o_channel_ops") {
+		o.ChannelOps, o.Set = int64(b.draw(0, smallChannelOpsMax, "o_channel_ops_n")), o.Set|scenario.SetChannelOps
+	}
+	if b.chance(3, "o_syscalls") {
+		o.Syscalls, o.Set = int64(b.draw(0, smallSyscallsMax, "o_syscalls_n")), o.Set|scenario.SetSyscalls
+	}
+	return o
+}
+
+// drawCaps draws a capability set. Spawn comes up most (main gets it four
+// times in five), so that programs still spawn under sovereign. A child's
+// set is mostly a part of main's, so that main may give it; sometimes it
+// is any set (a spawn that asks for more than its spawner holds fails
+// with CapabilityDenied), and sometimes it is left out (the child
+// inherits its spawner's).
+func (b *builder) drawCaps(main bool) capsSpec {
+	if !main && b.chance(6, "caps_inherit") {
+		return capsSpec{}
+	}
+	from := []string{scenario.CapSpawn, scenario.CapBudget, scenario.CapSupervisor, scenario.CapChannel, scenario.CapIO}
+	if !main && !b.chance(4, "caps_any") {
+		from = b.caps["main"].caps
+	}
+	var cs []string
+	for _, c := range from {
+		keep := rapid.Bool().Draw(b.t, "cap_"+c)
+		if c == scenario.CapSpawn {
+			keep = main && !b.chance(5, "main_no_spawn") || !main && !b.chance(3, "no_spawn")
+		}
+		if keep {
+			cs = append(cs, c)
+		}
+	}
+	return capsSpec{has: true, caps: cs}
 }
 
 // The kinds of op the builder draws. They index nothing: the lists that
@@ -160,6 +336,12 @@ const (
 	kLoop
 	kUsing
 	kDefer
+	kSleep
+	kAlloc
+	kSyscall
+	kPair       // a channel: a producer and a consumer spawned side by side
+	kSpinner    // a spawn of a task looping for ever, stopped by timeout or budget
+	kSupervised // a nursery: a spawn `as` A, a few ops, and a recharge of A
 
 	// kNoEnding, in the endings lists, is a body that runs off its end.
 	kNoEnding = kLog
@@ -175,23 +357,23 @@ func (b *builder) body(s scope, opsMax, budget int) ([]scenario.Op, int) {
 	}
 	end := rapid.SampledFrom(ends).Draw(b.t, "end")
 	opsMin := 0
-	if b.cur == 0 && s.depth == 0 {
+	if s.main {
 		opsMin = 1 // an empty main makes an empty run
 	}
 	if end != kNoEnding {
 		opsMax-- // the ending counts towards the body's ops
 	}
-	n := rapid.IntRange(min(opsMin, opsMax), opsMax).Draw(b.t, "ops")
+	n := b.draw(min(opsMin, opsMax), opsMax, "ops")
 	ops := make([]scenario.Op, 0, n+1)
 	cost := 0
-	for i := 0; i < n; i++ {
-		op, c := b.op(s, budget-cost)
-		ops = append(ops, op)
+	for len(ops) < n {
+		group, c := b.op(s, budget-cost, n-len(ops))
+		ops = append(ops, group...)
 		cost += c
 	}
 	switch end {
 	case kReturn:
-		n := rapid.IntRange(0, returnMax).Draw(b.t, "return")
+		n := b.draw(0, returnMax, "return")
 		ops = append(ops, scenario.Op{Kind: scenario.Return, N: int64(n)})
 	case kFail:
 		ops = append(ops, scenario.Op{Kind: scenario.Fail, Str: b.next("E")})
@@ -212,43 +394,65 @@ var (
 )
 
 // targets returns the tasks the current one may call or spawn within
-// budget: those with a higher index (so calls and spawns form no cycle).
-func (b *builder) targets(budget, extra int) []string {
+// budget: those with a higher index (so calls and spawns form no cycle),
+// and, of the tasks that must run at most once, only one not named yet
+// and only from a body that itself runs at most once.
+func (b *builder) targets(s scope, budget, extra int) []string {
 	var out []string
 	for j := b.cur + 1; j < len(b.names); j++ {
-		if b.cost[j]+extra <= budget {
-			out = append(out, b.names[j])
+		name := b.names[j]
+		if b.once[name] && (!s.once || b.refs[name] > 0) {
+			continue
+		}
+		if b.cost[name]+extra <= budget {
+			out = append(out, name)
 		}
 	}
 	return out
 }
 
-func (b *builder) costOf(name string) int {
-	for j, n := range b.names {
-		if n == name {
-			return b.cost[j]
-		}
-	}
-	panic("gen: costOf: unknown task " + name)
-}
-
-// op draws one op that costs at most budget checkpoints.
-func (b *builder) op(s scope, budget int) (scenario.Op, int) {
+// op draws one op, or the two spawns of a channel pair, costing at most
+// budget checkpoints and at most room ops.
+func (b *builder) op(s scope, budget, room int) ([]scenario.Op, int) {
 	// The weights: spawns and nurseries are what the scheduler is about, so
 	// they come up more often than the plain ops. rapid draws an index
 	// biased towards the front of the list, and shrinks towards index 0:
 	// kLog, the simplest op, comes first and spawns right after it.
 	kinds := []int{kLog}
-	calls := b.targets(budget, 1)
-	spawns := b.targets(budget, 2)
-	if len(s.nurseries) > 0 && len(spawns) > 0 {
-		kinds = append(kinds, kSpawn, kSpawn, kSpawn, kSpawn, kSpawn, kSpawn)
+	calls := b.targets(s, budget, 1)
+	spawns := b.targets(s, budget, 2)
+	profile := b.sc.Scheduler.Profile
+	if s.nursery != nil {
+		w := 1
+		if s.spawnsMore {
+			w = 3
+		}
+		for range w {
+			if len(spawns) > 0 {
+				kinds = append(kinds, kSpawn, kSpawn, kSpawn, kSpawn, kSpawn)
+			}
+			if room >= 2 && b.pairFits(s, budget) {
+				kinds = append(kinds, kPair, kPair, kPair)
+			}
+			if b.spinnerFits(s, budget) {
+				kinds = append(kinds, kSpinner)
+			}
+		}
 	}
 	canNest := s.depth < bodyDepthMax
-	if canNest && len(s.nurseries) < nurseryDepthMax && budget >= 2 {
+	if canNest && len(s.nurseries) < nurseryDepthMax && budget >= 2 && profile != scenario.ProfileCore {
 		kinds = append(kinds, kNursery, kNursery, kNursery, kNursery)
+		if s.main {
+			// Main's own body opens the nurseries that start most of
+			// the program: without one, nothing but main runs.
+			kinds = append(kinds, kNursery, kNursery, kNursery, kNursery)
+		}
+		if (profile == scenario.ProfileCluster || profile == scenario.ProfileSovereign) &&
+			len(b.targets(s, budget, supervisedExtra)) > 0 {
+			kinds = append(kinds, kSupervised, kSupervised)
+		}
 	}
-	kinds = append(kinds, kCompute, kCompute, kYield, kCheckCancel)
+	kinds = append(kinds, kCompute, kCompute, kYield, kCheckCancel, kSleep, kAlloc, kSyscall)
 	if len(calls) > 0 {
 		kinds = append(kinds, kCall)
 	}
@@ -261,64 +465,385 @@ func (b *builder) op(s scope, budget int) (scenario.Op, int) {
 		}
 		kinds = append(kinds, kUsing, kDefer)
 	}
-	inner := scope{nurseries: s.nurseries, depth: s.depth + 1}
+	inner := scope{nurseries: s.nurseries, depth: s.depth + 1, nursery: s.nursery, once: s.once}
+	one := func(op scenario.Op, cost int) ([]scenario.Op, int) { return []scenario.Op{op}, cost }
 	switch rapid.SampledFrom(kinds).Draw(b.t, "kind") {
 	case kCompute:
 		// Mostly a few iterations, which interleave finely; sometimes a
 		// long one, which keeps a task busy while others are cancelled.
 		hi := 5
-		if rapid.IntRange(0, 3).Draw(b.t, "long") == 3 {
+		if b.chance(4, "long") {
 			hi = computeMax
 		}
-		n := rapid.IntRange(0, min(hi, budget)).Draw(b.t, "compute")
-		return scenario.Op{Kind: scenario.Compute, N: int64(n)}, n
+		n := b.draw(0, min(hi, budget), "compute")
+		return one(scenario.Op{Kind: scenario.Compute, N: int64(n)}, n)
 	case kYield:
-		return scenario.Op{Kind: scenario.Yield}, min(1, budget)
+		return one(scenario.Op{Kind: scenario.Yield}, min(1, budget))
 	case kCheckCancel:
-		return scenario.Op{Kind: scenario.CheckCancel}, min(1, budget)
+		return one(scenario.Op{Kind: scenario.CheckCancel}, min(1, budget))
+	case kSleep:
+		n := b.draw(0, sleepMax, "sleep")
+		return one(scenario.Op{Kind: scenario.Sleep, N: int64(n)}, min(1, budget))
+	case kAlloc:
+		hi := 256
+		if b.chance(4, "big_alloc") {
+			hi = allocMax
+		}
+		n := b.draw(0, hi, "alloc")
+		return one(scenario.Op{Kind: scenario.Alloc, N: int64(n)}, min(1, budget))
+	case kSyscall:
+		n := b.draw(0, min(syscallMax, budget), "syscall")
+		return one(scenario.Op{Kind: scenario.Syscall, N: int64(n)}, n)
 	case kCall:
 		name := rapid.SampledFrom(calls).Draw(b.t, "call")
-		return scenario.Op{Kind: scenario.Call, Str: name}, 1 + b.costOf(name)
+		b.refs[name]++
+		return one(scenario.Op{Kind: scenario.Call, Str: name}, 1+b.cost[name])
 	case kSpawn:
 		name := rapid.SampledFrom(spawns).Draw(b.t, "spawn")
-		return scenario.Op{Kind: scenario.Spawn, Str: name}, 2 + b.costOf(name)
+		return one(b.spawn(name), 2+b.cost[name])
+	case kSupervised:
+		return b.supervised(s, budget)
+	case kPair:
+		return b.pair(s, budget)
+	case kSpinner:
+		return b.spinner(s, budget)
 	case kCancel:
 		label := rapid.SampledFrom(s.nurseries).Draw(b.t, "cancel")
-		return scenario.Op{Kind: scenario.Cancel, Str: label}, 0
+		return one(scenario.Op{Kind: scenario.Cancel, Str: label}, 0)
 	case kNursery:
 		op := scenario.Op{Kind: scenario.Nursery, Str: b.next("n")}
 		op.Mode = rapid.SampledFrom([]string{
 			scenario.ModeFailFast, scenario.ModeCancelRemaining, scenario.ModeCollectAll,
 		}).Draw(b.t, "mode")
-		op.MaxConcurrent = rapid.IntRange(0, maxConcurrentMax).Draw(b.t, "max_concurrent")
+		if !rapid.Bool().Draw(b.t, "unlimited") {
+			op.MaxConcurrent = b.draw(1, maxConcurrentMax, "max_concurrent")
+		}
+		if b.chance(3, "has_timeout") {
+			op.Timeout, op.HasTimeout = int64(b.draw(1, timeoutMax, "timeout")), true
+		}
+		info := &nurseryInfo{mode: op.Mode, maxConcurrent: op.MaxConcurrent, timeout: op.Timeout, poolOps: -1}
+		if b.chance(4, "has_pool") {
+			op.NurseryBudget = b.override()
+			info.poolOps = op.NurseryBudget.Over(b.sc.Budget).Ops
+		}
 		op.Catch = rapid.Bool().Draw(b.t, "catch")
 		inner.nurseries = append(s.nurseries[:len(s.nurseries):len(s.nurseries)], op.Str)
+		inner.nursery = info
+		inner.spawnsMore = true
 		body, c := b.body(inner, nestedOpsMax, budget-2)
 		op.Body = body
-		return op, 2 + c
+		return one(op, 2+c)
 	case kLoop:
-		n := rapid.IntRange(0, min(loopCountMax, budget)).Draw(b.t, "loop")
+		n := b.draw(0, min(loopCountMax, budget), "loop")
 		bodyBudget := budget - 1
 		if n > 0 {
 			bodyBudget = budget/n - 1
 		}
+		inner.once = s.once && n <= 1
 		body, c := b.body(inner, nestedOpsMax, bodyBudget)
-		return scenario.Op{Kind: scenario.Loop, N: int64(n), Body: body}, n * (1 + c)
+		return one(scenario.Op{Kind: scenario.Loop, N: int64(n), Body: body}, n*(1+c))
 	case kUsing:
 		op := scenario.Op{Kind: scenario.Using, Str: b.next("r")}
 		body, c := b.body(inner, nestedOpsMax, budget)
 		op.Body = body
-		return op, c
+		return one(op, c)
 	case kDefer:
 		// A defer body runs at task exit, outside every nursery of this
 		// body; the format forbids spawn and cancel there, and a cleanup
 		// is never a checkpoint. Log ops are what it is for.
 		op := scenario.Op{Kind: scenario.Defer, Str: b.next("d")}
-		n := rapid.IntRange(0, deferOpsMax).Draw(b.t, "defer_ops")
+		n := b.draw(0, deferOpsMax, "defer_ops")
 		for i := 0; i < n; i++ {
 			op.Body = append(op.Body, scenario.Op{Kind: scenario.Log, Str: b.next("L")})
 		}
-		return op, 0
+		return one(op, 0)
+	}
+	return one(scenario.Op{Kind: scenario.Log, Str: b.next("L")}, 0)
+}
+
+// spawn is a spawn of an indexed task, with its caps under sovereign and
+// sometimes a small budget.
+func (b *builder) spawn(name string) scenario.Op {
+	b.refs[name]++
+	op := scenario.Op{Kind: scenario.Spawn, Str: name}
+	if cs, ok := b.caps[name]; ok && cs.has {
+		op.Caps, op.HasCaps = cs.caps, true
+	}
+	if b.chance(4, "spawn_budget") {
+		op.SpawnBudget = b.override()
+	}
+	return op
+}
+
+// filler draws an op that cannot block for ever and needs no nursery,
+// with its cost: what channel partners, spinners and supervisors do
+// between the ops that matter. Only compute can fail (out of budget).
+func (b *builder) filler() (scenario.Op, int) {
+	switch b.draw(0, 4, "filler") {
+	case 1:
+		return scenario.Op{Kind: scenario.Yield}, 1
+	case 2:
+		n := b.draw(0, 3, "filler_compute")
+		return scenario.Op{Kind: scenario.Compute, N: int64(n)}, n
+	case 3:
+		return scenario.Op{Kind: scenario.Sleep, N: int64(b.draw(0, 10, "filler_sleep"))}, 1
+	case 4:
+		return scenario.Op{Kind: scenario.CheckCancel}, 1
 	}
 	return scenario.Op{Kind: scenario.Log, Str: b.next("L")}, 0
+}
+
+// fillerCostMax is the most a filler costs.
+const fillerCostMax = 3
+
+// supervisedExtra is the cost of a supervised group besides its child's:
+// the nursery, the spawn and up to two fillers.
+const supervisedExtra = 4 + 2*fillerCostMax
+
+// supervised draws a nursery with a small pool (0..3 ops) that spawns an
+// indexed task `as` A, mostly with a budget short of what it needs, runs
+// one or two fillers (mostly a sleep first, which lets the child run out
+// and wait), then recharges A with all the child may use;
+// or, under cluster, sometimes the spawn alone with a budget that covers
+// it. Under cluster the child waits for the recharge when it runs out
+// (Safe, rule 4); under sovereign the recharge needs the supervisor
+// capability, and the spawner fails with CapabilityDenied without it.
+func (b *builder) supervised(s scope, budget int) ([]scenario.Op, int) {
+	name := rapid.SampledFrom(b.targets(s, budget, supervisedExtra)).Draw(b.t, "supervised")
+	nop := scenario.Op{Kind: scenario.Nursery, Str: b.next("n")}
+	nop.Mode = rapid.SampledFrom([]string{
+		scenario.ModeFailFast, scenario.ModeCancelRemaining, scenario.ModeCollectAll,
+	}).Draw(b.t, "mode")
+	nop.NurseryBudget = &scenario.BudgetOverride{Ops: int64(b.draw(0, 3, "pool_ops")), Set: scenario.SetOps}
+	nop.Catch = rapid.Bool().Draw(b.t, "catch")
+	op := b.spawn(name)
+	op.As = b.next("w")
+	cost := 4 + b.cost[name]
+	n := (&safety{sc: b.sc, needs: map[string]need{}}).needOf(name)
+	if b.sc.Scheduler.Profile == scenario.ProfileCluster && b.chance(3, "enough_budget") {
+		op.SpawnBudget = covering(n, b.sc.Budget, b.draw(0, 2, "slack"))
+		nop.Body = []scenario.Op{op}
+		return []scenario.Op{nop}, cost
+	}
+	if !b.chance(4, "starts_full") {
+		// Short of ops from the start (with its self-recharge, which
+		// gives as much again, still short), so that it runs out.
+		op.SpawnBudget = &scenario.BudgetOverride{Ops: int64(b.draw(0, int(n.ops)/2, "short_ops")), Set: scenario.SetOps}
+	}
+	body := []scenario.Op{op}
+	for i, k := 0, b.draw(1, 2, "fillers"); i < k; i++ {
+		f, c := b.filler()
+		if i == 0 && !b.chance(4, "no_sleep_first") {
+			// The supervisor sleeps: the child runs meanwhile, runs
+			// out first and waits for the recharge.
+			f, c = scenario.Op{Kind: scenario.Sleep, N: int64(b.draw(1, 10, "sleep"))}, 1
+		}
+		body = append(body, f)
+		cost += c
+	}
+	r := scenario.Op{Kind: scenario.Recharge, Str: op.As}
+	slack := int64(b.draw(0, 3, "credit_slack"))
+	r.Recharge = scenario.BudgetOverride{Ops: n.ops + slack, Set: scenario.SetOps}
+	if n.memory > 0 {
+		r.Recharge.Memory, r.Recharge.Set = n.memory+slack, r.Recharge.Set|scenario.SetMemory
+	}
+	if n.syscalls > 0 {
+		r.Recharge.Syscalls, r.Recharge.Set = n.syscalls+slack, r.Recharge.Set|scenario.SetSyscalls
+	}
+	if n.channelOps > 0 {
+		r.Recharge.ChannelOps, r.Recharge.Set = n.channelOps+slack, r.Recharge.Set|scenario.SetChannelOps
+	}
+	nop.Body = append(body, r)
+	return []scenario.Op{nop}, cost
+}
+
+// covering is a spawn budget that pays for everything n may charge: the
+// components [budget] does not cover are set, each with some slack.
+func covering(n need, def scenario.Budget, slack int) *scenario.BudgetOverride {
+	s := int64(slack)
+	o := &scenario.BudgetOverride{Ops: n.ops + s, Set: scenario.SetOps}
+	if def.Memory < n.memory {
+		o.Memory, o.Set = n.memory+s, o.Set|scenario.SetMemory
+	}
+	if def.Syscalls < n.syscalls {
+		o.Syscalls, o.Set = n.syscalls+s, o.Set|scenario.SetSyscalls
+	}
+	if def.ChannelOps < n.channelOps {
+		o.ChannelOps, o.Set = n.channelOps+s, o.Set|scenario.SetChannelOps
+	}
+	return o
+}
+
+// partnerOpCost bounds what one channel op of a partner costs, with the
+// filler that may come before it.
+const partnerOpCost = 1 + fillerCostMax
+
+// pairFits reports whether a channel pair may be spawned here: into a
+// nursery where a partner cannot be left waiting for the other (not
+// cancel_remaining, no max_concurrent), from a body that runs at most
+// once, with room for two more tasks.
+func (b *builder) pairFits(s scope, budget int) bool {
+	n := s.nursery
+	return s.once && n.mode != scenario.ModeCancelRemaining && n.maxConcurrent == 0 &&
+		b.pairs < pairsMax && b.extra+2 <= extraTasksMax && budget >= 4+2*2*partnerOpCost
+}
+
+// pair draws a channel and the two tasks that use it, and returns their
+// two spawns, side by side. The producer sends k values and closes the
+// channel; the consumer receives r times, k-capacity <= r <= k+1, so
+// that neither is left blocked once the other is done. Under fail_fast
+// one of them sometimes fails part way (its sibling is then cancelled,
+// interrupted if it is blocked); under collect_all, where a failure
+// cancels nothing, neither can fail before its last channel op: fillers
+// only, and a budget that covers them.
+func (b *builder) pair(s scope, budget int) ([]scenario.Op, int) {
+	b.pairs++
+	half := (budget - 4) / 2
+	chanMax := min(chanOpsMax, half/partnerOpCost-1)
+	ch := scenario.Channel{Name: b.next("ch"), Capacity: b.draw(0, capacityMax, "capacity")}
+	b.sc.Channels = append(b.sc.Channels, ch)
+	sort.Slice(b.sc.Channels, func(i, j int) bool { return b.sc.Channels[i].Name < b.sc.Channels[j].Name })
+	k := b.draw(0, chanMax, "sends")
+	r := b.draw(max(0, k-ch.Capacity), min(k+1, chanMax+1), "recvs")
+	collect := s.nursery.mode == scenario.ModeCollectAll
+	prod, pc := b.partner("p", ch.Name, scenario.Send, k, collect, half)
+	cons, cc := b.partner("c", ch.Name, scenario.Recv, r, collect, half)
+	ops := []scenario.Op{prod, cons}
+	if rapid.Bool().Draw(b.t, "consumer_first") {
+		ops[0], ops[1] = cons, prod
+	}
+	return ops, 4 + pc + cc
+}
+
+// partner makes one channel partner task: n channel ops of kind on ch,
+// fillers between them, a close after the sends, then a short tail of
+// any ops. It returns the spawn that starts it, and its cost.
+func (b *builder) partner(prefix, ch string, kind scenario.OpKind, n int, collect bool, budget int) (scenario.Op, int) {
+	b.extra++
+	name := b.next(prefix)
+	failAt := -1
+	if !collect && n > 0 && b.chance(4, "fails_early") {
+		// After one channel op at least, so that Safe can tell which
+		// channel it partners.
+		failAt = b.draw(1, n, "fail_at")
+	}
+	var ops []scenario.Op
+	cost := 0
+	for i := 0; i < n && i != failAt; i++ {
+		if b.chance(3, "partner_filler") {
+			f, c := b.filler()
+			ops = append(ops, f)
+			cost += c
+		}
+		ops = append(ops, scenario.Op{Kind: kind, Str: ch})
+		cost++
+	}
+	switch {
+	case failAt >= 0:
+		if rapid.Bool().Draw(b.t, "fail_or_panic") {
+			ops = append(ops, scenario.Op{Kind: scenario.Fail, Str: b.next("E")})
+		} else {
+			ops = append(ops, scenario.Op{Kind: scenario.Panic, Str: b.next("P")})
+		}
+	case kind == scenario.Send:
+		ops = append(ops, scenario.Op{Kind: scenario.Close, Str: ch})
+	}
+	prefixNeed := (&safety{sc: b.sc, needs: map[string]need{}}).bodyNeed(ops)
+	if failAt < 0 {
+		tail, c := b.body(scope{once: true}, tailOpsMax, budget-cost)
+		ops = append(ops, tail...)
+		cost += c
+	}
+	b.sc.Tasks[name] = &scenario.Task{Name: name, Ops: ops}
+	b.cost[name] = cost
+
+	op := scenario.Op{Kind: scenario.Spawn, Str: name}
+	b.refs[name]++
+	if b.sc.Scheduler.Profile == scenario.ProfileSovereign {
+		if cs := b.drawCaps(false); cs.has {
+			op.Caps, op.HasCaps = cs.caps, true
+		}
+	}
+	switch {
+	case collect:
+		slack := int64(b.draw(0, 2, "partner_slack"))
+		op.SpawnBudget = &scenario.BudgetOverride{Ops: prefixNeed.ops + slack, ChannelOps: prefixNeed.channelOps + slack,
+			Set: scenario.SetOps | scenario.SetChannelOps}
+	case b.chance(3, "partner_budget"):
+		op.SpawnBudget = b.override()
+	}
+	return op, cost
+}
+
+// spinnerBounds is what a spinner spawned into n may cost, in
+// checkpoints (two an iteration), when its nursery's timeout stops it and
+// when the pool and its own budget (at most spinOpsMax, twice with a
+// self-recharge) do; -1 where that does not stop it.
+func spinnerBounds(n *nurseryInfo) (byTimeout, byBudget int) {
+	byTimeout, byBudget = -1, -1
+	if n.timeout > 0 && n.mode != scenario.ModeCancelRemaining {
+		byTimeout = int(n.timeout) + 2
+	}
+	if n.poolOps >= 0 && n.poolOps <= spinPoolOpsMax {
+		byBudget = 2*int(n.poolOps+2*spinOpsMax) + 2
+	}
+	return byTimeout, byBudget
+}
+
+func fits(c, budget int) bool { return c >= 0 && 2+fillerCostMax+c <= budget }
+
+func (b *builder) spinnerFits(s scope, budget int) bool {
+	t, bb := spinnerBounds(s.nursery)
+	return (fits(t, budget) || fits(bb, budget)) && b.spinners < spinnersMax && b.extra < extraTasksMax
+}
+
+// spinner makes a task that loops for ever, and returns its spawn: the
+// nursery's timeout stops it (it is cancelled), or the small pool and a
+// small budget of its own do (ResourceExhausted). With the
+// budget-not-charged mutant the second kind runs until max_steps: a
+// livelock.
+func (b *builder) spinner(s scope, budget int) ([]scenario.Op, int) {
+	b.spinners++
+	b.extra++
+	name := b.next("s")
+	byTimeout, byBudget := spinnerBounds(s.nursery)
+	useBudget := fits(byBudget, budget) && (!fits(byTimeout, budget) || rapid.Bool().Draw(b.t, "spin_budget"))
+	cost := byTimeout
+	if useBudget && (cost < 0 || byBudget < cost) {
+		cost = byBudget
+	}
+	var ops []scenario.Op
+	if rapid.Bool().Draw(b.t, "spin_prefix") {
+		f, c := b.filler()
+		ops = append(ops, f)
+		cost += c
+	}
+	var step scenario.Op
+	switch b.draw(0, 3, "spin_op") {
+	case 0:
+		step = scenario.Op{Kind: scenario.Yield}
+	case 1:
+		step = scenario.Op{Kind: scenario.Compute, N: 1}
+	case 2:
+		step = scenario.Op{Kind: scenario.Log, Str: b.next("L")}
+	default:
+		step = scenario.Op{Kind: scenario.CheckCancel}
+	}
+	ops = append(ops, scenario.Op{Kind: scenario.Loop, N: scenario.LoopForever, Body: []scenario.Op{step}})
+	b.sc.Tasks[name] = &scenario.Task{Name: name, Ops: ops}
+	b.cost[name] = cost
+
+	op := scenario.Op{Kind: scenario.Spawn, Str: name}
+	b.refs[name]++
+	if b.sc.Scheduler.Profile == scenario.ProfileSovereign {
+		if cs := b.drawCaps(false); cs.has {
+			op.Caps, op.HasCaps = cs.caps, true
+		}
+	}
+	if useBudget {
+		// The nursery's small pool bounds it only with a small budget of
+		// its own, whatever [budget] says.
+		op.SpawnBudget = &scenario.BudgetOverride{Ops: int64(b.draw(0, spinOpsMax, "spin_ops")), Set: scenario.SetOps}
+	}
+	return []scenario.Op{op}, 2 + cost
 }

@@ -13,23 +13,18 @@ import (
 
 // TestInvariantsHold is the property the fuzzer checks, as a Go test:
 // every generated scenario, under any seed and worker count, keeps every
-// invariant and ends (no deadlock, livelock or crash). rapid shrinks a
-// failing case on its own; the message carries the scenario as a file and
-// the command that replays it. rapid's default is 100 cases (-rapid.checks
-// changes it); -short runs a fifth of that.
+// invariant and oracle and ends (no deadlock, livelock or crash). rapid
+// shrinks a failing case on its own; the message carries the scenario as
+// a file and the command that replays it. rapid's default is 100 cases
+// (-rapid.checks changes it); -short runs a fifth of that.
 func TestInvariantsHold(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		sc := gen.Scenario().Draw(t, "scenario")
 		seed := rapid.Uint64Range(0, 1<<31-1).Draw(t, "seed")
 		workers := rapid.SampledFrom(gen.DefaultWorkers).Draw(t, "workers")
-		opts := sim.Options{Seed: seed, HasSeed: true, Workers: workers}
-		cfg, err := sim.Resolve(sc, opts)
+		run, err := gen.Execute(sc, seed, workers, nil)
 		if err != nil {
 			t.Fatalf("a generated scenario was refused: %v\n%s", err, sc.Source)
-		}
-		run, err := sim.Execute(sc, cfg, opts)
-		if err != nil {
-			t.Fatalf("%v", err)
 		}
 		if failed := gen.FailedChecks(run); len(failed) > 0 {
 			msg := ""
@@ -45,8 +40,10 @@ func TestInvariantsHold(t *testing.T) {
 }
 
 // TestScenarioRespectsBounds checks what the generator promises on a few
-// hundred examples: it loads and is accepted by Resolve, and stays within
-// the stated sizes, with calls and spawns only to later tasks.
+// hundred examples: it loads, Resolve accepts it, Safe finds it in the
+// fragment that terminates, and it stays within the stated sizes, with
+// calls and spawns only to later tasks or to a partner or spinner task
+// made for that one spawn.
 func TestScenarioRespectsBounds(t *testing.T) {
 	g := gen.Scenario()
 	n := 300
@@ -58,70 +55,169 @@ func TestScenarioRespectsBounds(t *testing.T) {
 		if _, err := sim.Resolve(sc, sim.Options{Workers: 1}); err != nil {
 			t.Fatalf("seed %d: refused: %v\n%s", seed, err, sc.Source)
 		}
-		if sc.Expect != nil || sc.Scheduler.Workers != 0 || len(sc.Channels) != 0 {
-			t.Fatalf("seed %d: has [expect], workers or channels:\n%s", seed, sc.Source)
+		if err := gen.Safe(sc); err != nil {
+			t.Fatalf("seed %d: not safe: %v\n%s", seed, err, sc.Source)
 		}
-		if len(sc.Tasks) > 6 {
-			t.Fatalf("seed %d: %d tasks", seed, len(sc.Tasks))
+		if sc.Expect != nil || sc.Scheduler.Workers != 0 || sc.Scheduler.MaxSteps != 20_000 {
+			t.Fatalf("seed %d: has [expect], workers or another max_steps:\n%s", seed, sc.Source)
 		}
-		if yi := sc.Scheduler.YieldInterval; yi != 1024 && (yi < 1 || yi > 64) {
+		if len(sc.Tasks) > 12 || len(sc.Channels) > 2 {
+			t.Fatalf("seed %d: %d tasks, %d channels", seed, len(sc.Tasks), len(sc.Channels))
+		}
+		if yi := sc.Scheduler.YieldInterval; yi != 1024 && yi != 512 && (yi < 1 || yi > 64) {
 			t.Fatalf("seed %d: yield_interval %d", seed, yi)
+		}
+		for _, ch := range sc.Channels {
+			if ch.Capacity > 3 {
+				t.Fatalf("seed %d: channel %s capacity %d", seed, ch.Name, ch.Capacity)
+			}
 		}
 		index := map[string]int{"main": 0}
 		for i := 1; i < 6; i++ {
 			index[fmt.Sprintf("t%d", i)] = i
 		}
+		refs := map[string]int{}
 		for _, name := range sc.TaskNames {
-			if err := checkBody(sc.Tasks[name].Ops, index[name], index, 0); err != "" {
+			c := bodyCheck{sc: sc, task: name, index: index, refs: refs}
+			if err := c.body(sc.Tasks[name].Ops, 0, true); err != "" {
 				t.Fatalf("seed %d: task.%s: %s\n%s", seed, name, err, sc.Source)
+			}
+		}
+		for name, n := range refs {
+			if _, indexed := index[name]; !indexed && n != 1 {
+				t.Fatalf("seed %d: made task %s is named %d times\n%s", seed, name, n, sc.Source)
 			}
 		}
 	}
 }
 
-func checkBody(ops []scenario.Op, self int, index map[string]int, nurseries int) string {
-	if len(ops) > 8 {
+// bodyCheck checks one task body against the generator's bounds.
+type bodyCheck struct {
+	sc    *scenario.Scenario
+	task  string
+	index map[string]int // the indexed tasks; p, c and s tasks are made ones
+	refs  map[string]int
+}
+
+func (c *bodyCheck) body(ops []scenario.Op, nurseries int, top bool) string {
+	opsMax := 8
+	if top && (c.task[0] == 'p' || c.task[0] == 'c') {
+		opsMax = 2*5 + 1 + 3 // channel ops and their fillers, a close, a tail
+	}
+	if len(ops) > opsMax {
 		return fmt.Sprintf("%d ops in a body", len(ops))
 	}
+	self, indexed := c.index[c.task]
 	for _, op := range ops {
-		switch op.Kind.String() {
-		case "call", "spawn":
-			if index[op.Str] <= self {
-				return fmt.Sprintf("%s of %s from task %d", op.Kind, op.Str, self)
+		switch op.Kind {
+		case scenario.Call, scenario.Spawn:
+			c.refs[op.Str]++
+			if j, ok := c.index[op.Str]; ok && indexed && j <= self {
+				return fmt.Sprintf("%s of %s from task %s", op.Kind, op.Str, c.task)
 			}
-		case "loop":
-			if op.N < 0 || op.N > 4 {
-				return fmt.Sprintf("loop = %d", op.N)
+			if _, ok := c.index[op.Str]; !ok && op.Kind == scenario.Call {
+				return "call of the made task " + op.Str
 			}
-		case "compute":
+		case scenario.Loop:
+			if op.N == scenario.LoopForever && (c.task[0] != 's' || !top) || op.N > 4 {
+				return fmt.Sprintf("loop = %d in %s", op.N, c.task)
+			}
+		case scenario.Compute:
 			if op.N > 50 {
 				return fmt.Sprintf("compute = %d", op.N)
 			}
-		case "nursery":
+		case scenario.Sleep, scenario.Alloc, scenario.Syscall:
+			if op.N > map[scenario.OpKind]int64{scenario.Sleep: 30, scenario.Alloc: 4096, scenario.Syscall: 3}[op.Kind] {
+				return fmt.Sprintf("%s = %d", op.Kind, op.N)
+			}
+		case scenario.Send, scenario.Recv, scenario.Close:
+			if c.task[0] != 'p' && c.task[0] != 'c' || !top {
+				return fmt.Sprintf("%s in %s, not at the top of a partner", op.Kind, c.task)
+			}
+		case scenario.Recharge:
+			if p := c.sc.Scheduler.Profile; p != scenario.ProfileCluster && p != scenario.ProfileSovereign {
+				return "recharge under " + p
+			}
+		case scenario.Nursery:
 			if nurseries == 3 {
 				return "nurseries nested more than 3 deep"
 			}
-			if op.MaxConcurrent > 3 || op.HasTimeout {
-				return fmt.Sprintf("nursery options %d %v", op.MaxConcurrent, op.HasTimeout)
+			if op.MaxConcurrent > 3 || op.HasTimeout && op.Timeout > 60 {
+				return fmt.Sprintf("nursery options %d %d", op.MaxConcurrent, op.Timeout)
 			}
-			if err := checkBody(op.Body, self, index, nurseries+1); err != "" {
+			if err := c.body(op.Body, nurseries+1, false); err != "" {
 				return err
 			}
 			continue
-		case "defer":
+		case scenario.Defer:
 			for _, b := range op.Body {
-				if b.Kind.String() != "log" {
+				if b.Kind != scenario.Log {
 					return "defer body with " + b.Kind.String()
 				}
 			}
-		case "send", "recv", "close", "sleep", "recharge", "alloc", "syscall":
-			return op.Kind.String() + " generated"
 		}
-		if err := checkBody(op.Body, self, index, nurseries); err != "" {
+		if err := c.body(op.Body, nurseries, false); err != "" {
 			return err
 		}
 	}
 	return ""
+}
+
+// TestGeneratorCoversEveryOp: a few hundred scenarios use every operation
+// and every option of the format between them, and every profile.
+func TestGeneratorCoversEveryOp(t *testing.T) {
+	seen := map[string]bool{}
+	g := gen.Scenario()
+	var walk func(ops []scenario.Op)
+	walk = func(ops []scenario.Op) {
+		for _, op := range ops {
+			seen[op.Kind.String()] = true
+			switch {
+			case op.Kind == scenario.Loop && op.N == scenario.LoopForever:
+				seen["loop forever"] = true
+			case op.Kind == scenario.Spawn:
+				seen["spawn as"] = seen["spawn as"] || op.As != ""
+				seen["spawn budget"] = seen["spawn budget"] || op.SpawnBudget != nil
+				seen["spawn caps"] = seen["spawn caps"] || op.HasCaps
+			case op.Kind == scenario.Nursery:
+				seen["nursery timeout "+op.Mode] = seen["nursery timeout "+op.Mode] || op.HasTimeout
+				seen["nursery budget"] = seen["nursery budget"] || op.NurseryBudget != nil
+				seen["nursery max_concurrent"] = seen["nursery max_concurrent"] || op.MaxConcurrent > 0
+				seen["nursery catch"] = seen["nursery catch"] || op.Catch
+			}
+			walk(op.Body)
+		}
+	}
+	for seed := 1; seed <= 400; seed++ {
+		sc := g.Example(seed)
+		seen["profile "+sc.Scheduler.Profile] = true
+		seen["[budget]"] = seen["[budget]"] || sc.Budget != scenario.DefaultBudget
+		seen["main caps"] = seen["main caps"] || sc.Tasks["main"].HasCaps
+		for _, ch := range sc.Channels {
+			seen[fmt.Sprintf("channel capacity>0 %v", ch.Capacity > 0)] = true
+		}
+		for _, task := range sc.Tasks {
+			walk(task.Ops)
+		}
+	}
+	var missing []string
+	for k := scenario.Compute; k <= scenario.Panic; k++ {
+		if !seen[k.String()] {
+			missing = append(missing, k.String())
+		}
+	}
+	for _, want := range []string{"loop forever", "spawn as", "spawn budget", "spawn caps",
+		"nursery timeout fail_fast", "nursery timeout cancel_remaining", "nursery timeout collect_all",
+		"nursery budget", "nursery max_concurrent", "nursery catch",
+		"profile service", "profile cluster", "profile sovereign", "profile core",
+		"[budget]", "main caps", "channel capacity>0 true", "channel capacity>0 false"} {
+		if !seen[want] {
+			missing = append(missing, want)
+		}
+	}
+	if len(missing) > 0 {
+		t.Fatalf("400 scenarios never use: %v", missing)
+	}
 }
 
 // TestExampleDeterministic: a seed names one scenario.

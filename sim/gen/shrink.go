@@ -25,10 +25,14 @@ func opsSize(ops []scenario.Op) int {
 // Shrink reduces sc while fails keeps reporting it as failing, and returns
 // the smallest failing scenario it found (sc itself when nothing smaller
 // fails). It calls fails at most budget times; candidates that do not load
-// are dropped without calling it. Every scenario it passes to fails, and the
-// one it returns, has been written with Format and loaded again, so it is
-// valid and its Source is its text. Format does not write [expect], so a
-// shrunk scenario has none: shrinking a program breaks most expectations.
+// are dropped without calling it, and so are candidates that leave the
+// fragment Safe accepts when sc is in it: deleting a channel's `close` or
+// one spawn of its pair would make a deadlock of the program's own, and a
+// shrunk deadlock must stay the scheduler's. Every scenario it passes to
+// fails, and the one it returns, has been written with Format and loaded
+// again, so it is valid and its Source is its text. Format does not write
+// [expect], so a shrunk scenario has none: shrinking a program breaks most
+// expectations.
 //
 // The reducer works like pebble's and like delta debugging: it tries edits
 // one at a time and keeps one only if the result still fails, in this
@@ -41,19 +45,22 @@ func opsSize(ops []scenario.Op) int {
 //     go), and replace a call of a task called from nowhere else by that
 //     task's body, deleting the task;
 //   - delete tasks that nothing calls or spawns any more;
-//   - halve numbers: compute and loop counts, max_concurrent, return values;
-//   - switch a nursery's mode to fail_fast, clear catch, and drop the
-//     scheduler's yield_interval and victim back to their defaults.
+//   - halve numbers: compute, loop, sleep, alloc and syscall counts,
+//     max_concurrent, timeouts, return values, channel capacities;
+//   - put options back to their defaults: a nursery's mode (fail_fast),
+//     catch, timeout and budget; a spawn's budget, caps and `as`;
+//   - and the scenario's settings: drop the channels no op uses any more,
+//     [budget] (whole, then by component), the profile (service), main's
+//     caps, yield_interval and victim.
 //
 // Each kept edit makes the scenario strictly smaller: fewer ops, or as many
 // ops and fewer spawns or tasks, or smaller numbers, or fewer non-default
-// options
-// (inlining a task removes its call op, and is only tried for a task
+// options (inlining a task removes its call op, and is only tried for a task
 // called once, so it copies nothing). So the passes end even without the
 // budget; they repeat until a whole pass keeps nothing.
 //
 // "Still fails" is the caller's to say. The fuzzer's fails compares the set
-// of broken invariants with the original one, and because changing the
+// of broken checks with the original one, and because changing the
 // program changes the schedule it tries several seeds before calling a
 // candidate passing.
 func Shrink(sc *scenario.Scenario, fails func(*scenario.Scenario) bool, budget int) *scenario.Scenario {
@@ -69,6 +76,7 @@ type shrinker struct {
 
 func (s *shrinker) run(sc *scenario.Scenario) *scenario.Scenario {
 	cur := sc
+	safe := Safe(sc) == nil
 	for progress := true; progress && s.evals < s.budget; {
 		progress = false
 		cands := candidates(cur)
@@ -80,6 +88,9 @@ func (s *shrinker) run(sc *scenario.Scenario) *scenario.Scenario {
 			loaded, err := Reload(next)
 			if err != nil {
 				continue // the edit broke a rule of the format (a spawn left outside a nursery, say)
+			}
+			if safe && Safe(loaded) != nil {
+				continue // the edit may make a program that blocks for ever (a close deleted, say)
 			}
 			s.evals++
 			if !s.fails(loaded) {
@@ -207,7 +218,8 @@ func candidates(sc *scenario.Scenario) []edit {
 			op := &(*b)[i]
 			k, i := k, i
 			switch {
-			case (op.Kind == scenario.Compute || op.Kind == scenario.Return) && op.N > 0,
+			case (op.Kind == scenario.Compute || op.Kind == scenario.Return || op.Kind == scenario.Sleep ||
+				op.Kind == scenario.Alloc || op.Kind == scenario.Syscall) && op.N > 0,
 				op.Kind == scenario.Loop && op.N > 0:
 				out = append(out, func(c *scenario.Scenario) bool {
 					(*bodies(c)[k])[i].N /= 2
@@ -220,28 +232,118 @@ func candidates(sc *scenario.Scenario) []edit {
 					return true
 				})
 			}
+			if op.Kind == scenario.Nursery && op.HasTimeout && op.Timeout > 1 {
+				out = append(out, func(c *scenario.Scenario) bool {
+					(*bodies(c)[k])[i].Timeout /= 2
+					return true
+				})
+			}
+		}
+	}
+	for j, ch := range sc.Channels {
+		if ch.Capacity > 0 {
+			j := j
+			out = append(out, func(c *scenario.Scenario) bool {
+				c.Channels[j].Capacity /= 2
+				return true
+			})
 		}
 	}
 	for k, b := range bs {
 		for i := range *b {
-			op := &(*b)[i]
-			if op.Kind != scenario.Nursery {
-				continue
+			out = append(out, dropOptions(k, i, &(*b)[i])...)
+		}
+	}
+	out = append(out, dropSettings(sc)...)
+	return out
+}
+
+// dropOptions lists the edits that put an op's options back to their
+// defaults: a nursery's mode, catch, timeout and budget; a spawn's
+// budget, caps and `as` (which loads only once no recharge names it).
+func dropOptions(k, i int, op *scenario.Op) []edit {
+	var out []edit
+	set := func(f func(op *scenario.Op)) {
+		out = append(out, func(c *scenario.Scenario) bool {
+			f(&(*bodies(c)[k])[i])
+			return true
+		})
+	}
+	switch op.Kind {
+	case scenario.Nursery:
+		if op.Mode != scenario.ModeFailFast {
+			set(func(op *scenario.Op) { op.Mode = scenario.ModeFailFast })
+		}
+		if op.Catch {
+			set(func(op *scenario.Op) { op.Catch = false })
+		}
+		if op.HasTimeout {
+			set(func(op *scenario.Op) { op.Timeout, op.HasTimeout = 0, false })
+		}
+		if op.NurseryBudget != nil {
+			set(func(op *scenario.Op) { op.NurseryBudget = nil })
+		}
+	case scenario.Spawn:
+		if op.SpawnBudget != nil {
+			set(func(op *scenario.Op) { op.SpawnBudget = nil })
+		}
+		if op.HasCaps {
+			set(func(op *scenario.Op) { op.Caps, op.HasCaps = nil, false })
+		}
+		if op.As != "" {
+			set(func(op *scenario.Op) { op.As = "" })
+		}
+	}
+	return out
+}
+
+// dropSettings lists the edits that put the scenario's settings back to
+// their defaults: channels no op uses any more, [budget] (whole, then one
+// component at a time), the profile, main's caps, yield_interval and
+// victim. max_steps stays: a livelock must stay quick to reproduce.
+func dropSettings(sc *scenario.Scenario) []edit {
+	var out []edit
+	if unused := unusedChannels(sc); len(unused) > 0 {
+		out = append(out, func(c *scenario.Scenario) bool {
+			kept := c.Channels[:0:0]
+			for _, ch := range c.Channels {
+				if !unused[ch.Name] {
+					kept = append(kept, ch)
+				}
 			}
-			k, i := k, i
-			if op.Mode != scenario.ModeFailFast {
-				out = append(out, func(c *scenario.Scenario) bool {
-					(*bodies(c)[k])[i].Mode = scenario.ModeFailFast
-					return true
-				})
-			}
-			if op.Catch {
-				out = append(out, func(c *scenario.Scenario) bool {
-					(*bodies(c)[k])[i].Catch = false
-					return true
-				})
+			c.Channels = kept
+			return true
+		})
+	}
+	def := scenario.DefaultBudget
+	if sc.Budget != def {
+		out = append(out, func(c *scenario.Scenario) bool { c.Budget = def; return true })
+		for _, f := range []func(b *scenario.Budget) *int64{
+			func(b *scenario.Budget) *int64 { return &b.Ops },
+			func(b *scenario.Budget) *int64 { return &b.Memory },
+			func(b *scenario.Budget) *int64 { return &b.SpawnCount },
+			func(b *scenario.Budget) *int64 { return &b.ChannelOps },
+			func(b *scenario.Budget) *int64 { return &b.Syscalls },
+		} {
+			if f := f; *f(&sc.Budget) != *f(&def) {
+				out = append(out, func(c *scenario.Scenario) bool { *f(&c.Budget) = *f(&def); return true })
 			}
 		}
+	}
+	if sc.Scheduler.Profile != scenario.ProfileService {
+		out = append(out, func(c *scenario.Scenario) bool {
+			if c.Scheduler.Profile == scenario.ProfileCluster && c.Scheduler.YieldInterval == scenario.DefaultYieldIntervalCluster {
+				c.Scheduler.YieldInterval = scenario.DefaultYieldInterval
+			}
+			c.Scheduler.Profile = scenario.ProfileService
+			return true
+		})
+	}
+	if main := sc.Tasks["main"]; main != nil && main.HasCaps {
+		out = append(out, func(c *scenario.Scenario) bool {
+			c.Tasks["main"].Caps, c.Tasks["main"].HasCaps = nil, false
+			return true
+		})
 	}
 	defaultYield := scenario.DefaultYieldInterval
 	if sc.Scheduler.Profile == scenario.ProfileCluster {
@@ -260,6 +362,26 @@ func candidates(sc *scenario.Scenario) []edit {
 		})
 	}
 	return out
+}
+
+// unusedChannels returns the declared channels no op names.
+func unusedChannels(sc *scenario.Scenario) map[string]bool {
+	unused := map[string]bool{}
+	for _, ch := range sc.Channels {
+		unused[ch.Name] = true
+	}
+	for _, t := range sc.Tasks {
+		walkOps(t.Ops, func(op *scenario.Op) {
+			switch op.Kind {
+			case scenario.Send, scenario.Recv, scenario.Close:
+				delete(unused, op.Str)
+			}
+		})
+	}
+	if len(unused) == 0 {
+		return nil
+	}
+	return unused
 }
 
 // references counts, for each task, the call and spawn ops that name it.

@@ -171,3 +171,83 @@ ops = [
 		t.Fatalf("want main = [ fail ], got:\n%s", got.Source)
 	}
 }
+
+// TestShrinkDropsOptions: with a failure that needs only a nursery, every
+// option and setting issue 5 added goes back to its default: timeouts,
+// budgets, caps, `as`, unused channels, [budget], the profile and main's
+// caps.
+func TestShrinkDropsOptions(t *testing.T) {
+	sc := mustParse(t, `
+[scheduler]
+profile = "sovereign"
+[budget]
+ops = 500
+syscalls = 3
+[channels]
+c = { capacity = 3 }
+[task.main]
+caps = ["spawn", "supervisor"]
+ops = [
+  { nursery = "n", mode = "collect_all", timeout = 40, budget = { ops = 9 }, body = [
+    { spawn = "w", as = "a", caps = ["spawn"], budget = { ops = 3 } },
+    { sleep = 9 },
+    { alloc = 100 },
+    { syscall = 3 },
+  ] },
+]
+[task.w]
+ops = [ { compute = 2 } ]
+`)
+	hasNursery := func(sc *scenario.Scenario) bool { return countKind(sc.Tasks["main"].Ops, scenario.Nursery) > 0 }
+	got := Shrink(sc, hasNursery, DefaultShrinkBudget)
+	want := `version = 1
+name = "x"
+
+[task.main]
+ops = [
+  { nursery = "n", mode = "fail_fast", body = [] },
+]
+`
+	if string(got.Source) != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got.Source, want)
+	}
+}
+
+// TestShrinkStaysSafe: a shrunk scenario stays in the fragment Safe
+// accepts, so that it cannot block for ever by itself. Asked to keep a
+// consumer running, the shrinker may not delete its producer, nor the
+// producer's close when the consumer receives once more than it sends.
+func TestShrinkStaysSafe(t *testing.T) {
+	consumerRuns := func(sc *scenario.Scenario) bool {
+		run, err := Execute(sc, 1, 2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range run.Tasks {
+			if countKind(sc.Tasks[task.Name].Ops, scenario.Recv) > 0 && task.Steps > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	orig := firstExample(t, 20, consumerRuns)
+	got := Shrink(orig, consumerRuns, DefaultShrinkBudget)
+	if !consumerRuns(got) {
+		t.Fatalf("the consumer is gone:\n%s", got.Source)
+	}
+	if err := Safe(got); err != nil {
+		t.Fatalf("the shrunk scenario is not safe: %v\n%s", err, got.Source)
+	}
+	if countAll(got, scenario.Send)+countAll(got, scenario.Close) == 0 {
+		t.Fatalf("a recv with no producer left:\n%s", got.Source)
+	}
+	t.Logf("%d ops -> %d ops:\n%s", Size(orig), Size(got), got.Source)
+}
+
+func countAll(sc *scenario.Scenario, k scenario.OpKind) int {
+	n := 0
+	for _, t := range sc.Tasks {
+		n += countKind(t.Ops, k)
+	}
+	return n
+}

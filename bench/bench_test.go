@@ -1,0 +1,52 @@
+package bench_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cbcsim/cbcsim/bench"
+)
+
+// BenchmarkSimSteps: the seeded driver on the standard twenty-task
+// scenario (bench/testdata/twenty.toml), one run an op, with its trace
+// written to a file and without; steps/s is the figure.
+func BenchmarkSimSteps(b *testing.B) {
+	b.Run("trace", func(b *testing.B) { bench.Bench(b, 3, bench.SimSteps(b.TempDir())) })
+	b.Run("notrace", func(b *testing.B) { bench.Bench(b, 3, bench.SimSteps("")) })
+}
+
+// BenchmarkFuzzSeeds: the standard scenario under consecutive seeds, one
+// seed an op; seeds/s is the figure.
+func BenchmarkFuzzSeeds(b *testing.B) {
+	bench.Bench(b, 3, bench.FuzzSeeds())
+}
+
+// TestRunQuick: a quick run measures every row and every target, and the
+// report prints its tables.
+func TestRunQuick(t *testing.T) {
+	rep, err := bench.Run(bench.Options{Quick: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"SpawnJoin", "FanOutTree", "YieldPingPong", "YieldPingPong/cbcsim_chan",
+		"Steal", "ParkedTasks", "SimSteps/trace", "SimSteps/notrace", "FuzzSeeds"} {
+		row, ok := rep.Row(name)
+		if !ok {
+			t.Errorf("no row %s", name)
+			continue
+		}
+		if row.Cbcsim <= 0 {
+			t.Errorf("%s: cbcsim figure %v", name, row.Cbcsim)
+		}
+		for _, p := range row.Peers {
+			if p.Value <= 0 || p.Ratio <= 0 {
+				t.Errorf("%s/%s: figure %v, ratio %v", name, p.Name, p.Value, p.Ratio)
+			}
+		}
+	}
+	var out strings.Builder
+	if err := rep.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + out.String())
+}

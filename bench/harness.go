@@ -1,0 +1,122 @@
+package bench
+
+import (
+	"math"
+	"runtime"
+	"slices"
+	"time"
+)
+
+// stopwatch is Run's Timer: testing.B's timer without the testing flags,
+// so that the CLI chooses how long each measurement lasts.
+type stopwatch struct {
+	on      bool
+	start   time.Time
+	elapsed time.Duration
+	mallocs uint64 // allocations while on, as testing.B counts them
+	mem     runtime.MemStats
+	metrics map[string]float64
+}
+
+func (s *stopwatch) StartTimer() {
+	if s.on {
+		return
+	}
+	runtime.ReadMemStats(&s.mem)
+	s.mallocs -= s.mem.Mallocs
+	s.start = time.Now()
+	s.on = true
+}
+
+func (s *stopwatch) StopTimer() {
+	if !s.on {
+		return
+	}
+	s.elapsed += time.Since(s.start)
+	runtime.ReadMemStats(&s.mem)
+	s.mallocs += s.mem.Mallocs
+	s.on = false
+}
+
+func (s *stopwatch) ResetTimer() {
+	if s.on {
+		runtime.ReadMemStats(&s.mem)
+		s.mallocs = -s.mem.Mallocs
+		s.start = time.Now()
+	} else {
+		s.mallocs = 0
+	}
+	s.elapsed = 0
+}
+
+func (s *stopwatch) ReportMetric(n float64, unit string) { s.metrics[unit] = n }
+
+// Sample is one measurement of a workload.
+type Sample struct {
+	N           int                // operations
+	NsPerOp     float64            // elapsed nanoseconds per operation
+	AllocsPerOp float64            // heap allocations per operation
+	Metrics     map[string]float64 // what the workload reported (steals/op, B/task, ...)
+}
+
+// measure runs f once with n operations.
+func measure(f Func, n int) (Sample, error) {
+	sw := &stopwatch{metrics: map[string]float64{}}
+	runtime.GC()
+	sw.StartTimer()
+	err := f(sw, n)
+	sw.StopTimer()
+	if err != nil {
+		return Sample{}, err
+	}
+	return Sample{
+		N:           n,
+		NsPerOp:     float64(sw.elapsed.Nanoseconds()) / float64(n),
+		AllocsPerOp: float64(sw.mallocs) / float64(n),
+		Metrics:     sw.metrics,
+	}, nil
+}
+
+// autoN grows n as testing.B does until one run of f lasts at least d or
+// n reaches nMax, and returns that last run. Every run before it is a
+// warm-up of the next.
+func autoN(f Func, d time.Duration, nMax int) (Sample, error) {
+	n := 1
+	for {
+		s, err := measure(f, n)
+		if err != nil {
+			return s, err
+		}
+		took := time.Duration(s.NsPerOp * float64(n))
+		if took >= d || n >= nMax {
+			return s, nil
+		}
+		// Aim 20% past d, growing at most 100x and at least by one.
+		next := int(math.Min(float64(n)*100, float64(d)*1.2/math.Max(s.NsPerOp, 1)))
+		n = min(max(next, n+1), nMax)
+	}
+}
+
+// median runs autoN count times and returns the run with the median
+// ns/op, so that one descheduled run on a noisy machine does not set the
+// figure.
+func median(f Func, d time.Duration, nMax, count int) (Sample, error) {
+	var runs []Sample
+	for range max(count, 1) {
+		s, err := autoN(f, d, nMax)
+		if err != nil {
+			return s, err
+		}
+		runs = append(runs, s)
+	}
+	slices.SortFunc(runs, func(a, b Sample) int {
+		switch {
+		case a.NsPerOp < b.NsPerOp:
+			return -1
+		case a.NsPerOp > b.NsPerOp:
+			return 1
+		}
+		return 0
+	})
+	return runs[len(runs)/2], nil
+}

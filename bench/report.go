@@ -1,0 +1,202 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+)
+
+// targets checks the report against issue 6's targets and seed 001's
+// section 13. A target whose figure was not measured (a one-core machine
+// has no 2-worker point) is left out.
+func targets(r *Report) []Target {
+	var ts []Target
+	add := func(src, name, want, got string, met bool) {
+		ts = append(ts, Target{Source: src, Name: name, Want: want, Got: got, Met: met})
+	}
+	const issue, seed = "issue 6", "seed 001 §13"
+	for _, name := range []string{"SpawnJoin", "FanOutTree"} {
+		row, ok := r.Row(name)
+		if !ok {
+			continue
+		}
+		var got []string
+		met := true
+		for _, peer := range []string{Goroutines, Errgroup} {
+			if p, ok := row.Peer(peer); ok {
+				got = append(got, fmt.Sprintf("%s %.2fx", peer, p.Ratio))
+				met = met && p.Ratio >= 1
+			}
+		}
+		add(issue, name+": cbcsim no slower than goroutines+WaitGroup and errgroup",
+			"peer/cbcsim >= 1 (aim 2)", strings.Join(got, ", "), met)
+	}
+	if row, ok := r.Row("YieldPingPong"); ok {
+		if p, ok := row.Peer(IterPull); ok {
+			x := row.Cbcsim / p.Value
+			add(issue, "fiber switch (Yield) within 1.2x of a bare iter.Pull switch", "<= 1.20x",
+				fmt.Sprintf("%.2fx (%.0f ns vs %.0f ns)", x, row.Cbcsim, p.Value), x <= 1.2)
+		}
+		add(issue, "YieldPingPong allocates nothing", "0 allocs/op",
+			fmt.Sprintf("%.3f allocs/op", row.AllocsPerOp), row.AllocsPerOp < 0.01)
+		add(seed, "context switch latency", "< 1 us", fmt.Sprintf("%.0f ns", row.Cbcsim), row.Cbcsim < 1000)
+	}
+	if row, ok := r.Row("ParkedTasks"); ok {
+		got := fmt.Sprintf("%.0f B", row.Cbcsim)
+		if p, ok := row.Peer(Goroutines); ok {
+			got += fmt.Sprintf(" (goroutine %.0f B)", p.Value)
+		}
+		add(issue, "parked task", "<= 3 KiB (3072 B)", got, row.Cbcsim <= 3072)
+	}
+	if row, ok := r.Row("SimSteps/trace"); ok {
+		add(issue, "seeded driver, tracing to a file", ">= 2M steps/s", fmtValue(row.Unit, row.Cbcsim)+" steps/s", row.Cbcsim >= 2e6)
+	}
+	var one, two *ScalePoint
+	for i := range r.Scaling {
+		switch r.Scaling[i].Workers {
+		case 1:
+			one = &r.Scaling[i]
+		case 2:
+			two = &r.Scaling[i]
+		}
+	}
+	if one != nil && two != nil {
+		x := two.TasksPerSec / one.TasksPerSec
+		add(issue, "fan-out tree throughput, 2 workers over 1", ">= 1.70x", fmt.Sprintf("%.2fx", x), x >= 1.7)
+	}
+	if row, ok := r.Row("SpawnJoin"); ok {
+		rate := 1e9 / row.Cbcsim
+		add(seed, "task spawn throughput (SpawnJoin)", "> 1M/s", fmtValue("spawns/s", rate)+"/s", rate > 1e6)
+	}
+	if row, ok := r.Row("ParkedTasks"); ok {
+		add(seed, "memory per task (parked)", "< 16 KB", fmt.Sprintf("%.0f B", row.Cbcsim), row.Cbcsim < 16<<10)
+	}
+	if row, ok := r.Row("Steal"); ok {
+		if ns, ok := row.Metrics["ns/steal"]; ok {
+			add(seed, "work-steal latency (bounded by a thief's time per stolen task)", "< 10 us",
+				fmt.Sprintf("%.0f ns", ns), ns < 10_000)
+		}
+	}
+	if row, ok := r.Row("ParkedTasks"); ok {
+		n := r.Machine.ParkedTasks
+		add(seed, "concurrent tasks", ">= 1,000,000", fmt.Sprintf("%d parked at once", n), n >= 1_000_000 && row.Cbcsim > 0)
+	}
+	if len(r.Scaling) > 1 {
+		last := r.Scaling[len(r.Scaling)-1]
+		add(seed, "linear scaling up to the core count (fan-out tree)", fmt.Sprintf("~%dx on %d workers", last.Workers, last.Workers),
+			fmt.Sprintf("%.2fx on %d workers", last.Speedup, last.Workers), last.Speedup >= 0.9*float64(last.Workers))
+	}
+	return ts
+}
+
+// fmtValue prints a figure with the precision its size deserves.
+func fmtValue(unit string, v float64) string {
+	if strings.HasSuffix(unit, "/s") {
+		switch {
+		case v >= 1e6:
+			return fmt.Sprintf("%.2fM", v/1e6)
+		case v >= 1e4:
+			return fmt.Sprintf("%.1fk", v/1e3)
+		}
+	}
+	if v < 100 {
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// Write prints the machine, the comparison table (each peer's figure with
+// its ratio to cbcsim's), the scaling table and the targets.
+func (r *Report) Write(w io.Writer) error {
+	m := r.Machine
+	mode := ""
+	if m.Quick {
+		mode = " (quick: rough figures)"
+	}
+	fmt.Fprintf(w, "cbcsim bench: %s %s/%s, %d CPUs, GOMAXPROCS %d, cbcsim workers %d; %s a measurement, median of %d%s\n\n",
+		m.GoVersion, m.GOOS, m.GOARCH, m.NumCPU, m.GOMAXPROCS, m.Workers, m.Duration, m.Count, mode)
+
+	var peers []string
+	for _, row := range r.Rows {
+		for _, p := range row.Peers {
+			if !contains(peers, p.Name) {
+				peers = append(peers, p.Name)
+			}
+		}
+	}
+	fmt.Fprintln(w, "Comparisons (peer figures with peer/cbcsim: above 1x cbcsim costs less)")
+	header := append([]string{"benchmark", "operation", "unit", "cbcsim", "allocs/op"}, peers...)
+	t := tablewriter.NewTable(w, tablewriter.WithHeader(header))
+	var notes []string
+	for _, row := range r.Rows {
+		allocs := "-" // a batch's allocations say nothing per task or step
+		if row.Unit == "ns/op" {
+			allocs = fmt.Sprintf("%.2f", row.AllocsPerOp)
+		}
+		line := []string{row.Name, row.Op, row.Unit, fmtValue(row.Unit, row.Cbcsim), allocs}
+		for _, name := range peers {
+			cell := "-"
+			if p, ok := row.Peer(name); ok {
+				cell = fmt.Sprintf("%s (%.2fx)", fmtValue(row.Unit, p.Value), p.Ratio)
+			}
+			line = append(line, cell)
+		}
+		if err := t.Append(line); err != nil {
+			return err
+		}
+		if row.Note != "" {
+			notes = append(notes, row.Name+": "+row.Note)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+
+	fmt.Fprintf(w, "\nScaling: fan-out tree of depth %d (%d spawns a tree)\n", TreeDepth, TreeTasks)
+	t = tablewriter.NewTable(w, tablewriter.WithHeader([]string{"workers", "ns/tree", "tasks/s", "speedup"}))
+	for _, p := range r.Scaling {
+		if err := t.Append([]string{strconv.Itoa(p.Workers), fmtValue("ns/op", p.NsPerTree),
+			fmtValue("tasks/s", p.TasksPerSec), fmt.Sprintf("%.2fx", p.Speedup)}); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\nTargets")
+	t = tablewriter.NewTable(w, tablewriter.WithHeader([]string{"source", "target", "want", "got", "met"}))
+	for _, tg := range r.Targets {
+		met := "yes"
+		if !tg.Met {
+			met = "NO"
+		}
+		if err := t.Append([]string{tg.Source, tg.Name, tg.Want, tg.Got, met}); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// WriteJSON prints the report as one JSON document.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,287 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+)
+
+// Options configures Run. The zero value measures the full set on this
+// machine, about two minutes on two cores (most of it parking a million
+// tasks twice for each side).
+type Options struct {
+	// Quick shrinks every size and measurement so that a run takes a few
+	// seconds (tests, -race); its figures are rough.
+	Quick bool
+	// Duration is how long one measurement lasts at least; 0 means 300ms
+	// (Quick: 2ms).
+	Duration time.Duration
+	// Count is how many measurements each figure takes, keeping the
+	// median; 0 means 3 (Quick: 1).
+	Count int
+	// Workers is cbcsim's worker count; 0 means GOMAXPROCS.
+	Workers int
+	// ParkedTasks is how many tasks park at once; 0 means 1,000,000
+	// (Quick: 1,000).
+	ParkedTasks int
+	// Scaling lists the worker counts of the fan-out tree's scaling table;
+	// nil means 1, 2, 4, ... and GOMAXPROCS itself.
+	Scaling []int
+}
+
+// quickOpsMax bounds every measurement of a quick run: under the race
+// detector at most 8128 goroutines may live at once, and a quick run must
+// pass there.
+const quickOpsMax = 1000
+
+func (o Options) normalize() (Options, error) {
+	if o.Duration == 0 {
+		o.Duration = 300 * time.Millisecond
+		if o.Quick {
+			o.Duration = 2 * time.Millisecond
+		}
+	}
+	if o.Count == 0 {
+		o.Count = 3
+		if o.Quick {
+			o.Count = 1
+		}
+	}
+	if o.Workers == 0 {
+		o.Workers = Workers()
+	}
+	if o.ParkedTasks == 0 {
+		o.ParkedTasks = 1_000_000
+		if o.Quick {
+			o.ParkedTasks = 1_000
+		}
+	}
+	if o.Scaling == nil {
+		procs := runtime.GOMAXPROCS(0)
+		for w := 1; w < procs; w *= 2 {
+			o.Scaling = append(o.Scaling, w)
+		}
+		o.Scaling = append(o.Scaling, procs)
+	}
+	switch {
+	case o.Duration < 0:
+		return o, fmt.Errorf("bench: duration %s must be positive", o.Duration)
+	case o.Count < 0:
+		return o, fmt.Errorf("bench: count %d must be positive", o.Count)
+	case o.Workers < 1:
+		return o, fmt.Errorf("bench: workers %d must be at least 1", o.Workers)
+	case o.ParkedTasks < 1:
+		return o, fmt.Errorf("bench: parked tasks %d must be at least 1", o.ParkedTasks)
+	}
+	for _, w := range o.Scaling {
+		if w < 1 {
+			return o, fmt.Errorf("bench: scaling worker count %d must be at least 1", w)
+		}
+	}
+	return o, nil
+}
+
+// Machine describes where a report was measured.
+type Machine struct {
+	NumCPU     int    `json:"num_cpu"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	GoVersion  string `json:"go_version"`
+	GOOS       string `json:"goos"`
+	GOARCH     string `json:"goarch"`
+	Workers    int    `json:"workers"` // cbcsim's workers in the comparisons
+	// ParkedTasks is how many tasks ParkedTasks parked at once.
+	ParkedTasks int    `json:"parked_tasks"`
+	Quick       bool   `json:"quick"`
+	Duration    string `json:"duration"` // per measurement
+	Count       int    `json:"count"`    // measurements per figure (median)
+}
+
+// Peer is one peer's figure in a row.
+type Peer struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	// Ratio is Value divided by cbcsim's figure: above 1 the peer costs
+	// more than cbcsim (every compared unit is a cost).
+	Ratio float64 `json:"ratio"`
+}
+
+// Row is one operation: cbcsim's figure and each peer's.
+type Row struct {
+	Name        string  `json:"name"` // the benchmark's name
+	Op          string  `json:"op"`   // what one operation is
+	Unit        string  `json:"unit"`
+	Cbcsim      float64 `json:"cbcsim"`
+	AllocsPerOp float64 `json:"cbcsim_allocs_per_op"`
+	// Metrics are the other figures cbcsim's workload reported, such as
+	// steals/op.
+	Metrics map[string]float64 `json:"cbcsim_metrics,omitempty"`
+	Peers   []Peer             `json:"peers,omitempty"`
+	Note    string             `json:"note,omitempty"`
+}
+
+// Peer returns the named peer's figure.
+func (r *Row) Peer(name string) (Peer, bool) {
+	for _, p := range r.Peers {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Peer{}, false
+}
+
+// ScalePoint is the fan-out tree at one worker count.
+type ScalePoint struct {
+	Workers     int     `json:"workers"`
+	NsPerTree   float64 `json:"ns_per_tree"`
+	TasksPerSec float64 `json:"tasks_per_sec"`
+	Speedup     float64 `json:"speedup"` // throughput over that of the first point (1 worker)
+}
+
+// Target is one performance target and whether this run met it.
+type Target struct {
+	Source string `json:"source"` // "issue 6" or "seed 001 §13"
+	Name   string `json:"name"`
+	Want   string `json:"want"`
+	Got    string `json:"got"`
+	Met    bool   `json:"met"`
+}
+
+// Report is the outcome of Run.
+type Report struct {
+	Machine Machine      `json:"machine"`
+	Rows    []Row        `json:"rows"`
+	Scaling []ScalePoint `json:"scaling"`
+	Targets []Target     `json:"targets"`
+}
+
+// Row returns the row of the named benchmark.
+func (r *Report) Row(name string) (*Row, bool) {
+	for i := range r.Rows {
+		if r.Rows[i].Name == name {
+			return &r.Rows[i], true
+		}
+	}
+	return nil, false
+}
+
+// rowSpec says how to measure one row.
+type rowSpec struct {
+	name, op, unit string
+	impls          []string          // cbcsim's implementation first, then the peers
+	f              func(string) Func // the workload of one implementation
+	metric         string            // the figure: a reported metric, or "" for ns/op
+	opsMax         int               // bound on operations a measurement; 0 is none
+	warmBatch      bool              // run one operation untimed before measuring
+}
+
+// Run measures every row, the scaling of the fan-out tree and the targets,
+// writing one line of progress per measurement to progress (nil: none).
+func Run(o Options, progress io.Writer) (*Report, error) {
+	o, err := o.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	rep := &Report{Machine: Machine{
+		NumCPU: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(),
+		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, Workers: o.Workers, ParkedTasks: o.ParkedTasks, Quick: o.Quick,
+		Duration: o.Duration.String(), Count: o.Count,
+	}}
+	traceDir, err := os.MkdirTemp("", "cbcsim-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(traceDir)
+
+	opsMax := 0
+	if o.Quick {
+		opsMax = quickOpsMax
+	}
+	one := func(f Func) func(string) Func { return func(string) Func { return f } }
+	specs := []rowSpec{
+		{name: "SpawnJoin", op: "spawn+join 1 empty task", unit: "ns/op", impls: Join,
+			f: func(impl string) Func { return SpawnJoin(impl, o.Workers) }},
+		{name: "FanOutTree", op: fmt.Sprintf("1 tree: depth %d, %d spawns", TreeDepth, TreeTasks), unit: "ns/op",
+			impls: Join, f: func(impl string) Func { return FanOutTree(impl, o.Workers) }},
+		{name: "YieldPingPong", op: "1 hand-over: Yield, 1 worker", unit: "ns/op",
+			impls: []string{Cbcsim, IterPull, Goroutines}, f: YieldPingPong},
+		{name: "YieldPingPong/" + CbcsimChan, op: "1 hand-over: rendezvous channel", unit: "ns/op",
+			impls: []string{CbcsimChan, Goroutines}, f: YieldPingPong},
+		{name: "Steal", op: "1 spawn, others stealing", unit: "ns/op",
+			impls: []string{Cbcsim}, f: one(Steal(o.Workers))},
+		{name: "ParkedTasks", op: fmt.Sprintf("1 of %d parked tasks", o.ParkedTasks), unit: "B/task",
+			impls: Parked, f: func(impl string) Func { return ParkedTasks(impl, o.ParkedTasks) },
+			metric: "B/task", opsMax: 1, warmBatch: true},
+		{name: "SimSteps/trace", op: "twenty.toml, trace to a file", unit: "steps/s",
+			impls: []string{Cbcsim}, f: one(SimSteps(traceDir)), metric: "steps/s"},
+		{name: "SimSteps/notrace", op: "twenty.toml, no trace", unit: "steps/s",
+			impls: []string{Cbcsim}, f: one(SimSteps("")), metric: "steps/s"},
+		{name: "FuzzSeeds", op: "twenty.toml, seeds 1, 2, ...", unit: "seeds/s",
+			impls: []string{Cbcsim}, f: one(FuzzSeeds()), metric: "seeds/s"},
+	}
+	for _, sp := range specs {
+		row := Row{Name: sp.name, Op: sp.op, Unit: sp.unit}
+		for i, impl := range sp.impls {
+			nMax := opsMax
+			if sp.opsMax > 0 {
+				nMax = sp.opsMax
+			}
+			if nMax == 0 {
+				nMax = 1 << 40
+			}
+			f := sp.f(impl)
+			if sp.warmBatch {
+				if _, err := measure(f, 1); err != nil {
+					return nil, fmt.Errorf("bench: %s/%s: warm-up: %w", sp.name, impl, err)
+				}
+			}
+			s, err := median(f, o.Duration, nMax, o.Count)
+			if err != nil {
+				return nil, fmt.Errorf("bench: %s/%s: %w", sp.name, impl, err)
+			}
+			v := s.NsPerOp
+			if sp.metric != "" {
+				v = s.Metrics[sp.metric]
+			}
+			fmt.Fprintf(progress, "bench: %-28s %-12s %12.1f %s (n=%d)\n", sp.name, impl, v, sp.unit, s.N)
+			if i == 0 {
+				row.Cbcsim, row.AllocsPerOp = v, s.AllocsPerOp
+				delete(s.Metrics, sp.metric)
+				if len(s.Metrics) > 0 {
+					row.Metrics = s.Metrics
+				}
+				if sp.name == "Steal" {
+					row.Note = fmt.Sprintf("%.2f steals/op, %.0f ns/steal", s.Metrics["steals/op"], s.Metrics["ns/steal"])
+				}
+				continue
+			}
+			row.Peers = append(row.Peers, Peer{Name: impl, Value: v, Ratio: v / row.Cbcsim})
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+
+	for _, w := range o.Scaling {
+		nMax := 1 << 40
+		if o.Quick {
+			nMax = 20
+		}
+		s, err := median(FanOutTree(Cbcsim, w), o.Duration, nMax, o.Count)
+		if err != nil {
+			return nil, fmt.Errorf("bench: scaling, %d workers: %w", w, err)
+		}
+		p := ScalePoint{Workers: w, NsPerTree: s.NsPerOp, TasksPerSec: TreeTasks * 1e9 / s.NsPerOp}
+		if len(rep.Scaling) > 0 {
+			p.Speedup = p.TasksPerSec / rep.Scaling[0].TasksPerSec
+		} else {
+			p.Speedup = 1
+		}
+		fmt.Fprintf(progress, "bench: FanOutTree scaling %3d workers %12.0f tasks/s\n", w, p.TasksPerSec)
+		rep.Scaling = append(rep.Scaling, p)
+	}
+	rep.Targets = targets(rep)
+	return rep, nil
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// runBench runs `cbcsim ARGS` with the bench command registered, whether
+// or not root.go registers it yet, and maps errors to exit statuses as
+// execute does.
+func runBench(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	root := newRootCmd(&out, &errb)
+	if c, _, err := root.Find([]string{"bench"}); err != nil || c.Name() != "bench" {
+		root.AddCommand(newBenchCmd())
+	}
+	root.SetArgs(args)
+	err := root.Execute()
+	var ee *exitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.code
+		errb.WriteString(err.Error())
+	default:
+		code = 2
+		errb.WriteString(err.Error())
+	}
+	return code, out.String(), errb.String()
+}
+
+func TestBenchQuickTables(t *testing.T) {
+	code, out, errOut := runBench("bench", "--quick")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"cbcsim bench: go", "GOMAXPROCS", "(quick: rough figures)",
+		"SpawnJoin", "FanOutTree", "YieldPingPong", "ParkedTasks", "SimSteps/trace", "FuzzSeeds",
+		"GOROUTINES", "ERRGROUP", "CONC", "ITERPULL", "Scaling: fan-out tree", "SPEEDUP", "Targets", "seed 001 §13"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "bench: SpawnJoin") {
+		t.Errorf("stderr has no progress lines:\n%s", errOut)
+	}
+}
+
+func TestBenchQuickJSON(t *testing.T) {
+	code, out, errOut := runBench("bench", "--quick", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var rep struct {
+		Machine struct {
+			GOMAXPROCS int  `json:"gomaxprocs"`
+			Quick      bool `json:"quick"`
+		} `json:"machine"`
+		Rows []struct {
+			Name   string  `json:"name"`
+			Cbcsim float64 `json:"cbcsim"`
+			Peers  []struct {
+				Name  string  `json:"name"`
+				Ratio float64 `json:"ratio"`
+			} `json:"peers"`
+		} `json:"rows"`
+		Scaling []struct {
+			Workers int `json:"workers"`
+		} `json:"scaling"`
+		Targets []struct {
+			Name string `json:"name"`
+		} `json:"targets"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if !rep.Machine.Quick || rep.Machine.GOMAXPROCS < 1 || len(rep.Rows) < 9 || len(rep.Scaling) < 1 || len(rep.Targets) == 0 {
+		t.Fatalf("incomplete report: %+v", rep)
+	}
+	if rep.Rows[0].Name != "SpawnJoin" || len(rep.Rows[0].Peers) != 3 {
+		t.Fatalf("first row %+v, want SpawnJoin with three peers", rep.Rows[0])
+	}
+}
+
+func TestBenchBadInputExits2(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--count", "0"}, "--count must be at least 1"},
+		{[]string{"bench", "--duration", "-1s"}, "--duration must be positive"},
+		{[]string{"bench", "--workers", "0"}, "--workers must be at least 1"},
+		{[]string{"bench", "--parked", "0"}, "--parked must be at least 1"},
+		{[]string{"bench", "--quick", "extra"}, "unknown command"},
+	}
+	for _, c := range cases {
+		code, out, errOut := runBench(c.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2\n%s%s", c.args, code, out, errOut)
+			continue
+		}
+		if !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: stderr %q lacks %q", c.args, errOut, c.want)
+		}
+	}
+}

@@ -1,0 +1,340 @@
+package sched_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cbcsim/cbcsim/nursery"
+	"github.com/cbcsim/cbcsim/sched"
+)
+
+// A root task opens a nursery and spawns children into it. Nursery returns
+// only once every child has finished, so the handles Spawn returned can be
+// read right after it, whatever order the children ran in.
+func ExampleScheduler_Run() {
+	s, err := sched.New(sched.Config{Workers: 1})
+	if err != nil {
+		panic(err)
+	}
+	var squares []*sched.Task
+	res := s.Run("main", func(t *sched.Task) error {
+		return t.Nursery(sched.NurseryOptions{Label: "squares"}, func(n *sched.Nursery) error {
+			for i := int64(1); i <= 3; i++ {
+				child, err := n.Spawn(t, "square", func(t *sched.Task) error {
+					t.SetValue(i * i)
+					return nil
+				}, sched.SpawnOptions{})
+				if err != nil {
+					return err
+				}
+				squares = append(squares, child)
+			}
+			return nil
+		})
+	})
+	for _, c := range squares {
+		fmt.Println(c.Name(), c.Result())
+	}
+	fmt.Println("main:", res)
+	// Output:
+	// square ok:1
+	// square ok:4
+	// square ok:9
+	// main: ok
+}
+
+// Under fail_fast (the zero Mode) the first child error cancels the
+// siblings that have not finished, and the nursery returns it to its owner
+// as a *ChildError.
+func ExampleChildError() {
+	s, err := sched.New(sched.Config{Workers: 1})
+	if err != nil {
+		panic(err)
+	}
+	var slow *sched.Task
+	res := s.Run("main", func(t *sched.Task) error {
+		err := t.Nursery(sched.NurseryOptions{Label: "jobs"}, func(n *sched.Nursery) error {
+			var err error
+			slow, err = n.Spawn(t, "slow", func(t *sched.Task) error {
+				for {
+					if err := t.Yield(); err != nil {
+						return err // the cancellation: the task ends cancelled
+					}
+				}
+			}, sched.SpawnOptions{})
+			if err != nil {
+				return err
+			}
+			_, err = n.Spawn(t, "bad", func(t *sched.Task) error {
+				return errors.New("disk full")
+			}, sched.SpawnOptions{})
+			return err
+		})
+		var ce *sched.ChildError
+		if errors.As(err, &ce) {
+			fmt.Printf("nursery %s: first error %q (%s)\n", ce.Nursery, ce.Text, ce.Child)
+		}
+		return err
+	})
+	fmt.Println("slow:", slow.Result())
+	fmt.Println("main:", res)
+	// Output:
+	// nursery jobs: first error "disk full" (err:disk full)
+	// slow: cancelled:SiblingFailed
+	// main: err:disk full
+}
+
+// A panic never crosses a task boundary: it becomes the task's result,
+// with its stack kept for the report. Catch keeps the child's failure from
+// failing the owner.
+func ExamplePanicError() {
+	s, err := sched.New(sched.Config{Workers: 1})
+	if err != nil {
+		panic(err)
+	}
+	var child *sched.Task
+	res := s.Run("main", func(t *sched.Task) error {
+		return t.Nursery(sched.NurseryOptions{Mode: nursery.CollectAll, Catch: true}, func(n *sched.Nursery) error {
+			var err error
+			child, err = n.Spawn(t, "fragile", func(t *sched.Task) error {
+				var m map[string]int
+				m["x"] = 1 // assignment to entry in nil map
+				return nil
+			}, sched.SpawnOptions{})
+			return err
+		})
+	})
+	fmt.Println("fragile:", child.Result())
+	fmt.Println("stack kept:", strings.Contains(string(child.PanicStack()), "ExamplePanicError"))
+	fmt.Println("main:", res)
+	// Output:
+	// fragile: panic:assignment to entry in nil map
+	// stack kept: true
+	// main: ok
+}
+
+// Cancelling a nursery marks its unfinished children; each observes it at
+// its next checkpoint (Checkpoint, Yield, a channel operation, Sleep) as a
+// *CancelError carrying the reason, and ends cancelled by returning it. A
+// cancelled nursery lets its owner go on.
+func ExampleTask_Checkpoint() {
+	s, err := sched.New(sched.Config{Workers: 1})
+	if err != nil {
+		panic(err)
+	}
+	spin := func(t *sched.Task) error {
+		for {
+			err := t.Checkpoint()
+			if err == nil {
+				err = t.Yield()
+			}
+			var ce *sched.CancelError
+			if errors.As(err, &ce) {
+				fmt.Println("spinner observed", ce.Reason, "- cancelled:", t.IsCancelled())
+				return err
+			}
+		}
+	}
+	var spinner *sched.Task
+	res := s.Run("main", func(t *sched.Task) error {
+		return t.Nursery(sched.NurseryOptions{Label: "work"}, func(n *sched.Nursery) error {
+			var err error
+			if spinner, err = n.Spawn(t, "spinner", spin, sched.SpawnOptions{}); err != nil {
+				return err
+			}
+			if err := t.Yield(); err != nil { // let the spinner start
+				return err
+			}
+			n.Cancel(t)
+			return nil
+		})
+	})
+	fmt.Println("spinner:", spinner.Result())
+	fmt.Println("main:", res)
+	// Output:
+	// spinner observed ExplicitCancel - cancelled: true
+	// spinner: cancelled:ExplicitCancel
+	// main: ok
+}
+
+// Defer and Using push cleanups that run in reverse order on every way
+// out, including a failure. Using also logs the acquire and the release.
+func ExampleTask_Using() {
+	s, err := sched.New(sched.Config{Workers: 1})
+	if err != nil {
+		panic(err)
+	}
+	res := s.Run("main", func(t *sched.Task) error {
+		t.Defer("close log", func(t *sched.Task) error { t.Log("close log"); return nil })
+		return t.Using("db", func() error {
+			t.Defer("rollback", func(t *sched.Task) error { t.Log("rollback"); return nil })
+			t.Log("query")
+			return errors.New("constraint violated")
+		})
+	})
+	fmt.Println(strings.Join(s.Log(), "\n"))
+	fmt.Println("main:", res)
+	// Output:
+	// acquire db
+	// query
+	// rollback
+	// release db
+	// close log
+	// main: err:constraint violated
+}
+
+// Channels carry int64 values between tasks. A sender blocks while the
+// channel is full, a receiver while it is empty; after Close a receiver
+// drains what is left and then gets ok == false.
+func ExampleChannel() {
+	s, err := sched.New(sched.Config{Workers: 1})
+	if err != nil {
+		panic(err)
+	}
+	jobs := s.NewChannel("jobs", 2)
+	res := s.Run("main", func(t *sched.Task) error {
+		return t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
+			if _, err := n.Spawn(t, "producer", func(t *sched.Task) error {
+				for v := int64(1); v <= 5; v++ {
+					if err := t.Send(jobs, v); err != nil {
+						return err
+					}
+				}
+				return t.Close(jobs)
+			}, sched.SpawnOptions{}); err != nil {
+				return err
+			}
+			_, err := n.Spawn(t, "consumer", func(t *sched.Task) error {
+				for {
+					v, ok, err := t.Recv(jobs)
+					if err != nil || !ok {
+						return err
+					}
+					fmt.Println("got", v)
+				}
+			}, sched.SpawnOptions{})
+			return err
+		})
+	})
+	fmt.Println("main:", res)
+	// Output:
+	// got 1
+	// got 2
+	// got 3
+	// got 4
+	// got 5
+	// main: ok
+}
+
+// Sleep blocks a task for a number of ticks (RealTickNanos each in real
+// mode) without holding its worker; a nursery's Timeout, also in ticks,
+// cancels what is still running when it fires.
+func ExampleTask_Sleep() {
+	s, err := sched.New(sched.Config{Workers: 1})
+	if err != nil {
+		panic(err)
+	}
+	nap := func(ticks int64) sched.Func {
+		return func(t *sched.Task) error {
+			if err := t.Sleep(ticks); err != nil {
+				return err
+			}
+			fmt.Println("woke after", ticks, "ticks")
+			return nil
+		}
+	}
+	var long *sched.Task
+	res := s.Run("main", func(t *sched.Task) error {
+		err := t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
+			if _, err := n.Spawn(t, "a", nap(4000), sched.SpawnOptions{}); err != nil {
+				return err
+			}
+			_, err := n.Spawn(t, "b", nap(1000), sched.SpawnOptions{})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		// A minute-long sleep under a 2 ms timeout.
+		return t.Nursery(sched.NurseryOptions{Timeout: 2000}, func(n *sched.Nursery) error {
+			var err error
+			long, err = n.Spawn(t, "long", nap(60_000_000), sched.SpawnOptions{})
+			return err
+		})
+	})
+	fmt.Println("long:", long.Result())
+	fmt.Println("main:", res)
+	// Output:
+	// woke after 1000 ticks
+	// woke after 4000 ticks
+	// long: cancelled:Timeout
+	// main: ok
+}
+
+// Budgets bound what a task may do. spawn_count is a quota on a task's
+// whole subtree: past it, Spawn fails the spawner with
+// SpawnBudgetExhausted.
+func ExampleBudget() {
+	b := sched.DefaultBudget
+	b.SpawnCount = 2
+	s, err := sched.New(sched.Config{Workers: 1, Budget: b})
+	if err != nil {
+		panic(err)
+	}
+	res := s.Run("main", func(t *sched.Task) error {
+		return t.Nursery(sched.NurseryOptions{Label: "kids"}, func(n *sched.Nursery) error {
+			for i := 1; ; i++ {
+				_, err := n.Spawn(t, "child", func(*sched.Task) error { return nil }, sched.SpawnOptions{})
+				var se *sched.SchedError
+				if errors.As(err, &se) {
+					fmt.Printf("spawn %d: %s (%s)\n", i, se.Code, se.Detail)
+					return err
+				}
+			}
+		})
+	})
+	fmt.Println("main:", res)
+	// Output:
+	// spawn 3: SpawnBudgetExhausted (nursery kids)
+	// main: err:SpawnBudgetExhausted
+}
+
+// Under the sovereign profile a task holds only the capabilities it was
+// given: the root those set before it starts, a child at most its
+// spawner's. Asking for more, or spawning without CapSpawn, fails with
+// CapabilityDenied.
+func ExampleCaps() {
+	s, err := sched.New(sched.Config{Workers: 1, Profile: sched.ProfileSovereign})
+	if err != nil {
+		panic(err)
+	}
+	res := s.RunWith("main", func(t *sched.Task) error {
+		fmt.Println("main holds:", t.Caps())
+		return t.Nursery(sched.NurseryOptions{Mode: nursery.CollectAll, Catch: true}, func(n *sched.Nursery) error {
+			_, err := n.Spawn(t, "io", func(*sched.Task) error { return nil },
+				sched.SpawnOptions{Caps: sched.CapIO, HasCaps: true})
+			fmt.Println("spawn with io:", err)
+			// A child holding only channel may not spawn in turn.
+			_, err = n.Spawn(t, "leaf", func(t *sched.Task) error {
+				return t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
+					_, err := n.Spawn(t, "grandchild", func(*sched.Task) error { return nil }, sched.SpawnOptions{})
+					var se *sched.SchedError
+					if errors.As(err, &se) {
+						fmt.Println("leaf spawning:", se.Code+":", se.Detail)
+					}
+					return err
+				})
+			}, sched.SpawnOptions{Caps: sched.CapChannel, HasCaps: true})
+			return err
+		})
+	}, func(root *sched.Task) {
+		s.SetRootCaps(sched.CapSpawn | sched.CapChannel)
+	})
+	fmt.Println("main:", res)
+	// Output:
+	// main holds: spawn,channel
+	// spawn with io: CapabilityDenied
+	// leaf spawning: CapabilityDenied: spawn without the spawn capability
+	// main: ok
+}
