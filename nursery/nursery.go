@@ -63,6 +63,11 @@ func (n *Nursery) Reset(cfg Config) {
 	n.scratch.Reset()
 }
 
+// Scratch is the Effects a call with a nil *Effects fills: a caller that
+// holds the nursery's lock can read the effects of its last call there
+// instead of keeping an Effects of its own.
+func (n *Nursery) Scratch() *Effects { return &n.scratch }
+
 // effects resets out, or the scratch Effects when out is nil.
 func (n *Nursery) effects(out *Effects) *Effects {
 	if out == nil {

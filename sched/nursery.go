@@ -38,11 +38,11 @@ type Nursery struct {
 	id    uint64
 	label string
 	owner *Task
+	outer *Nursery // the owner's next outer open nursery; guarded by owner.mu
 	catch bool
 
-	mu       sync.Mutex // guards everything below
-	m        nursery.Nursery
-	eff      nursery.Effects
+	mu       sync.Mutex        // guards everything below
+	m        nursery.Nursery   // its effects land in m.Scratch()
 	children chunk.List[*Task] // in spawn order, indexed by nursery.Child
 	waiter   *Task             // the owner, while it is blocked in await
 	pool     Budget
@@ -133,9 +133,8 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if o.Timeout > 0 {
 		n.startTimeout(o.Timeout)
 	}
-	x := t.ext()
 	t.mu.Lock()
-	x.owned = append(x.owned, n)
+	n.outer, t.owned = t.owned, n
 	t.mu.Unlock()
 	if r := t.mark.Load(); r != 0 {
 		// Marked between the checkpoint and the registration above:
@@ -143,13 +142,13 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 		n.cancel(nursery.Reason(r), t.w)
 	}
 
-	err, p := t.protect(func() error { return body(n) })
+	err, p := t.protectNursery(body, n)
 	if err != nil || p != nil {
 		n.cancel(nursery.NurseryExited, t.w)
 	}
 	n.await(t)
 	t.mu.Lock()
-	t.owned = t.owned[:len(t.owned)-1]
+	t.owned = n.outer
 	t.mu.Unlock()
 	if p != nil {
 		panic(p)
@@ -165,6 +164,20 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 		return &ChildError{Nursery: n.label, Child: first, Text: first.ErrorText()}
 	}
 	return t.point(Cost{})
+}
+
+// protectNursery is protect for a nursery body, without the closure that
+// protect(func() error { return body(n) }) would allocate per nursery.
+func (t *Task) protectNursery(body func(*Nursery) error, n *Nursery) (err error, p *PanicError) {
+	defer func() {
+		if r := recover(); r != nil {
+			if t.s.aborting.Load() {
+				panic(r)
+			}
+			p = capture(r)
+		}
+	}()
+	return body(n), nil
 }
 
 func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
@@ -228,8 +241,7 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 	}
 
 	n.mu.Lock()
-	n.eff.Reset()
-	c, admit, err := n.m.Spawn(&n.eff)
+	c, admit, err := n.m.Spawn(nil)
 	if err != nil {
 		n.mu.Unlock()
 		panic(fmt.Sprintf("sched: Nursery.Spawn: %v", err))
@@ -273,8 +285,7 @@ func (n *Nursery) Cancel(t *Task) {
 // unfinished children. Any worker may call it.
 func (n *Nursery) cancel(r nursery.Reason, w *Worker) {
 	n.mu.Lock()
-	n.eff.Reset()
-	n.m.Cancel(r, &n.eff)
+	n.m.Cancel(r, nil)
 	n.apply(w)
 	n.mu.Unlock()
 }
@@ -282,8 +293,7 @@ func (n *Nursery) cancel(r nursery.Reason, w *Worker) {
 // complete records that child t finished. Called by the worker that ran t.
 func (n *Nursery) complete(t *Task, w *Worker) {
 	n.mu.Lock()
-	n.eff.Reset()
-	if err := n.m.Complete(t.child, t.result, &n.eff); err != nil {
+	if err := n.m.Complete(t.child, t.result, nil); err != nil {
 		n.mu.Unlock()
 		panic(fmt.Sprintf("sched: Nursery.complete: %v", err))
 	}
@@ -312,11 +322,11 @@ func (n *Nursery) start(t *Task) bool {
 	return true
 }
 
-// apply carries out the effects in n.eff. Called with n.mu held; it only
+// apply carries out the effects in n.m.Scratch(). Called with n.mu held; it only
 // takes locks further down the task tree (children, their nurseries), so
 // lock order always follows the tree from the root down.
 func (n *Nursery) apply(w *Worker) {
-	e := &n.eff
+	e := n.m.Scratch()
 	s := n.s
 	em := s.emitter(w)
 	if em.on() {
@@ -366,8 +376,7 @@ func (n *Nursery) apply(w *Worker) {
 func (n *Nursery) timeout(w *Worker) {
 	n.mu.Lock()
 	if !n.m.Terminal() {
-		n.eff.Reset()
-		n.m.Timeout(&n.eff)
+		n.m.Timeout(nil)
 		n.apply(w)
 	}
 	n.mu.Unlock()
@@ -376,8 +385,7 @@ func (n *Nursery) timeout(w *Worker) {
 // await closes the nursery and blocks t, its owner, until it is terminal.
 func (n *Nursery) await(t *Task) {
 	n.mu.Lock()
-	n.eff.Reset()
-	if err := n.m.Close(&n.eff); err != nil {
+	if err := n.m.Close(nil); err != nil {
 		n.mu.Unlock()
 		panic(fmt.Sprintf("sched: Nursery.await: %v", err))
 	}

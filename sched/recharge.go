@@ -145,14 +145,12 @@ func (t *Task) Recharge(name string, amount Budget) (bool, error) {
 	default:
 		return false, &SchedError{Code: ErrCapabilityDenied, Detail: "recharge needs the cluster profile or the supervisor capability"}
 	}
-	var owned []*Nursery
-	if t.taskExt != nil {
-		t.mu.Lock()
-		owned = append(owned, t.owned...)
-		t.mu.Unlock()
-	}
-	for i := len(owned) - 1; i >= 0; i-- {
-		n := owned[i]
+	t.mu.Lock()
+	innermost := t.owned
+	t.mu.Unlock()
+	// Only t changes its own chain of open nurseries, and t is running
+	// here, so walking it after unlocking is safe.
+	for n := innermost; n != nil; n = n.outer {
 		n.mu.Lock()
 		for j := n.children.Len() - 1; j >= 0; j-- {
 			c := *n.children.At(j)

@@ -72,7 +72,8 @@ type Task struct {
 	state atomic.Uint32 // TaskState; written by the owner of the task at the time
 	mark  atomic.Uint32 // cancellation reason, 0 while not marked; set once
 
-	mu sync.Mutex // guards taskExt's owned, credit and rechargeWaiting against other workers
+	mu    sync.Mutex // guards owned, credit and rechargeWaiting against other workers
+	owned *Nursery   // the innermost nursery this task has open; each links to the next outer one
 
 	// taskExt holds what most tasks never need (nurseries, cleanups,
 	// blocking, panics). It is allocated on first use by the task itself,
@@ -98,7 +99,6 @@ type Task struct {
 
 // taskExt is the rarely used part of a Task.
 type taskExt struct {
-	owned         []*Nursery // nurseries this task has open, outer to inner; guarded by Task.mu
 	cleanups      []cleanup
 	cleanupSeq    int64
 	panicStack    []byte
@@ -395,10 +395,8 @@ func (t *Task) markCancel(r nursery.Reason, w *Worker) {
 		return
 	}
 	t.mu.Lock()
-	if t.taskExt != nil {
-		for _, n := range t.owned {
-			n.cancel(r, w)
-		}
+	for n := t.owned; n != nil; n = n.outer {
+		n.cancel(r, w)
 	}
 	t.mu.Unlock()
 	// A task blocked on a channel or asleep is interrupted; it observes
