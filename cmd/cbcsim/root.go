@@ -36,7 +36,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetVersionTemplate("cbcsim version {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
-	root.AddCommand(newRunCmd(), newValidateCmd(), newReplayCmd(), newDiffCmd(), newCheckCmd(), newFuzzCmd(), newExportCmd())
+	root.AddCommand(newRunCmd(), newValidateCmd(), newReplayCmd(), newDiffCmd(), newCheckCmd(), newFuzzCmd(), newExportCmd(), newBenchCmd())
 	return root
 }
 
