@@ -13,6 +13,8 @@ type stopwatch struct {
 	on      bool
 	start   time.Time
 	elapsed time.Duration
+	cpu     time.Duration // process CPU time while on; cpuOK when measured
+	cpuOK   bool
 	mallocs uint64 // allocations while on, as testing.B counts them
 	mem     runtime.MemStats
 	metrics map[string]float64
@@ -24,6 +26,9 @@ func (s *stopwatch) StartTimer() {
 	}
 	runtime.ReadMemStats(&s.mem)
 	s.mallocs -= s.mem.Mallocs
+	c, ok := cpuTime()
+	s.cpu -= c
+	s.cpuOK = ok
 	s.start = time.Now()
 	s.on = true
 }
@@ -33,6 +38,8 @@ func (s *stopwatch) StopTimer() {
 		return
 	}
 	s.elapsed += time.Since(s.start)
+	c, _ := cpuTime()
+	s.cpu += c
 	runtime.ReadMemStats(&s.mem)
 	s.mallocs += s.mem.Mallocs
 	s.on = false
@@ -42,9 +49,11 @@ func (s *stopwatch) ResetTimer() {
 	if s.on {
 		runtime.ReadMemStats(&s.mem)
 		s.mallocs = -s.mem.Mallocs
+		c, _ := cpuTime()
+		s.cpu = -c
 		s.start = time.Now()
 	} else {
-		s.mallocs = 0
+		s.mallocs, s.cpu = 0, 0
 	}
 	s.elapsed = 0
 }
@@ -53,10 +62,15 @@ func (s *stopwatch) ReportMetric(n float64, unit string) { s.metrics[unit] = n }
 
 // Sample is one measurement of a workload.
 type Sample struct {
-	N           int                // operations
-	NsPerOp     float64            // elapsed nanoseconds per operation
-	AllocsPerOp float64            // heap allocations per operation
-	Metrics     map[string]float64 // what the workload reported (steals/op, B/task, ...)
+	N           int     // operations
+	NsPerOp     float64 // elapsed nanoseconds per operation
+	AllocsPerOp float64 // heap allocations per operation
+	// Cores is the process's CPU time over the elapsed time (0 where the
+	// platform does not report CPU time): below the worker count, the
+	// machine did not give the run that many processors, or the workers
+	// were idle.
+	Cores   float64
+	Metrics map[string]float64 // what the workload reported (steals/op, B/task, ...)
 }
 
 // measure runs f once with n operations.
@@ -69,12 +83,16 @@ func measure(f Func, n int) (Sample, error) {
 	if err != nil {
 		return Sample{}, err
 	}
-	return Sample{
+	s := Sample{
 		N:           n,
 		NsPerOp:     float64(sw.elapsed.Nanoseconds()) / float64(n),
 		AllocsPerOp: float64(sw.mallocs) / float64(n),
 		Metrics:     sw.metrics,
-	}, nil
+	}
+	if sw.cpuOK && sw.elapsed > 0 {
+		s.Cores = float64(sw.cpu) / float64(sw.elapsed)
+	}
+	return s, nil
 }
 
 // autoN grows n as testing.B does until one run of f lasts at least d or

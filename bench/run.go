@@ -131,12 +131,20 @@ func (r *Row) Peer(name string) (Peer, bool) {
 	return Peer{}, false
 }
 
-// ScalePoint is the fan-out tree at one worker count.
+// ScalePoint is the fan-out tree at one worker count: with empty leaves
+// (FanOutTree) and with leaves that compute (WorkingTree).
 type ScalePoint struct {
-	Workers     int     `json:"workers"`
+	Workers int        `json:"workers"`
+	Empty   TreeFigure `json:"empty"`
+	Working TreeFigure `json:"working"`
+}
+
+// TreeFigure is one tree workload at one worker count.
+type TreeFigure struct {
 	NsPerTree   float64 `json:"ns_per_tree"`
 	TasksPerSec float64 `json:"tasks_per_sec"`
-	Speedup     float64 `json:"speedup"` // throughput over that of the first point (1 worker)
+	Speedup     float64 `json:"speedup"` // throughput over that of the first point
+	Cores       float64 `json:"cores"`   // CPU time over elapsed time; 0 if unknown
 }
 
 // Target is one performance target and whether this run met it.
@@ -269,17 +277,26 @@ func Run(o Options, progress io.Writer) (*Report, error) {
 		if o.Quick {
 			nMax = 20
 		}
-		s, err := median(FanOutTree(Cbcsim, w), o.Duration, nMax, o.Count)
-		if err != nil {
-			return nil, fmt.Errorf("bench: scaling, %d workers: %w", w, err)
+		p := ScalePoint{Workers: w}
+		for _, tree := range []struct {
+			name string
+			f    Func
+			fig  *TreeFigure
+			base func(ScalePoint) TreeFigure
+		}{
+			{"FanOutTree", FanOutTree(Cbcsim, w), &p.Empty, func(p ScalePoint) TreeFigure { return p.Empty }},
+			{"WorkingTree", WorkingTree(w), &p.Working, func(p ScalePoint) TreeFigure { return p.Working }},
+		} {
+			s, err := median(tree.f, o.Duration, nMax, o.Count)
+			if err != nil {
+				return nil, fmt.Errorf("bench: %s scaling, %d workers: %w", tree.name, w, err)
+			}
+			*tree.fig = TreeFigure{NsPerTree: s.NsPerOp, TasksPerSec: TreeTasks * 1e9 / s.NsPerOp, Speedup: 1, Cores: s.Cores}
+			if len(rep.Scaling) > 0 {
+				tree.fig.Speedup = tree.fig.TasksPerSec / tree.base(rep.Scaling[0]).TasksPerSec
+			}
+			fmt.Fprintf(progress, "bench: %-12s %3d workers %12.0f tasks/s, %.2f cores\n", tree.name, w, tree.fig.TasksPerSec, s.Cores)
 		}
-		p := ScalePoint{Workers: w, NsPerTree: s.NsPerOp, TasksPerSec: TreeTasks * 1e9 / s.NsPerOp}
-		if len(rep.Scaling) > 0 {
-			p.Speedup = p.TasksPerSec / rep.Scaling[0].TasksPerSec
-		} else {
-			p.Speedup = 1
-		}
-		fmt.Fprintf(progress, "bench: FanOutTree scaling %3d workers %12.0f tasks/s\n", w, p.TasksPerSec)
 		rep.Scaling = append(rep.Scaling, p)
 	}
 	rep.Targets = targets(rep)

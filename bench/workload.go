@@ -170,24 +170,46 @@ func SpawnJoin(impl string, workers int) Func {
 	panic("bench: SpawnJoin: unknown implementation " + impl)
 }
 
-// treeNodes[d] is the task body of a tree node d levels above the leaves.
-// They are built once so that a spawn passes a func value, not a new
-// closure.
-var treeNodes [TreeDepth + 1]sched.Func
+// treeNodes[d] is the task body of a tree node d levels above the leaves,
+// and workNodes[d] the same for a tree whose leaves run LeafWork. They are
+// built once so that a spawn passes a func value, not a new closure.
+var treeNodes, workNodes [TreeDepth + 1]sched.Func
 
 func init() {
 	for d := range treeNodes {
-		treeNodes[d] = func(t *sched.Task) error { return treeNode(t, d) }
+		treeNodes[d] = func(t *sched.Task) error { return treeNode(t, d, &treeNodes) }
+		workNodes[d] = func(t *sched.Task) error { return treeNode(t, d, &workNodes) }
 	}
+	treeNodes[0] = emptyTask
+	workNodes[0] = func(*sched.Task) error { LeafWork(); return nil }
 }
 
-// treeNode opens a nursery, spawns two children one level down and awaits
-// them.
-func treeNode(t *sched.Task, depth int) error {
-	if depth == 0 {
-		return nil
+// LeafWorkIters is how many rounds of xorshift LeafWork runs: a few
+// microseconds of pure computation, enough that a tree's work can be
+// spread over workers, too little to hide the cost of spawning.
+const LeafWorkIters = 4096
+
+// leafSink keeps LeafWork's result alive so the loop is not optimized away.
+var leafSink atomic.Uint64
+
+// LeafWork is the computation at each leaf of a working tree.
+func LeafWork() {
+	x := uint64(88172645463325252)
+	for range LeafWorkIters {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
 	}
-	child := treeNodes[depth-1]
+	leafSink.Add(x & 1)
+}
+
+// treeNode opens a nursery, spawns two children one level down (nodes[d-1])
+// and awaits them.
+func treeNode(t *sched.Task, depth int, nodes *[TreeDepth + 1]sched.Func) error {
+	if depth == 0 {
+		return nodes[0](t)
+	}
+	child := nodes[depth-1]
 	return t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
 		if _, err := n.Spawn(t, "node", child, sched.SpawnOptions{}); err != nil {
 			return err
@@ -228,6 +250,27 @@ func concTree(depth int) {
 	wg.Wait()
 }
 
+// WorkingTree is FanOutTree for cbcsim with LeafWork at every leaf: the
+// scaling measurement that shows whether the workers share work, apart from
+// what spawning itself costs.
+func WorkingTree(workers int) Func {
+	return func(tm Timer, n int) error {
+		s, err := newScheduler(workers, int64(n)*TreeTasks, 0)
+		if err != nil {
+			return err
+		}
+		tm.ResetTimer()
+		return resultErr(s.Run("main", func(t *sched.Task) error {
+			for range n {
+				if err := treeNode(t, TreeDepth, &workNodes); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+}
+
 // FanOutTree builds n binary trees of depth TreeDepth, one after the other:
 // every inner node spawns two children and waits for them. For cbcsim the
 // n trees are built by the root of one Run.
@@ -242,7 +285,7 @@ func FanOutTree(impl string, workers int) Func {
 			tm.ResetTimer()
 			return resultErr(s.Run("main", func(t *sched.Task) error {
 				for range n {
-					if err := treeNode(t, TreeDepth); err != nil {
+					if err := treeNode(t, TreeDepth, &treeNodes); err != nil {
 						return err
 					}
 				}

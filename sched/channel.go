@@ -73,8 +73,14 @@ type interruptible interface {
 // a new block makes a new one.
 type waitRef struct{ b interruptible }
 
-// chanWait is the blocker for a channel operation.
-type chanWait struct{ t *Task }
+// chanWait is the blocker for a channel operation. It carries what
+// cancelWait needs, so that cancelWait never reads t.wait, which the task
+// rewrites when it blocks again.
+type chanWait struct {
+	t             *Task
+	c             *Channel
+	interruptible bool
+}
 
 func (b chanWait) describe() string {
 	w := &b.t.wait
@@ -120,10 +126,10 @@ func (b chanWait) park(t *Task, w *Worker) bool {
 // cancelWait removes t from the channel's queues if it is still blocked
 // there, marking the wait cancelled; the caller then wakes t.
 func (b chanWait) cancelWait(t *Task) bool {
-	c := t.wait.ch
+	c := b.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !t.wait.interruptible || !c.remove(t) {
+	if !b.interruptible || !c.remove(t) {
 		return false
 	}
 	t.wait.state = waitCancelled
@@ -275,7 +281,7 @@ func (t *Task) Close(c *Channel) error {
 // and did not park: the caller retries.
 func (t *Task) blockOnChannel(c *Channel, send bool, v int64) error {
 	t.ext().wait = waitSlot{state: waitPending, val: v, interruptible: t.cleanupDepth == 0, ch: c, send: send}
-	t.wait.ref = &waitRef{b: chanWait{t: t}}
+	t.wait.ref = &waitRef{b: chanWait{t: t, c: c, interruptible: t.wait.interruptible}}
 	t.blockOn = t.wait.ref.b
 	t.suspend(reasonBlock)
 	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.mark.Load() != 0) {

@@ -38,7 +38,7 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 		}
 		// Wait for the supervisor.
 		x.wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
-		t.wait.ref = &waitRef{b: rechargeWait{t: t}}
+		x.wait.ref = &waitRef{b: rechargeWait{t: t, interruptible: x.wait.interruptible}}
 		t.blockOn = t.wait.ref.b
 		t.suspend(reasonBlock)
 		if t.wait.state == waitCancelled || (t.wait.interruptible && t.mark.Load() != 0) {
@@ -100,7 +100,10 @@ func add(b *Budget, c Budget) {
 // rechargeWait is the blocker of an exhausted task waiting for its
 // supervisor. Its lock is the task's own mu (not its nursery's: cancelling
 // the nursery holds that lock while it interrupts the task).
-type rechargeWait struct{ t *Task }
+type rechargeWait struct {
+	t             *Task
+	interruptible bool
+}
 
 func (b rechargeWait) describe() string { return "recharge" }
 
@@ -124,7 +127,7 @@ func (b rechargeWait) park(t *Task, w *Worker) bool {
 func (b rechargeWait) cancelWait(t *Task) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.rechargeWaiting || !t.wait.interruptible {
+	if !t.rechargeWaiting || !b.interruptible {
 		return false
 	}
 	t.rechargeWaiting = false

@@ -198,3 +198,41 @@ func TestXoshiroDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestSpawnCapsOnlyUnderSovereign: under service every task holds every
+// capability, so a spawn's caps narrow nothing; under sovereign they do, and
+// asking for more than the spawner holds is CapabilityDenied.
+func TestSpawnCapsOnlyUnderSovereign(t *testing.T) {
+	spawnGrandchild := func(t *Task) error {
+		return t.Nursery(NurseryOptions{}, func(n *Nursery) error {
+			_, err := n.Spawn(t, "leaf", func(*Task) error { return nil }, SpawnOptions{})
+			return err
+		})
+	}
+	run := func(p Profile, rootCaps Caps, o SpawnOptions) string {
+		s, err := New(Config{Workers: 1, Profile: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := s.RunWith("main", func(t *Task) error {
+			return t.Nursery(NurseryOptions{}, func(n *Nursery) error {
+				_, err := n.Spawn(t, "child", spawnGrandchild, o)
+				return err
+			})
+		}, func(root *Task) { s.SetRootCaps(rootCaps) })
+		return res.String()
+	}
+	noCaps := SpawnOptions{HasCaps: true}
+	if got := run(ProfileService, CapsAll, noCaps); got != "ok" {
+		t.Errorf("service, spawn caps = []: main = %s, want ok", got)
+	}
+	if got := run(ProfileSovereign, CapSpawn, noCaps); got != "err:CapabilityDenied" {
+		t.Errorf("sovereign, child without spawn: main = %s, want err:CapabilityDenied", got)
+	}
+	if got := run(ProfileSovereign, CapSpawn, SpawnOptions{HasCaps: true, Caps: CapSpawn | CapBudget}); got != "err:CapabilityDenied" {
+		t.Errorf("sovereign, widening: main = %s, want err:CapabilityDenied", got)
+	}
+	if got := run(ProfileSovereign, CapSpawn, SpawnOptions{HasCaps: true, Caps: CapSpawn}); got != "ok" {
+		t.Errorf("sovereign, child with spawn: main = %s, want ok", got)
+	}
+}

@@ -22,7 +22,7 @@ func (t *Task) Sleep(ticks int64) error {
 	s := t.s
 	tm := s.timers.add(s.Now()+uint64(ticks), timerSleep, t, nil)
 	t.ext().wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0, tm: tm}
-	t.wait.ref = &waitRef{b: sleepWait{t: t}}
+	t.wait.ref = &waitRef{b: sleepWait{t: t, tm: tm, interruptible: t.wait.interruptible}}
 	for {
 		t.blockOn = t.wait.ref.b
 		t.suspend(reasonBlock)
@@ -36,8 +36,13 @@ func (t *Task) Sleep(ticks int64) error {
 	}
 }
 
-// sleepWait is the blocker of a sleeping task.
-type sleepWait struct{ t *Task }
+// sleepWait is the blocker of a sleeping task (see chanWait for why it
+// carries its timer).
+type sleepWait struct {
+	t             *Task
+	tm            *timer
+	interruptible bool
+}
 
 func (b sleepWait) describe() string { return "sleep" }
 
@@ -68,8 +73,8 @@ func (b sleepWait) cancelWait(t *Task) bool {
 	ts := &t.s.timers
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	tm := t.wait.tm
-	if !tm.waiting || tm.fired || !t.wait.interruptible {
+	tm := b.tm
+	if !tm.waiting || tm.fired || !b.interruptible {
 		return false
 	}
 	tm.waiting, tm.dead = false, true

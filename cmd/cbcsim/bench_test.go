@@ -1,39 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 )
 
-// runBench runs `cbcsim ARGS` with the bench command registered, whether
-// or not root.go registers it yet, and maps errors to exit statuses as
-// execute does.
-func runBench(args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	root := newRootCmd(&out, &errb)
-	if c, _, err := root.Find([]string{"bench"}); err != nil || c.Name() != "bench" {
-		root.AddCommand(newBenchCmd())
-	}
-	root.SetArgs(args)
-	err := root.Execute()
-	var ee *exitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		code = ee.code
-		errb.WriteString(err.Error())
-	default:
-		code = 2
-		errb.WriteString(err.Error())
-	}
-	return code, out.String(), errb.String()
-}
-
 func TestBenchQuickTables(t *testing.T) {
-	code, out, errOut := runBench("bench", "--quick")
+	code, out, errOut := runCLI("bench", "--quick")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
@@ -50,7 +24,7 @@ func TestBenchQuickTables(t *testing.T) {
 }
 
 func TestBenchQuickJSON(t *testing.T) {
-	code, out, errOut := runBench("bench", "--quick", "--json")
+	code, out, errOut := runCLI("bench", "--quick", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
@@ -97,7 +71,7 @@ func TestBenchBadInputExits2(t *testing.T) {
 		{[]string{"bench", "--quick", "extra"}, "unknown command"},
 	}
 	for _, c := range cases {
-		code, out, errOut := runBench(c.args...)
+		code, out, errOut := runCLI(c.args...)
 		if code != 2 {
 			t.Errorf("%v: exit %d, want 2\n%s%s", c.args, code, out, errOut)
 			continue
