@@ -10,12 +10,15 @@
 //	}
 //	return rep.Write(os.Stdout)
 //
-// A workload is a func(tm Timer, n int) error that performs n operations.
-// *testing.B is a Timer, so a benchmark is
+// A workload is a Func, func(tm Timer, n int) error, that performs n
+// operations. *testing.B is a Timer, so a benchmark is
 //
-//	func BenchmarkX(b *testing.B) { bench.Bench(b, bench.SpawnJoin(bench.Cbcsim, 0)) }
+//	func BenchmarkX(b *testing.B) {
+//		bench.Bench(b, 10_000, bench.SpawnJoin(bench.Cbcsim, 0)) // 10,000 ops untimed first
+//	}
 //
 // and Run drives the same function with its own stopwatch, growing n as
-// testing does until one measurement lasts long enough. docs/performance.md
-// has the figures and what bounds each one.
+// testing does until one measurement lasts long enough, and keeps the
+// median of several. Ratios are always peer/cbcsim, so above 1x cbcsim
+// costs less. docs/performance.md has the figures and what bounds each.
 package bench

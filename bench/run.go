@@ -137,6 +137,9 @@ type ScalePoint struct {
 	Workers int        `json:"workers"`
 	Empty   TreeFigure `json:"empty"`
 	Working TreeFigure `json:"working"`
+	// Control is the working tree's leaves computed by plain goroutines
+	// (ParallelLeaves): the parallelism the machine gave at that moment.
+	Control TreeFigure `json:"control"`
 }
 
 // TreeFigure is one tree workload at one worker count.
@@ -286,6 +289,7 @@ func Run(o Options, progress io.Writer) (*Report, error) {
 		}{
 			{"FanOutTree", FanOutTree(Cbcsim, w), &p.Empty, func(p ScalePoint) TreeFigure { return p.Empty }},
 			{"WorkingTree", WorkingTree(w), &p.Working, func(p ScalePoint) TreeFigure { return p.Working }},
+			{"ParallelLeaves", ParallelLeaves(w), &p.Control, func(p ScalePoint) TreeFigure { return p.Control }},
 		} {
 			s, err := median(tree.f, o.Duration, nMax, o.Count)
 			if err != nil {
@@ -295,7 +299,7 @@ func Run(o Options, progress io.Writer) (*Report, error) {
 			if len(rep.Scaling) > 0 {
 				tree.fig.Speedup = tree.fig.TasksPerSec / tree.base(rep.Scaling[0]).TasksPerSec
 			}
-			fmt.Fprintf(progress, "bench: %-12s %3d workers %12.0f tasks/s, %.2f cores\n", tree.name, w, tree.fig.TasksPerSec, s.Cores)
+			fmt.Fprintf(progress, "bench: %-14s %3d workers %12.0f tasks/s, %.2f cores\n", tree.name, w, tree.fig.TasksPerSec, s.Cores)
 		}
 		rep.Scaling = append(rep.Scaling, p)
 	}

@@ -184,9 +184,10 @@ func init() {
 	workNodes[0] = func(*sched.Task) error { LeafWork(); return nil }
 }
 
-// LeafWorkIters is how many rounds of xorshift LeafWork runs: a few
-// microseconds of pure computation, enough that a tree's work can be
-// spread over workers, too little to hide the cost of spawning.
+// LeafWorkIters is how many rounds of xorshift LeafWork runs: about 7 us
+// of pure computation on the development machine, enough that a tree's
+// work is worth spreading over workers, too little to hide what spawning
+// costs.
 const LeafWorkIters = 4096
 
 // leafSink keeps LeafWork's result alive so the loop is not optimized away.
@@ -268,6 +269,35 @@ func WorkingTree(workers int) Func {
 			}
 			return nil
 		}))
+	}
+}
+
+// ParallelLeaves is the control of the scaling table: the leaves of n
+// working trees (1<<TreeDepth each) computed by workers plain goroutines,
+// with no scheduler and no spawning. Its speedup is what the machine gives
+// a perfectly parallel load at that moment: on a shared machine it can be
+// far below the worker count.
+func ParallelLeaves(workers int) Func {
+	return func(_ Timer, n int) error {
+		w := workers
+		if w == 0 {
+			w = Workers()
+		}
+		leaves := n << TreeDepth
+		var wg sync.WaitGroup
+		for i := range w {
+			share := leaves / w
+			if i < leaves%w {
+				share++
+			}
+			wg.Go(func() {
+				for range share {
+					LeafWork()
+				}
+			})
+		}
+		wg.Wait()
+		return nil
 	}
 }
 
@@ -447,11 +477,12 @@ func pingPongCbcsim(tm Timer, n int, play func(t *sched.Task, first bool, ping, 
 // so bounds the steal itself from above.
 func Steal(workers int) Func {
 	return func(tm Timer, n int) error {
-		if workers == 0 {
-			workers = Workers()
+		w := workers
+		if w == 0 {
+			w = Workers()
 		}
-		workers = max(workers, 2)
-		s, err := newScheduler(workers, int64(n), 1<<30)
+		w = max(w, 2)
+		s, err := newScheduler(w, int64(n), 1<<30)
 		if err != nil {
 			return err
 		}
@@ -478,7 +509,7 @@ func Steal(workers int) Func {
 		}
 		tm.ReportMetric(float64(steals)/float64(n), "steals/op")
 		if steals > 0 {
-			thieves := float64(workers - 1)
+			thieves := float64(w - 1)
 			tm.ReportMetric(float64(elapsed.Nanoseconds())*thieves/float64(steals), "ns/steal")
 		}
 		return nil

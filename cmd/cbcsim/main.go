@@ -1,4 +1,3 @@
-// Command cbcsim runs, replays, checks and fuzzes CBC-MN scheduler scenarios.
 package main
 
 import "os"
