@@ -1,7 +1,7 @@
 // Package sched is the CBC-MN scheduler: tasks on stackful fibers, N
 // workers with Chase-Lev work-stealing deques and seeded Xoshiro256**
-// victim selection, cooperative yields driven by budget units, capability-
-// gated spawning, and structured concurrency through nurseries.
+// victim selection, cooperative yields driven by budget units,
+// capability-gated spawning, and structured concurrency through nurseries.
 //
 // Run drives it with one goroutine per worker (real mode):
 //
