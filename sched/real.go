@@ -125,70 +125,91 @@ func (w *Worker) loop() {
 		if w.Step() {
 			continue
 		}
-		if w.backoff() {
-			continue
-		}
-		s.park.wait(w)
+		w.idle()
 	}
 }
 
-// backoff waits with exponential backoff, from 1 us to 1 ms (seed 001
-// section 7.4), for work to appear before the worker parks. The first
-// rounds only yield the processor; sleeping that briefly costs more than
-// the wait. It reports whether work appeared.
-func (w *Worker) backoff() bool {
+// spinMax is where backoff stops yielding the processor and starts parking
+// with a timeout: below it a timed sleep costs more than it saves.
+const spinMax = 64 * time.Microsecond
+
+// idle waits for work after a failed step: exponential backoff from 1 us to
+// 1 ms (seed 001 section 7.4), then an indefinite park. The short rounds
+// yield the processor and look for work; the long ones are timed parks that
+// a push cuts short, so backing off never delays a wake-up.
+func (w *Worker) idle() {
+	s := w.s
+	start := time.Now()
 	for d := time.Microsecond; d <= time.Millisecond; d *= 2 {
 		w.stats.Backoffs++
-		if d < 64*time.Microsecond {
-			runtime.Gosched()
-		} else {
-			time.Sleep(d)
+		if d < spinMax {
+			for time.Since(start) < d {
+				runtime.Gosched()
+				if w.hasWork() || s.rootDone.Load() {
+					return
+				}
+			}
+			continue
 		}
-		if w.hasWork() || w.s.rootDone.Load() {
-			return true
+		if s.park.wait(w, d) {
+			return
 		}
 	}
-	return false
+	s.park.wait(w, 0)
 }
 
 // parking puts idle real-mode workers to sleep without losing wake-ups.
 //
-// A worker that found nothing reads epoch, registers itself as idle under
-// mu, and sleeps only if epoch has not moved. A producer bumps epoch after
-// making work visible and then, if anyone is idle, broadcasts under mu.
-// Both sides use sequentially consistent atomics: either the producer sees
-// idle > 0 and its broadcast (taken under mu) reaches the sleeper, or the
-// sleeper's epoch check, made after its idle increment, sees the bump.
+// A worker that found nothing reads epoch, and under mu registers itself as
+// a sleeper and checks that epoch has not moved; only then does it block on
+// its own wake channel. A producer bumps epoch after making work visible
+// and then, if anyone is idle, signals one sleeper under mu. Both sides use
+// sequentially consistent atomics: either the producer sees idle > 0 and,
+// taking mu after the sleeper registered, signals it (the channel keeps the
+// signal until it is received), or the sleeper's epoch check, made after
+// its idle increment, sees the bump.
 type parking struct {
-	epoch atomic.Uint64 // bumped by every producer
-	idle  atomic.Int32  // workers inside wait
-	mu    sync.Mutex
-	cond  *sync.Cond
-	done  atomic.Bool
+	epoch    atomic.Uint64 // bumped by every producer
+	idle     atomic.Int32  // workers registered as sleepers
+	mu       sync.Mutex    // guards sleepers
+	sleepers []*Worker
+	done     atomic.Bool
 }
 
-func (p *parking) init() { p.cond = sync.NewCond(&p.mu) }
+func (p *parking) init() {}
 
 func (p *parking) notify() {
 	p.epoch.Add(1) // seq-cst: ordered before the idle load below
 	if p.idle.Load() > 0 {
-		// One pushed task needs one worker: Signal, not Broadcast, so
-		// that a spawn does not wake every idle worker to fight over it.
-		// The woken worker steals it; if it finds it gone it parks again.
+		// One pushed task needs one worker: wake one sleeper, not all.
 		p.mu.Lock()
-		p.cond.Signal()
+		if n := len(p.sleepers); n > 0 {
+			w := p.sleepers[n-1]
+			p.sleepers = p.sleepers[:n-1]
+			w.signal()
+		}
 		p.mu.Unlock()
 	}
 }
 
-// wait sleeps until work may be available. The worker's failed Step read
-// the queues after seen was loaded, so a push since then moved epoch.
-func (p *parking) wait(w *Worker) {
+// signal wakes w if it sleeps; a signal sent before it blocks is kept.
+func (w *Worker) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// wait sleeps until work may be available, or for at most timeout when it
+// is positive. It reports whether it was woken or found work (false: the
+// timeout passed). The worker's failed Step read the queues after seen was
+// loaded, so a push since then moved epoch.
+func (p *parking) wait(w *Worker, timeout time.Duration) bool {
 	seen := p.epoch.Load()
 	// Look once more with seen already taken: a push that raced with the
 	// failed step either moved epoch or is visible now.
 	if w.hasWork() {
-		return
+		return true
 	}
 	s := w.s
 	p.mu.Lock()
@@ -198,21 +219,60 @@ func (p *parking) wait(w *Worker) {
 	// so that a timer fired meanwhile has already moved epoch.
 	stuck := int(idle) == len(s.workers) && s.firing.Load() == 0 && !s.timersPending() &&
 		p.epoch.Load() == seen && !p.done.Load()
-	for !stuck && p.epoch.Load() == seen && !p.done.Load() {
-		p.cond.Wait()
+	if stuck || p.epoch.Load() != seen || p.done.Load() {
+		p.idle.Add(-1)
+		p.mu.Unlock()
+		if stuck {
+			s.deadlock(w)
+		}
+		return true
+	}
+	p.sleepers = append(p.sleepers, w)
+	p.mu.Unlock()
+
+	woken := true
+	if timeout > 0 {
+		if w.timer == nil {
+			w.timer = time.NewTimer(timeout)
+		} else {
+			w.timer.Reset(timeout)
+		}
+		select {
+		case <-w.wake:
+		case <-w.timer.C:
+			woken = false
+		}
+		w.timer.Stop()
+	} else {
+		<-w.wake
+	}
+
+	p.mu.Lock()
+	for i, x := range p.sleepers {
+		if x == w {
+			p.sleepers = append(p.sleepers[:i], p.sleepers[i+1:]...)
+			break
+		}
 	}
 	p.idle.Add(-1)
 	p.mu.Unlock()
-	if stuck {
-		s.deadlock(w)
+	// A signal that raced with the timeout stays in the channel; drop it
+	// (this worker is awake and looks for work anyway).
+	select {
+	case <-w.wake:
+	default:
 	}
+	return woken
 }
 
 func (p *parking) shutdown() {
 	p.done.Store(true)
 	p.epoch.Add(1)
 	p.mu.Lock()
-	p.cond.Broadcast()
+	for _, w := range p.sleepers {
+		w.signal()
+	}
+	p.sleepers = p.sleepers[:0]
 	p.mu.Unlock()
 }
 

@@ -57,7 +57,7 @@ func New(cfg Config) (*Scheduler, error) {
 	s.clock = cfg.Clock
 	seed := cfg.Seed
 	for i := 0; i < cfg.Workers; i++ {
-		w := &Worker{s: s, id: i, dq: deque.New[Task](64), fibs: s.fibers.NewCache(workerFiberCache)}
+		w := &Worker{s: s, id: i, dq: deque.New[Task](64), fibs: s.fibers.NewCache(workerFiberCache), wake: make(chan struct{}, 1)}
 		w.rng.Seed(SplitMix64(&seed))
 		w.em = emitter{sink: cfg.Sink, worker: i}
 		s.workers = append(s.workers, w)

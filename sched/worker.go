@@ -1,6 +1,8 @@
 package sched
 
 import (
+	"time"
+
 	"github.com/cbcsim/cbcsim/deque"
 	"github.com/cbcsim/cbcsim/fiber"
 	"github.com/cbcsim/cbcsim/internal/mutant"
@@ -33,7 +35,9 @@ type Worker struct {
 	rng    Xoshiro
 	rr     int
 	parked bool
-	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool
+	fibs   *fiber.Cache  // this worker's idle fibers, in front of the scheduler's pool
+	wake   chan struct{} // real mode: a sleeping worker's wake-up (capacity 1)
+	timer  *time.Timer   // real mode: the timed parks of backoff
 	em     emitter
 	stats  WorkerStats
 }
