@@ -26,8 +26,8 @@ type Channel struct {
 	head   int
 	n      int
 	closed bool
-	recvq  []*Task // blocked receivers, FIFO
-	sendq  []*Task // blocked senders, FIFO; their value is in t.wait.val
+	recvq  waitq // blocked receivers, FIFO
+	sendq  waitq // blocked senders, FIFO; their value is in t.wait.val
 }
 
 // NewChannel creates a channel with the given capacity (0: rendezvous).
@@ -59,6 +59,7 @@ type waitSlot struct {
 	ch            *Channel
 	send          bool
 	tm            *timer
+	qpos          int      // its slot in a channel's waitq
 	ref           *waitRef // published in Task.waitingOn while parked
 }
 
@@ -100,15 +101,15 @@ func (b chanWait) park(t *Task, w *Worker) bool {
 		return false
 	}
 	if t.wait.send {
-		if c.closed || len(c.recvq) > 0 || c.n < c.cap {
+		if c.closed || c.recvq.len() > 0 || c.n < c.cap {
 			return false
 		}
-		c.sendq = append(c.sendq, t)
+		c.sendq.push(t)
 	} else {
-		if c.closed || c.n > 0 || len(c.sendq) > 0 {
+		if c.closed || c.n > 0 || c.sendq.len() > 0 {
 			return false
 		}
-		c.recvq = append(c.recvq, t)
+		c.recvq.push(t)
 	}
 	t.state.Store(uint32(StateBlocked))
 	t.waitingOn.Store(t.wait.ref)
@@ -139,27 +140,75 @@ func (b chanWait) cancelWait(t *Task) bool {
 
 // remove deletes t from whichever queue holds it. Called with c.mu held.
 func (c *Channel) remove(t *Task) bool {
-	for _, q := range []*[]*Task{&c.recvq, &c.sendq} {
-		for i, x := range *q {
-			if x == t {
-				*q = append((*q)[:i], (*q)[i+1:]...)
-				return true
-			}
-		}
-	}
-	return false
+	return c.recvq.remove(t) || c.sendq.remove(t)
 }
 
-// popFront takes the first task of q. Called with c.mu held.
-func popFront(q *[]*Task) *Task {
-	if len(*q) == 0 {
-		return nil
+// waitq is a FIFO of blocked tasks. Every operation is O(1) amortized, so
+// that closing or cancelling a million waiters on one channel is linear: a
+// task remembers its slot (wait.qpos), removal leaves a hole, and holes are
+// skipped and compacted away.
+type waitq struct {
+	items []*Task
+	head  int
+	n     int // live tasks in items[head:]
+}
+
+func (q *waitq) len() int { return q.n }
+
+func (q *waitq) push(t *Task) {
+	t.wait.qpos = len(q.items)
+	q.items = append(q.items, t)
+	q.n++
+}
+
+// pop takes the first task, or returns nil.
+func (q *waitq) pop() *Task {
+	for q.head < len(q.items) {
+		t := q.items[q.head]
+		q.items[q.head] = nil
+		q.head++
+		if t != nil {
+			q.n--
+			q.compact()
+			return t
+		}
 	}
-	t := (*q)[0]
-	copy(*q, (*q)[1:])
-	(*q)[len(*q)-1] = nil
-	*q = (*q)[:len(*q)-1]
-	return t
+	q.compact()
+	return nil
+}
+
+// remove takes t out of the queue if it is there.
+func (q *waitq) remove(t *Task) bool {
+	i := t.wait.qpos
+	if i < q.head || i >= len(q.items) || q.items[i] != t {
+		return false
+	}
+	q.items[i] = nil
+	q.n--
+	q.compact()
+	return true
+}
+
+// compact reclaims the consumed front once it is most of the slice.
+func (q *waitq) compact() {
+	if q.n == 0 {
+		clear(q.items[q.head:])
+		q.items, q.head = q.items[:0], 0
+		return
+	}
+	if q.head < 64 || q.head*2 < len(q.items) {
+		return
+	}
+	k := 0
+	for _, t := range q.items[q.head:] {
+		if t != nil {
+			t.wait.qpos = k
+			q.items[k] = t
+			k++
+		}
+	}
+	clear(q.items[k:])
+	q.items, q.head = q.items[:k], 0
 }
 
 // complete finishes a blocked task's wait with state and wakes it. Called
@@ -187,7 +236,7 @@ func (t *Task) Send(c *Channel, v int64) error {
 			c.mu.Unlock()
 			return &SchedError{Code: ErrChannelClosed, Detail: "send on closed channel " + c.name}
 		}
-		if r := popFront(&c.recvq); r != nil {
+		if r := c.recvq.pop(); r != nil {
 			r.wait.val = v
 			c.complete(r, waitDone, t.w)
 			c.mu.Unlock()
@@ -222,7 +271,7 @@ func (t *Task) Recv(c *Channel) (v int64, ok bool, err error) {
 			v = c.buf[c.head]
 			c.head = (c.head + 1) % c.cap
 			c.n--
-			if s := popFront(&c.sendq); s != nil {
+			if s := c.sendq.pop(); s != nil {
 				c.buf[(c.head+c.n)%c.cap] = s.wait.val
 				c.n++
 				c.complete(s, waitDone, t.w)
@@ -230,7 +279,7 @@ func (t *Task) Recv(c *Channel) (v int64, ok bool, err error) {
 			c.mu.Unlock()
 			return v, true, nil
 		}
-		if s := popFront(&c.sendq); s != nil {
+		if s := c.sendq.pop(); s != nil {
 			v = s.wait.val
 			c.complete(s, waitDone, t.w)
 			c.mu.Unlock()
@@ -266,10 +315,10 @@ func (t *Task) Close(c *Channel) error {
 		return &SchedError{Code: ErrChannelClosed, Detail: "close of closed channel " + c.name}
 	}
 	c.closed = true
-	for r := popFront(&c.recvq); r != nil; r = popFront(&c.recvq) {
+	for r := c.recvq.pop(); r != nil; r = c.recvq.pop() {
 		c.complete(r, waitClosed, t.w)
 	}
-	for s := popFront(&c.sendq); s != nil; s = popFront(&c.sendq) {
+	for s := c.sendq.pop(); s != nil; s = c.sendq.pop() {
 		c.complete(s, waitClosed, t.w)
 	}
 	return nil
