@@ -115,19 +115,10 @@ func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
 			b := budgetOf(op.NurseryBudget.Over(p.sc.Budget))
 			o.Budget = &b
 		}
-		returned := false
-		err := t.Nursery(o, func(n *sched.Nursery) error {
-			err := p.exec(t, append(sc[:len(sc):len(sc)], n), op.Body)
-			if err == errReturn {
-				returned = true
-				return nil
-			}
-			return err
-		})
-		if err == nil && returned {
-			return errReturn
-		}
-		return err
+		var b block
+		return b.leave(t.Nursery(o, func(n *sched.Nursery) error {
+			return b.run(p, t, append(sc[:len(sc):len(sc)], n), op.Body)
+		}))
 	case scenario.Cancel:
 		sc.find(op.Str).Cancel(t)
 		return nil
@@ -141,27 +132,13 @@ func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
 		label, body := op.Str, op.Body
 		t.Defer(label, func(t *sched.Task) error {
 			t.Log(label)
-			err := p.exec(t, nil, body)
-			if err == errReturn {
-				return nil
-			}
-			return err
+			var b block
+			return b.run(p, t, nil, body)
 		})
 		return nil
 	case scenario.Using:
-		returned := false
-		err := t.Using(op.Str, func() error {
-			err := p.exec(t, sc, op.Body)
-			if err == errReturn {
-				returned = true
-				return nil
-			}
-			return err
-		})
-		if err == nil && returned {
-			return errReturn
-		}
-		return err
+		var b block
+		return b.leave(t.Using(op.Str, func() error { return b.run(p, t, sc, op.Body) }))
 	case scenario.Send:
 		return t.Send(p.channels[op.Str], 1)
 	case scenario.Recv:
@@ -186,6 +163,28 @@ func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
 		panic(op.Str)
 	}
 	panic(fmt.Sprintf("sim: op: unknown operation %d at %s", op.Kind, op.Path))
+}
+
+// block runs the body of a nursery, using or defer: a `return` inside it
+// leaves the block normally (the nursery is awaited, not cancelled) and is
+// passed on once the block has ended.
+type block struct{ returned bool }
+
+func (b *block) run(p *program, t *sched.Task, sc scope, ops []scenario.Op) error {
+	err := p.exec(t, sc, ops)
+	if err == errReturn {
+		b.returned = true
+		return nil
+	}
+	return err
+}
+
+// leave passes a `return` seen inside the block on to the enclosing body.
+func (b *block) leave(err error) error {
+	if err == nil && b.returned {
+		return errReturn
+	}
+	return err
 }
 
 // failure is the error of a `fail` operation; its text is the task's error.
