@@ -123,11 +123,23 @@ func (w *Worker) loop() {
 			s.root.markCancel(nursery.ResourceExhausted, w)
 		}
 		if w.Step() {
+			// A task that only yields never leaves the fiber world, so the
+			// Go scheduler would let this goroutine run until its 10 ms
+			// preemption: give the processor away now and then, so that
+			// the clock goroutine fires timeouts on time even when every
+			// processor runs a worker.
+			if w.stats.Steps%gosched == 0 {
+				runtime.Gosched()
+			}
 			continue
 		}
 		w.idle()
 	}
 }
+
+// gosched is how many steps a busy worker takes between yields of its
+// processor to other goroutines.
+const gosched = 256
 
 // spinMax is where backoff stops yielding the processor and starts parking
 // with a timeout: below it a timed sleep costs more than it saves.
