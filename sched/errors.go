@@ -39,7 +39,14 @@ type SchedError struct {
 	Detail string // what was refused, for people
 }
 
-func (e *SchedError) Error() string { return e.Code }
+// Error gives the code and what was refused; the task's result carries the
+// code alone (err:CODE).
+func (e *SchedError) Error() string {
+	if e.Detail == "" {
+		return e.Code
+	}
+	return e.Code + ": " + e.Detail
+}
 
 // PanicError is a panic captured in a task body, with the stack of the
 // panicking goroutine. Panics never cross a task boundary: they become the
@@ -75,6 +82,10 @@ func resultOf(err error, value int64, hasValue bool) Result {
 	var ce *CancelError
 	if errors.As(err, &ce) {
 		return nursery.CancelledBy(ce.Reason)
+	}
+	var se *SchedError
+	if errors.As(err, &se) {
+		return nursery.Err(se.Code)
 	}
 	return nursery.Err(err.Error())
 }

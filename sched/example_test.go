@@ -334,7 +334,7 @@ func ExampleCaps() {
 	fmt.Println("main:", res)
 	// Output:
 	// main holds: spawn,channel
-	// spawn with io: CapabilityDenied
+	// spawn with io: CapabilityDenied: spawn asks for io which the spawner lacks
 	// leaf spawning: CapabilityDenied: spawn without the spawn capability
 	// main: ok
 }

@@ -266,6 +266,12 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 	return child, nil
 }
 
+// Go spawns fn into n with the default options: Spawn for the common case.
+// Only n's owner may call it, from its body.
+func (n *Nursery) Go(name string, fn Func) (*Task, error) {
+	return n.Spawn(n.owner, name, fn, SpawnOptions{})
+}
+
 func admitName(a nursery.Admit) string {
 	switch a {
 	case nursery.AdmitRun:

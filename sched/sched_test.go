@@ -236,3 +236,29 @@ func TestSpawnCapsOnlyUnderSovereign(t *testing.T) {
 		t.Errorf("sovereign, child with spawn: main = %s, want ok", got)
 	}
 }
+
+// TestGoAndSchedErrorText: Nursery.Go spawns with the defaults, and a
+// scheduler error reads "Code: Detail" while the task's result keeps the
+// code alone.
+func TestGoAndSchedErrorText(t *testing.T) {
+	s, err := New(Config{Workers: 2, Budget: Budget{Ops: 1000, SpawnCount: 1, Memory: 1, ChannelOps: 1, Syscalls: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spawnErr error
+	res := s.Run("main", func(t *Task) error {
+		return t.Nursery(NurseryOptions{Label: "n"}, func(n *Nursery) error {
+			if _, err := n.Go("first", func(*Task) error { return nil }); err != nil {
+				return err
+			}
+			_, spawnErr = n.Go("second", func(*Task) error { return nil })
+			return spawnErr
+		})
+	})
+	if res.String() != "err:SpawnBudgetExhausted" {
+		t.Fatalf("main = %s, want err:SpawnBudgetExhausted", res)
+	}
+	if spawnErr == nil || spawnErr.Error() != "SpawnBudgetExhausted: nursery n" {
+		t.Fatalf("spawn error = %v, want %q", spawnErr, "SpawnBudgetExhausted: nursery n")
+	}
+}
