@@ -90,10 +90,11 @@ holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 
 // reproCommand is the command line that reproduces a run exactly.
 func reproCommand(file string, c sim.Config) string {
-	parts := []string{"cbcsim", "run", file, fmt.Sprintf("--seed %d", c.Seed), fmt.Sprintf("--workers %d", c.Workers), "--victim " + c.Victim}
 	if c.Real {
-		parts = append(parts, "--real")
+		// Real mode has no seed to pin: the OS schedules the workers.
+		return strings.Join([]string{"cbcsim", "run", file, fmt.Sprintf("--workers %d", c.Workers), "--real"}, " ")
 	}
+	parts := []string{"cbcsim", "run", file, fmt.Sprintf("--seed %d", c.Seed), fmt.Sprintf("--workers %d", c.Workers), "--victim " + c.Victim}
 	return strings.Join(parts, " ")
 }
 
