@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/cbcsim/cbcsim/internal/mutant"
-	"github.com/cbcsim/cbcsim/trace"
 )
 
 // ErrChannelClosed is the error code of a send on a closed channel and of
@@ -340,8 +339,3 @@ func (t *Task) blockOnChannel(c *Channel, send bool, v int64) error {
 }
 
 func (c *Channel) String() string { return fmt.Sprintf("channel %s (cap %d)", c.name, c.cap) }
-
-// emitSim writes an event caused outside any worker (timers, the driver).
-func (s *Scheduler) emitSim(kind trace.Kind, fields ...trace.Field) {
-	s.em.emit(kind, fields...)
-}
