@@ -54,6 +54,7 @@ func New(cfg Config) (*Scheduler, error) {
 	s := &Scheduler{cfg: cfg, fibers: fiber.NewPool(0), keep: cfg.Sink != nil || cfg.KeepTasks}
 	s.park.init()
 	s.em = emitter{sink: cfg.Sink, worker: -1}
+	s.timers.nextAt.Store(noTimer)
 	s.clock = cfg.Clock
 	seed := cfg.Seed
 	for i := 0; i < cfg.Workers; i++ {
@@ -203,6 +204,7 @@ type globalQueue struct {
 	mu    sync.Mutex
 	items []*Task
 	head  int
+	n     atomic.Int64 // len(items)-head, readable without mu: an empty queue costs no lock
 }
 
 func (q *globalQueue) push(t *Task) {
@@ -211,15 +213,20 @@ func (q *globalQueue) push(t *Task) {
 		q.items, q.head = q.items[:0], 0
 	}
 	q.items = append(q.items, t)
+	q.n.Add(1) // store-release under mu: a reader that sees it will find t under mu
 	q.mu.Unlock()
 }
 
 func (q *globalQueue) pop() *Task {
+	if q.n.Load() == 0 { // load-acquire: a push not seen yet is seen by its notify
+		return nil
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.head == len(q.items) {
 		return nil
 	}
+	q.n.Add(-1)
 	t := q.items[q.head]
 	q.items[q.head] = nil
 	q.head++
@@ -231,8 +238,4 @@ func (q *globalQueue) pop() *Task {
 	return t
 }
 
-func (q *globalQueue) len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.items) - q.head
-}
+func (q *globalQueue) len() int { return int(q.n.Load()) }

@@ -3,6 +3,7 @@ package sched
 import (
 	"container/heap"
 	"sync"
+	"sync/atomic"
 )
 
 // Clock is the scheduler's source of time, in ticks. The seeded driver
@@ -38,10 +39,23 @@ type timer struct {
 // timers is a min-heap of timers ordered by (when, seq), so the order in
 // which timers fire never depends on anything but the program.
 type timers struct {
-	mu   sync.Mutex
-	h    timerHeap
-	seq  uint64
-	wake chan struct{} // real mode: tells the clock goroutine a new timer exists
+	mu     sync.Mutex
+	h      timerHeap
+	seq    uint64
+	wake   chan struct{} // real mode: tells the clock goroutine a new timer exists
+	nextAt atomic.Uint64 // the earliest deadline in h (dead timers included), noTimer if empty; written under mu
+}
+
+// noTimer is nextAt's value when no timer is pending.
+const noTimer = ^uint64(0)
+
+// setNext refreshes nextAt from the heap. Called with mu held.
+func (ts *timers) setNext() {
+	if len(ts.h) == 0 {
+		ts.nextAt.Store(noTimer)
+		return
+	}
+	ts.nextAt.Store(ts.h[0].when)
 }
 
 type timerHeap []*timer
@@ -69,6 +83,7 @@ func (ts *timers) add(when uint64, kind timerKind, t *Task, n *Nursery) *timer {
 	ts.seq++
 	tm := &timer{when: when, seq: ts.seq, kind: kind, task: t, n: n}
 	heap.Push(&ts.h, tm)
+	ts.setNext()
 	ts.mu.Unlock()
 	if ts.wake != nil {
 		select {
@@ -93,6 +108,7 @@ func (ts *timers) next() (uint64, bool) {
 	for len(ts.h) > 0 && ts.h[0].dead {
 		heap.Pop(&ts.h)
 	}
+	ts.setNext()
 	if len(ts.h) == 0 {
 		return 0, false
 	}
@@ -109,11 +125,14 @@ func (ts *timers) popDue(now uint64) *timer {
 			continue
 		}
 		if tm.when > now {
+			ts.setNext()
 			return nil
 		}
 		heap.Pop(&ts.h)
 		tm.dead = true
+		ts.setNext()
 		return tm
 	}
+	ts.setNext()
 	return nil
 }

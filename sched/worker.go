@@ -219,7 +219,12 @@ func (w *Worker) run(t *Task) {
 				w.em.emit(trace.KindYield, trace.I("task", int64(t.id)), trace.S("why", kind))
 			}
 			w.s.global.push(t)
-			w.s.notify()
+			// This worker takes the task back from the global queue as soon
+			// as its own deque is empty, so waking an idle worker for it
+			// only pays off when the deque still holds work.
+			if w.dq.Len() > 0 || w.s.cfg.Sink != nil {
+				w.s.notify()
+			}
 			return
 		case reasonBlock:
 			b := t.blockOn
