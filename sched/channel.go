@@ -110,13 +110,25 @@ func (b chanWait) park(t *Task, w *Worker) bool {
 		}
 		c.recvq.push(t)
 	}
-	t.state.Store(uint32(StateBlocked))
-	t.waitingOn.Store(t.wait.ref)
-	// Dekker with markCancel: waitingOn is stored before mark is loaded
-	// (both seq-cst), so either this sees the mark or markCancel sees
-	// waitingOn.
-	if t.wait.interruptible && t.mark.Load() != 0 {
+	if !t.publishWait(StateBlocked) {
 		c.remove(t)
+		return false
+	}
+	return true
+}
+
+// publishWait makes t's parked, interruptible wait visible to markCancel
+// and sets its state. Called by a blocker's park, under the blocker's lock,
+// after t was registered there. It reports false, unpublished, when t was
+// marked cancelled meanwhile; the caller then undoes its registration.
+//
+// Dekker with markCancel: waitingOn is stored before mark is loaded here,
+// and markCancel stores mark before it loads waitingOn (all seq-cst), so
+// either this sees the mark or markCancel sees the wait and interrupts it.
+func (t *Task) publishWait(st TaskState) bool {
+	t.state.Store(uint32(st))
+	t.waitingOn.Store(t.wait.ref)
+	if t.wait.interruptible && t.mark.Load() != 0 {
 		t.waitingOn.Store(nil)
 		return false
 	}

@@ -114,11 +114,8 @@ func (b rechargeWait) park(t *Task, w *Worker) bool {
 		return false
 	}
 	t.rechargeWaiting = true
-	t.state.Store(uint32(StateExhausted))
-	t.waitingOn.Store(t.wait.ref)
-	if t.wait.interruptible && t.mark.Load() != 0 { // Dekker with markCancel
+	if !t.publishWait(StateExhausted) {
 		t.rechargeWaiting = false
-		t.waitingOn.Store(nil)
 		return false
 	}
 	return true

@@ -59,11 +59,8 @@ func (b sleepWait) park(t *Task, w *Worker) bool {
 		return false
 	}
 	tm.waiting = true
-	t.state.Store(uint32(StateBlocked))
-	t.waitingOn.Store(t.wait.ref)
-	if t.wait.interruptible && t.mark.Load() != 0 { // Dekker with markCancel
+	if !t.publishWait(StateBlocked) {
 		tm.waiting = false
-		t.waitingOn.Store(nil)
 		return false
 	}
 	return true
