@@ -4,7 +4,7 @@ SCENARIO ?= scenarios/fail_fast.toml
 FUZZTIME ?= 60s
 FUZZSEEDS ?= 20000
 
-.PHONY: build test vet bench run fuzz mutants clean
+.PHONY: build test vet bench bench-real run fuzz mutants clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cbcsim
@@ -25,6 +25,12 @@ mutants:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./deque ./fiber ./trace
+
+# Real mode against goroutines, errgroup and conc, and the simulator's speed
+# (docs/performance.md); takes a few minutes.
+bench-real: build
+	$(GO) test -run '^$$' -bench . -benchmem ./sched ./bench
+	./$(BIN) bench
 
 run: build
 	./$(BIN) run $(SCENARIO)
