@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 )
 
@@ -137,8 +138,8 @@ func (c Config) normalize() (Config, error) {
 	if c.YieldInterval == 0 {
 		c.YieldInterval = DefaultYieldInterval(c.Profile)
 	}
-	if c.YieldInterval < 1 {
-		return c, fmt.Errorf("sched: yield interval %d must be at least 1", c.YieldInterval)
+	if c.YieldInterval < 1 || c.YieldInterval > math.MaxInt32 {
+		return c, fmt.Errorf("sched: yield interval %d out of range 1..%d", c.YieldInterval, math.MaxInt32)
 	}
 	if c.Budget == (Budget{}) {
 		c.Budget = DefaultBudget

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/cbcsim/cbcsim/nursery"
 )
@@ -260,5 +261,14 @@ func TestGoAndSchedErrorText(t *testing.T) {
 	}
 	if spawnErr == nil || spawnErr.Error() != "SpawnBudgetExhausted: nursery n" {
 		t.Fatalf("spawn error = %v, want %q", spawnErr, "SpawnBudgetExhausted: nursery n")
+	}
+}
+
+// TestTaskSize: a spawn allocates one Task, so its size is the cost of a
+// task; it must stay in the 256-byte size class (rare fields belong in
+// taskExt). Grow it knowingly, with a benchmark, or not at all.
+func TestTaskSize(t *testing.T) {
+	if n := unsafe.Sizeof(Task{}); n > 256 {
+		t.Fatalf("Task is %d bytes, over the 256-byte size class", n)
 	}
 }

@@ -80,21 +80,22 @@ type Task struct {
 	// under mu, so that a plain spawn allocates one small Task.
 	*taskExt
 
-	cleanupDepth    int // >0 while running a cleanup: not a cancellation checkpoint
 	budget          Budget
 	initial         *Budget // the budget it started with (shared, never written)
 	credit          *Budget // granted by a supervisor, not yet absorbed; guarded by mu
 	caps            Caps
 	started         bool
 	hasValue        bool
-	rechargeWaiting bool // parked waiting for a supervisor; guarded by mu
-	opsSinceYield   int
+	rechargeWaiting bool  // parked waiting for a supervisor; guarded by mu
+	cleanupDepth    int32 // >0 while running a cleanup: not a cancellation checkpoint
+	opsSinceYield   int32
 	value           int64
 	result          Result
 	blockOn         blocker
 	waitingOn       atomic.Pointer[waitRef] // set while parked in an interruptible wait
 
-	steps, yields, steals int64
+	steps          int64
+	yields, steals int32 // statistics; int32 keeps Task in the 256-byte size class
 }
 
 // taskExt is the rarely used part of a Task.
@@ -152,7 +153,9 @@ func (t *Task) PanicStack() []byte {
 
 // Stats reports how many steps the task ran, how often it yielded and how
 // often it was stolen.
-func (t *Task) Stats() (steps, yields, steals int64) { return t.steps, t.yields, t.steals }
+func (t *Task) Stats() (steps, yields, steals int64) {
+	return t.steps, int64(t.yields), int64(t.steals)
+}
 
 // Budget is the task's remaining budget.
 func (t *Task) Budget() Budget { return t.budget }
@@ -286,8 +289,8 @@ func (t *Task) charge(c Cost) error {
 		}
 	}
 	t.budget.sub(c)
-	t.opsSinceYield += int(c.Ops)
-	if t.opsSinceYield >= t.s.cfg.YieldInterval {
+	t.opsSinceYield += int32(c.Ops)
+	if int(t.opsSinceYield) >= t.s.cfg.YieldInterval {
 		t.opsSinceYield = 0
 		t.yields++
 		t.suspend(reasonInterval)
