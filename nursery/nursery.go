@@ -28,7 +28,7 @@ type Nursery struct {
 	reason   Reason // the first cancellation's reason
 	hasErr   bool
 	firstErr Child
-	order    []Child // completion order; kept only in mutant builds
+	order    *[]Child // completion order; kept only in mutant builds
 
 	results  chunk.List[Result] // per child, in spawn order; Pending while unfinished
 	kids     chunk.List[kid]    // per child, in spawn order
@@ -178,7 +178,7 @@ func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
 	n.finished++
 	n.running--
 	if mutant.Enabled {
-		n.order = append(n.order, c)
+		n.noteCompletion(c)
 		if r.IsError() && n.hasErr && mutant.On(mutant.LaterErrorOverwrites) {
 			n.firstErr = c
 		}
@@ -287,7 +287,7 @@ func (n *Nursery) cancel(reason Reason, unstartedOnly bool, out *Effects) {
 	for _, c := range n.queue[n.head:] {
 		*n.results.At(int(c)) = CancelledBy(reason)
 		if mutant.Enabled {
-			n.order = append(n.order, c)
+			n.noteCompletion(c)
 		}
 		n.kids.At(int(c)).flags |= marked
 		n.kids.At(int(c)).mark = reason
@@ -395,13 +395,26 @@ func (n *Nursery) Results() []Result {
 	return n.results.AppendTo(nil)
 }
 
+// noteCompletion records completion order for the ResultsCompletionOrder
+// mutant (mutant builds only).
+func (n *Nursery) noteCompletion(c Child) {
+	if n.order == nil {
+		n.order = new([]Child)
+	}
+	*n.order = append(*n.order, c)
+}
+
 // completionOrder lists finished children's results in the order they
 // finished, then the unfinished ones; only the ResultsCompletionOrder
 // mutant uses it.
 func (n *Nursery) completionOrder() []Result {
 	seen := make([]bool, n.results.Len())
 	out := make([]Result, 0, n.results.Len())
-	for _, c := range n.order {
+	var order []Child
+	if n.order != nil {
+		order = *n.order
+	}
+	for _, c := range order {
 		seen[c] = true
 		out = append(out, *n.results.At(int(c)))
 	}

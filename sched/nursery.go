@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -39,7 +40,6 @@ type Nursery struct {
 	label string
 	owner *Task
 	outer *Nursery // the owner's next outer open nursery; guarded by owner.mu
-	catch bool
 
 	mu       sync.Mutex        // guards everything below
 	m        nursery.Nursery   // its effects land in m.Scratch()
@@ -48,7 +48,8 @@ type Nursery struct {
 	pool     Budget
 	timer    *timer // the timeout, if any
 
-	spawnLeft atomic.Int64 // the pool's spawn_count; see takeSpawn
+	spawnLeft atomic.Int32 // the pool's spawn_count (capped at MaxInt32); see takeSpawn
+	catch     bool         // next to spawnLeft so that the two share a word
 }
 
 // takeSpawn pays one spawn_count to this nursery's pool and to the pool of
@@ -188,7 +189,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	} else {
 		n.pool = owner.budget
 	}
-	n.spawnLeft.Store(n.pool.SpawnCount)
+	n.spawnLeft.Store(int32(min(n.pool.SpawnCount, math.MaxInt32)))
 	s.register(nil, n)
 	if owner.emitting() {
 		owner.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),

@@ -272,3 +272,11 @@ func TestTaskSize(t *testing.T) {
 		t.Fatalf("Task is %d bytes, over the 256-byte size class", n)
 	}
 }
+
+// TestNurserySize: every nursery allocates one Nursery; keep it in the
+// 416-byte size class (see TestTaskSize).
+func TestNurserySize(t *testing.T) {
+	if n := unsafe.Sizeof(Nursery{}); n > 416 {
+		t.Fatalf("Nursery is %d bytes, over the 416-byte size class", n)
+	}
+}
