@@ -105,15 +105,17 @@ func TestRealTransitiveCancel(t *testing.T) {
 		return t.Nursery(NurseryOptions{Label: "outer"}, func(n *Nursery) error {
 			n.Spawn(t, "mid", func(t *Task) error {
 				return t.Nursery(NurseryOptions{Label: "inner"}, func(in *Nursery) error {
-					inner.Store(in)
-					in.Spawn(t, "leaf", func(t *Task) error {
+					_, err := in.Spawn(t, "leaf", func(t *Task) error {
 						for {
 							if err := t.Yield(); err != nil {
 								return err
 							}
 						}
 					}, SpawnOptions{})
-					return nil
+					// Published only once the leaf exists, so that main's
+					// cancel has a grandchild to reach.
+					inner.Store(in)
+					return err
 				})
 			}, SpawnOptions{})
 			for inner.Load() == nil {
