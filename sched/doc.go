@@ -39,7 +39,7 @@
 //     CapabilityDenied come back as *SchedError.
 //
 // Costs, measured on the project's 2-core machine (docs/performance.md): a
-// spawned task is one allocation of about 300 bytes and no goroutine (fibers
+// spawned task is one allocation of 256 bytes and no goroutine (fibers
 // are pooled per worker); a yield is a fiber switch and allocates nothing.
 // docs/semantics.md lists every semantic choice.
 package sched
