@@ -77,12 +77,13 @@ type waitRef struct{ b interruptible }
 // cancelWait needs, so that cancelWait never reads t.wait, which the task
 // rewrites when it blocks again.
 type chanWait struct {
+	ref           waitRef // points back here: one allocation per block
 	t             *Task
 	c             *Channel
 	interruptible bool
 }
 
-func (b chanWait) describe() string {
+func (b *chanWait) describe() string {
 	w := &b.t.wait
 	if w.send {
 		return "send " + w.ch.name
@@ -92,7 +93,7 @@ func (b chanWait) describe() string {
 
 // park registers the task in the channel's queue unless the operation could
 // now proceed or the task was cancelled meanwhile.
-func (b chanWait) park(t *Task, w *Worker) bool {
+func (b *chanWait) park(t *Task, w *Worker) bool {
 	c := t.wait.ch
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -137,7 +138,7 @@ func (t *Task) publishWait(st TaskState) bool {
 
 // cancelWait removes t from the channel's queues if it is still blocked
 // there, marking the wait cancelled; the caller then wakes t.
-func (b chanWait) cancelWait(t *Task) bool {
+func (b *chanWait) cancelWait(t *Task) bool {
 	c := b.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -341,7 +342,9 @@ func (t *Task) Close(c *Channel) error {
 // and did not park: the caller retries.
 func (t *Task) blockOnChannel(c *Channel, send bool, v int64) error {
 	t.ext().wait = waitSlot{state: waitPending, val: v, interruptible: t.cleanupDepth == 0, ch: c, send: send}
-	t.wait.ref = &waitRef{b: chanWait{t: t, c: c, interruptible: t.wait.interruptible}}
+	cw := &chanWait{t: t, c: c, interruptible: t.wait.interruptible}
+	cw.ref.b = cw
+	t.wait.ref = &cw.ref
 	t.blockOn = t.wait.ref.b
 	t.suspend(reasonBlock)
 	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.mark.Load() != 0) {

@@ -38,7 +38,9 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 		}
 		// Wait for the supervisor.
 		x.wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
-		x.wait.ref = &waitRef{b: rechargeWait{t: t, interruptible: x.wait.interruptible}}
+		rw := &rechargeWait{t: t, interruptible: x.wait.interruptible}
+		rw.ref.b = rw
+		x.wait.ref = &rw.ref
 		t.blockOn = t.wait.ref.b
 		t.suspend(reasonBlock)
 		if t.wait.state == waitCancelled || (t.wait.interruptible && t.mark.Load() != 0) {
@@ -101,13 +103,14 @@ func add(b *Budget, c Budget) {
 // supervisor. Its lock is the task's own mu (not its nursery's: cancelling
 // the nursery holds that lock while it interrupts the task).
 type rechargeWait struct {
+	ref           waitRef // points back here: one allocation per wait
 	t             *Task
 	interruptible bool
 }
 
-func (b rechargeWait) describe() string { return "recharge" }
+func (b *rechargeWait) describe() string { return "recharge" }
 
-func (b rechargeWait) park(t *Task, w *Worker) bool {
+func (b *rechargeWait) park(t *Task, w *Worker) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.credit != nil || (t.wait.interruptible && t.mark.Load() != 0) {
@@ -121,7 +124,7 @@ func (b rechargeWait) park(t *Task, w *Worker) bool {
 	return true
 }
 
-func (b rechargeWait) cancelWait(t *Task) bool {
+func (b *rechargeWait) cancelWait(t *Task) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.rechargeWaiting || !b.interruptible {

@@ -22,7 +22,9 @@ func (t *Task) Sleep(ticks int64) error {
 	s := t.s
 	tm := s.timers.add(s.Now()+uint64(ticks), timerSleep, t, nil)
 	t.ext().wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0, tm: tm}
-	t.wait.ref = &waitRef{b: sleepWait{t: t, tm: tm, interruptible: t.wait.interruptible}}
+	sw := &sleepWait{t: t, tm: tm, interruptible: t.wait.interruptible}
+	sw.ref.b = sw
+	t.wait.ref = &sw.ref
 	for {
 		t.blockOn = t.wait.ref.b
 		t.suspend(reasonBlock)
@@ -39,14 +41,15 @@ func (t *Task) Sleep(ticks int64) error {
 // sleepWait is the blocker of a sleeping task (see chanWait for why it
 // carries its timer).
 type sleepWait struct {
+	ref           waitRef // points back here: one allocation per sleep
 	t             *Task
 	tm            *timer
 	interruptible bool
 }
 
-func (b sleepWait) describe() string { return "sleep" }
+func (b *sleepWait) describe() string { return "sleep" }
 
-func (b sleepWait) park(t *Task, w *Worker) bool {
+func (b *sleepWait) park(t *Task, w *Worker) bool {
 	ts := &t.s.timers
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -66,7 +69,7 @@ func (b sleepWait) park(t *Task, w *Worker) bool {
 	return true
 }
 
-func (b sleepWait) cancelWait(t *Task) bool {
+func (b *sleepWait) cancelWait(t *Task) bool {
 	ts := &t.s.timers
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
