@@ -1,6 +1,9 @@
 package sched
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Budget is a task's resource quota (seed 001 section 3.1). Each component
 // counts down; reaching 0 exhausts the task.
@@ -14,6 +17,10 @@ type Budget struct {
 
 // DefaultBudget is the scenario format's default task budget.
 var DefaultBudget = Budget{Ops: 100_000, Memory: 1 << 20, SpawnCount: 64, ChannelOps: 1024, Syscalls: 64}
+
+// Unlimited is a budget no program exhausts, for Go programs that want
+// structured concurrency without quotas: Config{Budget: sched.Unlimited}.
+var Unlimited = Budget{Ops: math.MaxInt64 / 2, Memory: math.MaxInt64 / 2, SpawnCount: math.MaxInt32, ChannelOps: math.MaxInt64 / 2, Syscalls: math.MaxInt64 / 2}
 
 // Cost is what one operation charges (seed 001 section 3.3).
 type Cost = Budget

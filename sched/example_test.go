@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/sched"
@@ -337,4 +338,24 @@ func ExampleCaps() {
 	// spawn with io: CapabilityDenied: spawn asks for io which the spawner lacks
 	// leaf spawning: CapabilityDenied: spawn without the spawn capability
 	// main: ok
+}
+
+// ExampleNursery_Go: the shortest form, for a Go program that wants
+// structured concurrency without quotas: an Unlimited budget, Nursery.Go,
+// and the modes re-exported by this package.
+func ExampleNursery_Go() {
+	s, _ := sched.New(sched.Config{Workers: 2, Budget: sched.Unlimited})
+	var sum atomic.Int64
+	res := s.Run("main", func(t *sched.Task) error {
+		return t.Nursery(sched.NurseryOptions{Mode: sched.CollectAll}, func(n *sched.Nursery) error {
+			for i := int64(1); i <= 1000; i++ {
+				if _, err := n.Go("add", func(*sched.Task) error { sum.Add(i); return nil }); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	fmt.Println(res, sum.Load())
+	// Output: ok 500500
 }
