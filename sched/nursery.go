@@ -252,7 +252,7 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 	s.register(child, nil)
 	if w.em.on() {
 		w.em.emit(trace.KindSpawn, trace.I("task", int64(child.id)), trace.I("parent", int64(t.id)),
-			trace.I("nursery", int64(n.id)), trace.S("name", name), trace.S("admit", admitName(admit)))
+			trace.I("nursery", int64(n.id)), trace.S("name", name), trace.S("admit", admit.String()))
 	}
 	switch admit {
 	case nursery.AdmitRun:
@@ -271,16 +271,6 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 // Only n's owner may call it, from its body.
 func (n *Nursery) Go(name string, fn Func) (*Task, error) {
 	return n.Spawn(n.owner, name, fn, SpawnOptions{})
-}
-
-func admitName(a nursery.Admit) string {
-	switch a {
-	case nursery.AdmitRun:
-		return "run"
-	case nursery.AdmitPending:
-		return "pending"
-	}
-	return "cancelled"
 }
 
 // Cancel cancels the nursery (ExplicitCancel). Only the owner calls it.

@@ -201,8 +201,6 @@ type parking struct {
 	done     atomic.Bool
 }
 
-func (p *parking) init() {}
-
 func (p *parking) notify() {
 	p.epoch.Add(1) // seq-cst: ordered before the idle load below
 	if p.idle.Load() > 0 {

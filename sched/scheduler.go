@@ -52,7 +52,6 @@ func New(cfg Config) (*Scheduler, error) {
 		return nil, err
 	}
 	s := &Scheduler{cfg: cfg, fibers: fiber.NewPool(0), keep: cfg.Sink != nil || cfg.KeepTasks}
-	s.park.init()
 	s.em = emitter{sink: cfg.Sink, worker: -1}
 	s.timers.nextAt.Store(noTimer)
 	s.clock = cfg.Clock

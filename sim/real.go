@@ -36,15 +36,5 @@ func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 }
 
 func runReal(s *sched.Scheduler, sc *scenario.Scenario, p *program) sched.Result {
-	caps := sched.CapsAll
-	hasCaps := false
-	if main := sc.Tasks["main"]; main.HasCaps && sc.Scheduler.Profile == scenario.ProfileSovereign {
-		caps, _ = sched.ParseCaps(main.Caps)
-		hasCaps = true
-	}
-	return s.RunWith("main", p.funcs["main"], func(root *sched.Task) {
-		if hasCaps {
-			s.SetRootCaps(caps)
-		}
-	})
+	return s.RunWith("main", p.funcs["main"], func(*sched.Task) { setRootCaps(s, sc) })
 }

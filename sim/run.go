@@ -304,6 +304,12 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims sched.Vic
 
 func startRoot(s *sched.Scheduler, sc *scenario.Scenario, p *program) {
 	s.Start("main", p.funcs["main"])
+	setRootCaps(s, sc)
+}
+
+// setRootCaps gives main the caps of [task.main] under sovereign; under the
+// other profiles it keeps every capability.
+func setRootCaps(s *sched.Scheduler, sc *scenario.Scenario) {
 	if main := sc.Tasks["main"]; main.HasCaps && sc.Scheduler.Profile == scenario.ProfileSovereign {
 		caps, _ := sched.ParseCaps(main.Caps)
 		s.SetRootCaps(caps)
