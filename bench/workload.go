@@ -91,18 +91,22 @@ func (nopTimer) ReportMetric(float64, string) {}
 // processor the Go scheduler runs on.
 func Workers() int { return runtime.GOMAXPROCS(0) }
 
-// newScheduler returns a real-mode scheduler whose root may spawn spawns
-// tasks in all. spawn_count is a quota on the root's whole subtree, so it
-// bounds every spawn of the workload; ops and channel_ops are plentiful
-// (each spawn, nursery and channel operation costs one).
+// newScheduler returns a real-mode scheduler. spawns > 0 makes it a quota
+// on the root's whole subtree (spawn_count), with ops and channel_ops
+// plentiful; spawns == 0 gives every task sched.Unlimited, what a Go
+// program without quotas uses, and what the comparisons with goroutines
+// run on (the peers have no quotas).
 func newScheduler(workers int, spawns int64, yieldInterval int) (*sched.Scheduler, error) {
 	if workers == 0 {
 		workers = Workers()
 	}
-	b := sched.DefaultBudget
-	b.Ops = 1 << 40
-	b.ChannelOps = 1 << 40
-	b.SpawnCount = spawns
+	b := sched.Unlimited
+	if spawns > 0 {
+		b = sched.DefaultBudget
+		b.Ops = 1 << 40
+		b.ChannelOps = 1 << 40
+		b.SpawnCount = spawns
+	}
 	return sched.New(sched.Config{Workers: workers, Seed: 1, Budget: b, YieldInterval: yieldInterval})
 }
 
@@ -123,7 +127,7 @@ func SpawnJoin(impl string, workers int) Func {
 	switch impl {
 	case Cbcsim:
 		return func(tm Timer, n int) error {
-			s, err := newScheduler(workers, int64(n), 0)
+			s, err := newScheduler(workers, 0, 0)
 			if err != nil {
 				return err
 			}
@@ -131,7 +135,7 @@ func SpawnJoin(impl string, workers int) Func {
 			return resultErr(s.Run("main", func(t *sched.Task) error {
 				return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
 					for range n {
-						if _, err := nu.Spawn(t, "task", emptyTask, sched.SpawnOptions{}); err != nil {
+						if err := nu.Go("task", emptyTask); err != nil {
 							return err
 						}
 					}
@@ -212,11 +216,10 @@ func treeNode(t *sched.Task, depth int, nodes *[TreeDepth + 1]sched.Func) error 
 	}
 	child := nodes[depth-1]
 	return t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
-		if _, err := n.Spawn(t, "node", child, sched.SpawnOptions{}); err != nil {
+		if err := n.Go("node", child); err != nil {
 			return err
 		}
-		_, err := n.Spawn(t, "node", child, sched.SpawnOptions{})
-		return err
+		return n.Go("node", child)
 	})
 }
 
@@ -256,7 +259,7 @@ func concTree(depth int) {
 // what spawning itself costs.
 func WorkingTree(workers int) Func {
 	return func(tm Timer, n int) error {
-		s, err := newScheduler(workers, int64(n)*TreeTasks, 0)
+		s, err := newScheduler(workers, 0, 0)
 		if err != nil {
 			return err
 		}
@@ -308,7 +311,7 @@ func FanOutTree(impl string, workers int) Func {
 	switch impl {
 	case Cbcsim:
 		return func(tm Timer, n int) error {
-			s, err := newScheduler(workers, int64(n)*TreeTasks, 0)
+			s, err := newScheduler(workers, 0, 0)
 			if err != nil {
 				return err
 			}
@@ -491,7 +494,7 @@ func Steal(workers int) Func {
 		res := s.Run("main", func(t *sched.Task) error {
 			return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
 				for range n {
-					if _, err := nu.Spawn(t, "task", emptyTask, sched.SpawnOptions{}); err != nil {
+					if err := nu.Go("task", emptyTask); err != nil {
 						return err
 					}
 				}

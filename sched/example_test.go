@@ -349,7 +349,7 @@ func ExampleNursery_Go() {
 	res := s.Run("main", func(t *sched.Task) error {
 		return t.Nursery(sched.NurseryOptions{Mode: sched.CollectAll}, func(n *sched.Nursery) error {
 			for i := int64(1); i <= 1000; i++ {
-				if _, err := n.Go("add", func(*sched.Task) error { sum.Add(i); return nil }); err != nil {
+				if err := n.Go("add", func(*sched.Task) error { sum.Add(i); return nil }); err != nil {
 					return err
 				}
 			}

@@ -35,7 +35,6 @@ type SpawnOptions struct {
 // The state machine and error-mode rules are package nursery's; this type
 // binds them to tasks and workers.
 type Nursery struct {
-	s     *Scheduler
 	id    uint64
 	label string
 	owner *Task
@@ -48,8 +47,10 @@ type Nursery struct {
 	pool     Budget
 	timer    *timer // the timeout, if any
 
-	spawnLeft atomic.Int32 // the pool's spawn_count (capped at MaxInt32); see takeSpawn
+	spawnLeft atomic.Int32 // the pool's spawn_count, MaxInt32 for unlimited; see takeSpawn
 	catch     bool         // next to spawnLeft so that the two share a word
+	keepMem   bool         // not to be reused: a timeout or a *Task handle may outlive it (free.go)
+	quota     *Nursery     // the nearest nursery at or above this one with a finite spawn_count
 }
 
 // takeSpawn pays one spawn_count to this nursery's pool and to the pool of
@@ -57,12 +58,14 @@ type Nursery struct {
 // main). spawn_count is thereby a quota on a whole subtree: everything
 // below a nursery spawns at most as many tasks as its pool allows, so a
 // recursive spawner is contained, while siblings share the quota instead of
-// the first child taking it all. Lock-free, so it takes no lock against the
-// tree order that cancellation follows.
+// the first child taking it all. A pool of MaxInt32 or more is unlimited
+// and skipped (the quota links only the limited ones), so that a program
+// on sched.Unlimited pays no atomic per spawn. Lock-free, so it takes no
+// lock against the tree order that cancellation follows.
 func (n *Nursery) takeSpawn() bool {
-	for x := n; x != nil; x = x.owner.parent {
+	for x := n.quota; x != nil; x = x.nextQuota() {
 		if x.spawnLeft.Add(-1) < 0 {
-			for y := n; ; y = y.owner.parent {
+			for y := n.quota; ; y = y.nextQuota() {
 				y.spawnLeft.Add(1)
 				if y == x {
 					break
@@ -72,6 +75,14 @@ func (n *Nursery) takeSpawn() bool {
 		}
 	}
 	return true
+}
+
+// nextQuota is the nearest limited nursery strictly above x.
+func (x *Nursery) nextQuota() *Nursery {
+	if p := x.owner.parent; p != nil {
+		return p.quota
+	}
+	return nil
 }
 
 // ID is the nursery's id, unique within its scheduler.
@@ -161,8 +172,11 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	outcome := n.m.Outcome()
 	_, first, _ := n.m.FirstError()
 	n.mu.Unlock()
-	if outcome == nursery.ChildFailed && !n.catch {
-		return &ChildError{Nursery: n.label, Child: first, Text: first.ErrorText()}
+	failed := outcome == nursery.ChildFailed && !n.catch
+	label := n.label
+	n.recycle(t.w)
+	if failed {
+		return &ChildError{Nursery: label, Child: first, Text: first.ErrorText()}
 	}
 	return t.point(Cost{})
 }
@@ -182,7 +196,13 @@ func (t *Task) protectNursery(body func(*Nursery) error, n *Nursery) (err error,
 }
 
 func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
-	n := &Nursery{s: s, id: s.nextNurseryID.Add(1), label: o.Label, owner: owner, catch: o.Catch}
+	n := owner.w.freeNurseries.get()
+	if n == nil {
+		n = &Nursery{}
+	}
+	n.id, n.label, n.owner, n.catch = s.nextNurseryID.Add(1), o.Label, owner, o.Catch
+	n.outer, n.waiter, n.timer, n.keepMem = nil, nil, nil, s.keep
+	n.children.Reset()
 	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent})
 	if o.Budget != nil {
 		n.pool = *o.Budget
@@ -190,6 +210,13 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 		n.pool = owner.budget
 	}
 	n.spawnLeft.Store(int32(min(n.pool.SpawnCount, math.MaxInt32)))
+	n.quota = n
+	if n.pool.SpawnCount >= math.MaxInt32 {
+		n.quota = nil
+		if p := owner.parent; p != nil {
+			n.quota = p.quota
+		}
+	}
 	s.register(nil, n)
 	if owner.emitting() {
 		owner.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),
@@ -198,24 +225,54 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	return n
 }
 
+// recycle puts n, which its owner has just left, on the owner's
+// worker's free list unless something may still refer to it. Every child
+// has finished and been recorded, and the owner unlinked n under its own
+// lock, so no other worker can reach n any more; n.mu is left as it is,
+// unlocked, since the last child's worker may still be returning from
+// Unlock.
+func (n *Nursery) recycle(w *Worker) {
+	if n.keepMem || n.timer != nil {
+		return
+	}
+	n.owner, n.quota, n.label = nil, nil, ""
+	w.freeNurseries.put(n)
+}
+
 // Spawn starts a child running fn in n. Only n's owner may call it, from its
 // body. Spawning is a checkpoint costing one op and one spawn_count from the
 // nursery's pool. It fails the caller with SpawnBudgetExhausted when the
 // pool has no spawn_count left and with CapabilityDenied when the caller may
 // not spawn. A child spawned after the nursery started cancelling is created
 // already cancelled and never runs.
+//
+// The *Task it returns stays valid after the child ends, so a child spawned
+// with Spawn is never reused; Go, which returns no handle, is the cheaper
+// call when the handle is not needed.
 func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, error) {
 	if t != n.owner {
 		panic("sched: Nursery.Spawn: caller is not the nursery's owner")
 	}
+	n.keepMem = true // the handle's Parent() must stay this nursery
+	return n.spawn(t, name, fn, o, false)
+}
+
+// spawn is Spawn; recycle says the child may be reused once done.
+func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle bool) (*Task, error) {
 	if t.caps&CapSpawn == 0 && !mutant.On(mutant.SkipCapabilityCheck) {
 		return nil, &SchedError{Code: ErrCapabilityDenied, Detail: "spawn without the spawn capability"}
 	}
 	if err := t.point(Cost{Ops: 1}); err != nil {
 		return nil, err
 	}
-	s := n.s
-	child := &Task{s: s, id: s.nextTaskID.Add(1), name: name, fn: fn, parent: n}
+	s := n.owner.s
+	w := t.w
+	child := w.freeTasks.get()
+	if child == nil {
+		child = &Task{}
+	}
+	child.s, child.id, child.name, child.fn, child.parent = s, s.nextTaskID.Add(1), name, fn, n
+	child.recycle = recycle && !s.keep
 	if o.Budget != nil {
 		b := *o.Budget
 		child.budget, child.initial = b, &b
@@ -235,7 +292,6 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 	if o.As != "" {
 		child.ext().as = o.As
 	}
-	w := t.w
 
 	if !n.takeSpawn() {
 		return nil, &SchedError{Code: ErrSpawnBudgetExhausted, Detail: "nursery " + n.label}
@@ -267,10 +323,13 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 	return child, nil
 }
 
-// Go spawns fn into n with the default options: Spawn for the common case.
-// Only n's owner may call it, from its body.
-func (n *Nursery) Go(name string, fn Func) (*Task, error) {
-	return n.Spawn(n.owner, name, fn, SpawnOptions{})
+// Go spawns fn into n with the default options and no handle: the usual
+// call, as errgroup.Group.Go is. Only n's owner may call it, from its body.
+// It fails as Spawn does. Since no *Task escapes, the scheduler reuses the
+// child's memory once it is done.
+func (n *Nursery) Go(name string, fn Func) error {
+	_, err := n.spawn(n.owner, name, fn, SpawnOptions{}, true)
+	return err
 }
 
 // Cancel cancels the nursery (ExplicitCancel). Only the owner calls it.
@@ -294,7 +353,7 @@ func (n *Nursery) complete(t *Task, w *Worker) {
 		n.mu.Unlock()
 		panic(fmt.Sprintf("sched: Nursery.complete: %v", err))
 	}
-	if !n.s.keep {
+	if !n.owner.s.keep {
 		// The result is kept by the nursery; the task itself can go, so
 		// that a nursery with a million finished children does not hold
 		// a million tasks.
@@ -307,7 +366,15 @@ func (n *Nursery) complete(t *Task, w *Worker) {
 // start records that child t runs its first step, unless it was cancelled
 // while queued, in which case it must never run (race protection, seed
 // 003): start reports false and the caller retires it.
+//
+// Only cancel_remaining tells started children apart (its first error and
+// its timeout spare them), so elsewhere, unless the scheduler keeps its
+// records for tables, start only checks the mark, without the nursery's
+// lock: the lock the spawner and the finishing children contend for most.
 func (n *Nursery) start(t *Task) bool {
+	if !n.owner.s.keep && n.m.Mode() != nursery.CancelRemaining {
+		return t.mark.Load() == 0 || mutant.On(mutant.QueuedCancelRuns)
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if r := t.mark.Load(); r != 0 && !mutant.On(mutant.QueuedCancelRuns) {
@@ -324,7 +391,7 @@ func (n *Nursery) start(t *Task) bool {
 // lock order always follows the tree from the root down.
 func (n *Nursery) apply(w *Worker) {
 	e := n.m.Scratch()
-	s := n.s
+	s := n.owner.s
 	em := s.emitter(w)
 	if em.on() {
 		for _, tr := range e.Transitions {

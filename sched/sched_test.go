@@ -251,10 +251,10 @@ func TestGoAndSchedErrorText(t *testing.T) {
 	var spawnErr error
 	res := s.Run("main", func(t *Task) error {
 		return t.Nursery(NurseryOptions{Label: "n"}, func(n *Nursery) error {
-			if _, err := n.Go("first", func(*Task) error { return nil }); err != nil {
+			if err := n.Go("first", func(*Task) error { return nil }); err != nil {
 				return err
 			}
-			_, spawnErr = n.Go("second", func(*Task) error { return nil })
+			spawnErr = n.Go("second", func(*Task) error { return nil })
 			return spawnErr
 		})
 	})

@@ -39,6 +39,9 @@ type Scheduler struct {
 	tasks     []*Task
 	nurseries []*Nursery
 
+	sharedTasks     sharedFree[Task] // overflow of the workers' free lists (see free.go)
+	sharedNurseries sharedFree[Nursery]
+
 	park   parking
 	em     emitter // events caused outside any worker (actor "sim")
 	clock  Clock
@@ -60,6 +63,7 @@ func New(cfg Config) (*Scheduler, error) {
 		w := &Worker{s: s, id: i, dq: deque.New[Task](64), fibs: s.fibers.NewCache(workerFiberCache), wake: make(chan struct{}, 1)}
 		w.rng.Seed(SplitMix64(&seed))
 		w.em = emitter{sink: cfg.Sink, worker: i}
+		w.freeTasks.shared, w.freeNurseries.shared = &s.sharedTasks, &s.sharedNurseries
 		s.workers = append(s.workers, w)
 	}
 	return s, nil

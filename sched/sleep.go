@@ -122,5 +122,5 @@ func (s *Scheduler) FireTimers(now uint64) {
 
 // startTimeout arms n's timeout.
 func (n *Nursery) startTimeout(ticks int64) {
-	n.timer = n.s.timers.add(n.s.Now()+uint64(ticks), timerTimeout, nil, n)
+	n.timer = n.owner.s.timers.add(n.owner.s.Now()+uint64(ticks), timerTimeout, nil, n)
 }

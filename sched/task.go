@@ -87,6 +87,7 @@ type Task struct {
 	started         bool
 	hasValue        bool
 	rechargeWaiting bool  // parked waiting for a supervisor; guarded by mu
+	recycle         bool  // spawned by Nursery.Go without a Sink: reused once done (see free.go)
 	cleanupDepth    int32 // >0 while running a cleanup: not a cancellation checkpoint
 	opsSinceYield   int32
 	value           int64

@@ -40,6 +40,9 @@ type Worker struct {
 	timer  *time.Timer   // real mode: the timed parks of backoff
 	em     emitter
 	stats  WorkerStats
+
+	freeTasks     freeList[Task]    // done tasks for reuse (see free.go)
+	freeNurseries freeList[Nursery] // done nurseries for reuse
 }
 
 // ID is the worker's index.
@@ -255,6 +258,16 @@ func (w *Worker) finish(t *Task) {
 	w.s.retire(t, w)
 	if n := t.parent; n != nil {
 		n.complete(t, w)
+		w.recycleTask(t)
+	}
+}
+
+// recycleTask puts t on w's free list if it may be reused: its nursery has
+// its result and nothing else refers to it (see free.go).
+func (w *Worker) recycleTask(t *Task) {
+	if t.recycle {
+		*t = Task{}
+		w.freeTasks.put(t)
 	}
 }
 
@@ -265,6 +278,7 @@ func (w *Worker) retireUnstarted(t *Task) {
 	w.s.retire(t, w)
 	if n := t.parent; n != nil {
 		n.complete(t, w)
+		w.recycleTask(t)
 	}
 }
 

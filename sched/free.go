@@ -1,0 +1,80 @@
+package sched
+
+import "sync"
+
+// Recycling. In real mode without a Sink or KeepTasks, a task spawned with
+// Nursery.Go (which hands out no *Task) and a nursery without a timeout are
+// reused once they are done, so that a program spawning millions of tasks
+// allocates a few hundred. A task is done once its nursery has recorded
+// its result; a nursery once Task.Nursery returns. Each worker keeps its
+// own free lists; a list that overflows hands half of itself to a shared
+// stack, and an empty one takes a batch back, as the Go runtime does with
+// its free goroutines, so that a worker that only frees (it runs children
+// another worker spawned) feeds the one that only allocates.
+
+const (
+	freeLocal  = 128 // objects a worker keeps
+	freeBatch  = freeLocal / 2
+	freeShared = 64 // batches the shared stack keeps; more go to the collector
+)
+
+// freeList is one worker's stack of free objects. Only that worker uses it.
+type freeList[T any] struct {
+	items  []*T
+	shared *sharedFree[T]
+}
+
+// get returns a free object, or nil when there is none.
+func (l *freeList[T]) get() *T {
+	if len(l.items) == 0 && !l.shared.take(&l.items) {
+		return nil
+	}
+	x := l.items[len(l.items)-1]
+	l.items[len(l.items)-1] = nil
+	l.items = l.items[:len(l.items)-1]
+	return x
+}
+
+// put adds x, which the caller has reset, to the list.
+func (l *freeList[T]) put(x *T) {
+	if len(l.items) == freeLocal {
+		l.shared.give(&l.items)
+	}
+	l.items = append(l.items, x)
+}
+
+// sharedFree is the scheduler-wide stack of batches.
+type sharedFree[T any] struct {
+	mu      sync.Mutex
+	batches [][]*T
+}
+
+// give moves the top freeBatch objects of *items into the stack (or drops
+// them when it is full).
+func (s *sharedFree[T]) give(items *[]*T) {
+	l := *items
+	batch := make([]*T, freeBatch)
+	copy(batch, l[len(l)-freeBatch:])
+	clear(l[len(l)-freeBatch:])
+	*items = l[:len(l)-freeBatch]
+	s.mu.Lock()
+	if len(s.batches) < freeShared {
+		s.batches = append(s.batches, batch)
+	}
+	s.mu.Unlock()
+}
+
+// take appends one batch to *items, reporting false when there is none.
+func (s *sharedFree[T]) take(items *[]*T) bool {
+	s.mu.Lock()
+	if len(s.batches) == 0 {
+		s.mu.Unlock()
+		return false
+	}
+	batch := s.batches[len(s.batches)-1]
+	s.batches[len(s.batches)-1] = nil
+	s.batches = s.batches[:len(s.batches)-1]
+	s.mu.Unlock()
+	*items = append(*items, batch...)
+	return true
+}

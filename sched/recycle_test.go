@@ -1,0 +1,163 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cbcsim/cbcsim/nursery"
+)
+
+// recycleTree is a random tree of nested nurseries whose children are
+// spawned with Go, so that their tasks and nurseries are reused (free.go).
+type recycleTree struct {
+	mode     nursery.Mode
+	kids     []*recycleTree
+	leaf     int // for leaves: 0 ok, 1 error, 2 panic, 3 loop until cancelled
+	failures int // failing leaves in this subtree
+}
+
+func genRecycleTree(r *rand.Rand, depth int) *recycleTree {
+	n := &recycleTree{mode: nursery.Mode(r.IntN(3))}
+	if depth == 0 || r.IntN(4) == 0 {
+		n.leaf = r.IntN(4)
+		if r.IntN(3) != 0 {
+			n.leaf = 0 // mostly successful leaves
+		}
+		if n.leaf == 1 || n.leaf == 2 {
+			n.failures = 1
+		}
+		return n
+	}
+	for range 1 + r.IntN(3) {
+		k := genRecycleTree(r, depth-1)
+		n.kids = append(n.kids, k)
+		n.failures += k.failures
+	}
+	return n
+}
+
+// recycleCounts are what every run of a tree must balance.
+type recycleCounts struct {
+	started, ended, wrongName atomic.Int64
+}
+
+func (tr *recycleTree) body(c *recycleCounts, name string) Func {
+	return func(t *Task) error {
+		c.started.Add(1)
+		defer c.ended.Add(1)
+		if t.Name() != name {
+			c.wrongName.Add(1)
+		}
+		if tr.kids == nil {
+			switch tr.leaf {
+			case 1:
+				return errors.New("leaf failed")
+			case 2:
+				panic("leaf panicked")
+			case 3:
+				// Loops until a failure elsewhere cancels it; a tree
+				// without failures ends it with a bounded count.
+				for range 200 {
+					if err := t.Checkpoint(); err != nil {
+						return err
+					}
+					if err := t.Yield(); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		return t.Nursery(NurseryOptions{Mode: tr.mode}, func(n *Nursery) error {
+			for i, k := range tr.kids {
+				kn := fmt.Sprintf("%s.%d", name, i)
+				if err := n.Go(kn, k.body(c, kn)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// TestRecycledTasksAndNurseries: under -race, on 1 to 4 workers, random
+// trees with failures, panics and cancellation run one after the other in
+// one Run, reusing tasks and nurseries. Every body that starts ends, each
+// task sees its own name, the root fails exactly when some leaf fails, and
+// nothing stays live.
+func TestRecycledTasksAndNurseries(t *testing.T) {
+	trees := 200
+	if testing.Short() {
+		trees = 50
+	}
+	for _, workers := range []int{1, 2, 4} {
+		r := rand.New(rand.NewPCG(uint64(workers), 7))
+		s, err := New(Config{Workers: workers, Seed: 1, Budget: Unlimited})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c recycleCounts
+		res := s.Run("main", func(root *Task) error {
+			for i := range trees {
+				tr := genRecycleTree(r, 4)
+				err := root.Nursery(NurseryOptions{Catch: true}, func(n *Nursery) error {
+					return n.Go("tree", tr.body(&c, "tree"))
+				})
+				if err != nil {
+					return fmt.Errorf("tree %d: %v", i, err)
+				}
+			}
+			return nil
+		})
+		if res.Kind != nursery.KindOK {
+			t.Fatalf("workers %d: main = %s", workers, res)
+		}
+		if c.started.Load() != c.ended.Load() || c.started.Load() == 0 {
+			t.Fatalf("workers %d: %d bodies started, %d ended", workers, c.started.Load(), c.ended.Load())
+		}
+		if c.wrongName.Load() != 0 {
+			t.Fatalf("workers %d: %d tasks saw another task's name", workers, c.wrongName.Load())
+		}
+		if s.Live() != 0 {
+			t.Fatalf("workers %d: %d tasks still live", workers, s.Live())
+		}
+	}
+}
+
+// TestRecycledTreeOutcome: a tree's owner fails exactly when one of its
+// leaves fails, whatever the interleaving, with recycled tasks.
+func TestRecycledTreeOutcome(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	s, err := New(Config{Workers: 2, Seed: 1, Budget: Unlimited})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c recycleCounts
+	var bad atomic.Int64
+	res := s.Run("main", func(root *Task) error {
+		for range 100 {
+			tr := genRecycleTree(r, 3)
+			err := root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+				return n.Go("tree", tr.body(&c, "tree"))
+			})
+			var ce *ChildError
+			failed := errors.As(err, &ce)
+			if err != nil && !failed {
+				return err
+			}
+			if failed != (tr.failures > 0) {
+				bad.Add(1)
+			}
+		}
+		return nil
+	})
+	if res.Kind != nursery.KindOK {
+		t.Fatalf("main = %s", res)
+	}
+	if bad.Load() != 0 {
+		t.Fatalf("%d trees failed without a failing leaf or the reverse", bad.Load())
+	}
+}
