@@ -305,6 +305,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle b
 	}
 	child.child = c
 	n.children.Append(child)
+	w.live.Add(1)
 	s.register(child, nil)
 	if w.em.on() {
 		w.em.emit(trace.KindSpawn, trace.I("task", int64(child.id)), trace.I("parent", int64(t.id)),

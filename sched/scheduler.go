@@ -21,7 +21,7 @@ type Scheduler struct {
 
 	nextTaskID    atomic.Uint64
 	nextNurseryID atomic.Uint64
-	live          atomic.Int64 // tasks created and not yet finished
+	live          atomic.Int64 // tasks created minus tasks finished outside any worker; see Live
 
 	root       *Task
 	rootDone   atomic.Bool
@@ -88,6 +88,7 @@ func (s *Scheduler) Start(name string, fn Func) *Task {
 		t.caps = 0
 	}
 	s.root = t
+	s.live.Add(1)
 	s.register(t, nil)
 	s.global.push(t)
 	s.notify()
@@ -105,8 +106,17 @@ func (s *Scheduler) Root() *Task { return s.root }
 // guarantees that every other task has finished too.
 func (s *Scheduler) Done() bool { return s.rootDone.Load() }
 
-// Live is the number of tasks created and not yet finished.
-func (s *Scheduler) Live() int64 { return s.live.Load() }
+// Live is the number of tasks created and not yet finished. Each worker
+// counts the tasks it creates and finishes on its own cache line, so that
+// spawning costs no atomic shared by all workers; Live adds them up, which
+// is exact once the workers are idle (after Run, or in the seeded driver).
+func (s *Scheduler) Live() int64 {
+	n := s.live.Load()
+	for _, w := range s.workers {
+		n += w.live.Load()
+	}
+	return n
+}
 
 // Log returns a copy of the log lines written by tasks, in order.
 func (s *Scheduler) Log() []string {
@@ -159,9 +169,6 @@ func (s *Scheduler) closeFibers() {
 }
 
 func (s *Scheduler) register(t *Task, n *Nursery) {
-	if t != nil {
-		s.live.Add(1)
-	}
 	if !s.keep {
 		return
 	}

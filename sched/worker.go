@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/cbcsim/cbcsim/deque"
@@ -40,6 +41,8 @@ type Worker struct {
 	timer  *time.Timer   // real mode: the timed parks of backoff
 	em     emitter
 	stats  WorkerStats
+
+	live atomic.Int64 // tasks created on this worker minus those finished here (see Scheduler.Live)
 
 	freeTasks     freeList[Task]    // done tasks for reuse (see free.go)
 	freeNurseries freeList[Nursery] // done nurseries for reuse
@@ -294,7 +297,11 @@ func (s *Scheduler) retire(t *Task, w *Worker) {
 	if em := s.emitter(w); em.on() {
 		em.emit(trace.KindResult, trace.I("task", int64(t.id)), trace.S("result", t.result.String()))
 	}
-	s.live.Add(-1)
+	if w != nil {
+		w.live.Add(-1)
+	} else {
+		s.live.Add(-1)
+	}
 	if t.parent == nil {
 		s.rootFinished(t)
 	}
