@@ -36,12 +36,15 @@ type Func func(tm Timer, n int) error
 // Implementations compared side by side. The names are the sub-benchmark
 // names, fixed so that figures compare across versions.
 const (
-	Cbcsim     = "cbcsim"      // package sched, real mode
-	CbcsimChan = "cbcsim_chan" // package sched, through a rendezvous Channel
-	Goroutines = "goroutines"  // go statements joined with sync.WaitGroup (or channels)
-	Errgroup   = "errgroup"    // golang.org/x/sync/errgroup.Group
-	Conc       = "conc"        // github.com/sourcegraph/conc.WaitGroup
-	IterPull   = "iterpull"    // a bare iter.Pull coroutine switch
+	Cbcsim = "cbcsim" // package sched, real mode
+	// CbcsimStealHalf is cbcsim with Config.StealHalf: the steal-policy
+	// comparison (BenchmarkStealPolicy), not a peer.
+	CbcsimStealHalf = "cbcsim_stealhalf"
+	CbcsimChan      = "cbcsim_chan" // package sched, through a rendezvous Channel
+	Goroutines      = "goroutines"  // go statements joined with sync.WaitGroup (or channels)
+	Errgroup        = "errgroup"    // golang.org/x/sync/errgroup.Group
+	Conc            = "conc"        // github.com/sourcegraph/conc.WaitGroup
+	IterPull        = "iterpull"    // a bare iter.Pull coroutine switch
 )
 
 // Join is the peers of the spawn-and-join workloads, cbcsim first.
@@ -97,6 +100,11 @@ func Workers() int { return runtime.GOMAXPROCS(0) }
 // program without quotas uses, and what the comparisons with goroutines
 // run on (the peers have no quotas).
 func newScheduler(workers int, spawns int64, yieldInterval int) (*sched.Scheduler, error) {
+	return newSchedulerSteal(workers, spawns, yieldInterval, false)
+}
+
+// newSchedulerSteal is newScheduler with the steal policy chosen.
+func newSchedulerSteal(workers int, spawns int64, yieldInterval int, stealHalf bool) (*sched.Scheduler, error) {
 	if workers == 0 {
 		workers = Workers()
 	}
@@ -107,7 +115,7 @@ func newScheduler(workers int, spawns int64, yieldInterval int) (*sched.Schedule
 		b.ChannelOps = 1 << 40
 		b.SpawnCount = spawns
 	}
-	return sched.New(sched.Config{Workers: workers, Seed: 1, Budget: b, YieldInterval: yieldInterval})
+	return sched.New(sched.Config{Workers: workers, Seed: 1, Budget: b, YieldInterval: yieldInterval, StealHalf: stealHalf})
 }
 
 // resultErr turns a root result other than ok into an error.
@@ -125,9 +133,9 @@ func emptyTask(*sched.Task) error { return nil }
 // cbcsim worker count (0: Workers()); the peers use the Go scheduler.
 func SpawnJoin(impl string, workers int) Func {
 	switch impl {
-	case Cbcsim:
+	case Cbcsim, CbcsimStealHalf:
 		return func(tm Timer, n int) error {
-			s, err := newScheduler(workers, 0, 0)
+			s, err := newSchedulerSteal(workers, 0, 0, impl == CbcsimStealHalf)
 			if err != nil {
 				return err
 			}
@@ -309,9 +317,9 @@ func ParallelLeaves(workers int) Func {
 // n trees are built by the root of one Run.
 func FanOutTree(impl string, workers int) Func {
 	switch impl {
-	case Cbcsim:
+	case Cbcsim, CbcsimStealHalf:
 		return func(tm Timer, n int) error {
-			s, err := newScheduler(workers, 0, 0)
+			s, err := newSchedulerSteal(workers, 0, 0, impl == CbcsimStealHalf)
 			if err != nil {
 				return err
 			}
@@ -478,14 +486,17 @@ func pingPongCbcsim(tm Timer, n int, play func(t *sched.Task, first bool, ping, 
 // of tasks stolen) and ns/steal: a thief's time per stolen task (elapsed
 // time times thieves over steals), which includes running the task and
 // so bounds the steal itself from above.
-func Steal(workers int) Func {
+func Steal(workers int) Func { return StealWith(workers, false) }
+
+// StealWith is Steal with the steal policy chosen (Config.StealHalf).
+func StealWith(workers int, half bool) Func {
 	return func(tm Timer, n int) error {
 		w := workers
 		if w == 0 {
 			w = Workers()
 		}
 		w = max(w, 2)
-		s, err := newScheduler(w, int64(n), 1<<30)
+		s, err := newSchedulerSteal(w, int64(n), 1<<30, half)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ package sched_test
 // package sim, which imports sched.
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/cbcsim/cbcsim/bench"
@@ -31,6 +32,29 @@ func BenchmarkSpawnJoin(b *testing.B) {
 func BenchmarkFanOutTree(b *testing.B) {
 	for _, impl := range bench.Join {
 		b.Run(impl, func(b *testing.B) { bench.Bench(b, 5, bench.FanOutTree(impl, 0)) })
+	}
+}
+
+// BenchmarkFanOutTreeScaling: the cbcsim fan-out tree on 1 worker and on
+// GOMAXPROCS workers in one run; the ratio of the two is the scaling
+// target (cbcsim bench prints it as well, with a control).
+func BenchmarkFanOutTreeScaling(b *testing.B) {
+	for _, w := range []int{1, bench.Workers()} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) { bench.Bench(b, 5, bench.FanOutTree(bench.Cbcsim, w)) })
+	}
+}
+
+// BenchmarkStealPolicy: steal-one (the default) against steal-half
+// (Config.StealHalf) on the workloads where stealing decides: SpawnJoin
+// (one producer, the other workers steal everything they run), the
+// fan-out tree, and Steal on 2 and on GOMAXPROCS workers.
+func BenchmarkStealPolicy(b *testing.B) {
+	for _, impl := range []string{bench.Cbcsim, bench.CbcsimStealHalf} {
+		b.Run("SpawnJoin/"+impl, func(b *testing.B) { bench.Bench(b, 10_000, bench.SpawnJoin(impl, 0)) })
+		b.Run("FanOutTree/"+impl, func(b *testing.B) { bench.Bench(b, 5, bench.FanOutTree(impl, 0)) })
+		b.Run("Steal/"+impl, func(b *testing.B) {
+			bench.Bench(b, 10_000, bench.StealWith(0, impl == bench.CbcsimStealHalf))
+		})
 	}
 }
 

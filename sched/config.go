@@ -113,7 +113,16 @@ type Config struct {
 	// Victims, when set, chooses every steal victim instead of the
 	// strategy (schedule-driven replay of a recorded trace).
 	Victims VictimSource
+
+	// StealHalf makes a successful steal take half of the victim's deque
+	// (at most StealBatchMax tasks) instead of one task: the thief runs
+	// the first and queues the rest on its own deque. Off by default:
+	// docs/performance.md has the measurement that decided it.
+	StealHalf bool
 }
+
+// StealBatchMax bounds the tasks one StealHalf steal moves.
+const StealBatchMax = 64
 
 // VictimSource chooses steal victims. NextVictim returns the index of the
 // worker that worker w attempts to steal from next; it must not be w.

@@ -109,10 +109,9 @@ func (w *Worker) steal() *Task {
 	for a := 0; a < attempts; a++ {
 		v := w.s.workers[w.victim(a)]
 		if t := v.dq.Steal(); t != nil {
-			w.stats.Steals++
-			t.steals++
-			if w.em.on() {
-				w.em.emit(trace.KindSteal, trace.I("victim", int64(v.id)), trace.I("task", int64(t.id)))
+			w.stole(v, t)
+			if w.s.cfg.StealHalf {
+				w.stealMore(v)
 			}
 			return t
 		}
@@ -122,6 +121,31 @@ func (w *Worker) steal() *Task {
 		}
 	}
 	return nil
+}
+
+// stole counts and records one task taken from v.
+func (w *Worker) stole(v *Worker, t *Task) {
+	w.stats.Steals++
+	t.steals++
+	if w.em.on() {
+		w.em.emit(trace.KindSteal, trace.I("victim", int64(v.id)), trace.I("task", int64(t.id)))
+	}
+}
+
+// stealMore is the rest of a StealHalf steal: it moves half of what v's
+// deque still holds, at most StealBatchMax-1 tasks, onto w's own deque,
+// oldest first, one Chase-Lev steal each so that the owner's lock-free pop
+// stays correct.
+func (w *Worker) stealMore(v *Worker) {
+	k := min(v.dq.Len()/2, StealBatchMax-1)
+	for range k {
+		t := v.dq.Steal()
+		if t == nil {
+			return
+		}
+		w.stole(v, t)
+		w.dq.Push(t)
+	}
 }
 
 // victim picks the worker to steal from on attempt a; never w itself. The
