@@ -15,15 +15,28 @@ type CancelError struct{ Reason nursery.Reason }
 
 func (e *CancelError) Error() string { return "cancelled: " + e.Reason.String() }
 
+// ErrCancelled matches every *CancelError under errors.Is, whatever its
+// reason: errors.Is(err, sched.ErrCancelled) asks "was this task cancelled?".
+var ErrCancelled = errors.New("cancelled")
+
+// Is makes errors.Is(err, ErrCancelled) true for a cancellation.
+func (e *CancelError) Is(target error) bool { return target == ErrCancelled }
+
 // ChildError is what a nursery returns to its owner when a child failed and
 // the nursery does not catch: the first child error (first error wins).
+// Like errgroup, it carries the error value the child returned (or its
+// *PanicError), so errors.Is and errors.As see through it.
 type ChildError struct {
 	Nursery string // the nursery's label
 	Child   Result // the first failing child's result
 	Text    string // the error text that propagates
+	Err     error  // what the child's body returned, or its *PanicError; nil if unknown
 }
 
 func (e *ChildError) Error() string { return e.Text }
+
+// Unwrap returns the child's own error.
+func (e *ChildError) Unwrap() error { return e.Err }
 
 // Scheduler error codes (seed 001 section 14, contract "Budgets" and
 // "Profiles and capabilities").
@@ -46,6 +59,13 @@ func (e *SchedError) Error() string {
 		return e.Code
 	}
 	return e.Code + ": " + e.Detail
+}
+
+// Is makes errors.Is(err, &SchedError{Code: c}) true for every error with
+// code c: a target without Detail matches on the code alone.
+func (e *SchedError) Is(target error) bool {
+	t, ok := target.(*SchedError)
+	return ok && t.Code == e.Code && (t.Detail == "" || t.Detail == e.Detail)
 }
 
 // PanicError is a panic captured in a task body, with the stack of the

@@ -86,6 +86,55 @@ func ExampleChildError() {
 	// main: err:disk full
 }
 
+// A *ChildError unwraps to the error value the child returned, as
+// errgroup's Wait returns it, so errors.Is and errors.As see through the
+// nursery; a cancelled task's error matches ErrCancelled, and a refusal
+// by the scheduler matches a *SchedError carrying only its code.
+func ExampleChildError_Unwrap() {
+	errNotFound := errors.New("not found")
+	s, _ := sched.New(sched.Config{Workers: 1, Budget: sched.Unlimited})
+	res := s.Run("main", func(t *sched.Task) error {
+		err := t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
+			return n.Go("lookup", func(*sched.Task) error { return fmt.Errorf("user 7: %w", errNotFound) })
+		})
+		fmt.Println("is errNotFound:", errors.Is(err, errNotFound))
+
+		err = t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
+			err := n.Go("loop", func(t *sched.Task) error {
+				for {
+					if err := t.Yield(); err != nil {
+						fmt.Println("is ErrCancelled:", errors.Is(err, sched.ErrCancelled))
+						return err
+					}
+				}
+			})
+			if err != nil {
+				return err
+			}
+			if err := t.Yield(); err != nil { // let the child start
+				return err
+			}
+			n.Cancel(t)
+			return nil
+		})
+		fmt.Println("owner:", err) // a cancelled child is not a failure
+
+		err = t.Nursery(sched.NurseryOptions{Budget: &sched.Budget{Ops: 10}}, func(n *sched.Nursery) error {
+			return n.Go("one too many", func(*sched.Task) error { return nil })
+		})
+		denied := &sched.SchedError{Code: sched.ErrSpawnBudgetExhausted}
+		fmt.Println("is SpawnBudgetExhausted:", errors.Is(err, denied))
+		return nil
+	})
+	fmt.Println("main:", res)
+	// Output:
+	// is errNotFound: true
+	// is ErrCancelled: true
+	// owner: <nil>
+	// is SpawnBudgetExhausted: true
+	// main: ok
+}
+
 // A panic never crosses a task boundary: it becomes the task's result,
 // with its stack kept for the report. Catch keeps the child's failure from
 // failing the owner.

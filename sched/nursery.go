@@ -46,6 +46,7 @@ type Nursery struct {
 	waiter   *Task             // the owner, while it is blocked in await
 	pool     Budget
 	timer    *timer // the timeout, if any
+	firstErr error  // the error value of the first failing child (ChildError.Err)
 
 	spawnLeft atomic.Int32 // the pool's spawn_count, MaxInt32 for unlimited; see takeSpawn
 	catch     bool         // next to spawnLeft so that the two share a word
@@ -171,12 +172,13 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	n.mu.Lock()
 	outcome := n.m.Outcome()
 	_, first, _ := n.m.FirstError()
+	firstErr := n.firstErr
 	n.mu.Unlock()
 	failed := outcome == nursery.ChildFailed && !n.catch
 	label := n.label
 	n.recycle(t.w)
 	if failed {
-		return &ChildError{Nursery: label, Child: first, Text: first.ErrorText()}
+		return &ChildError{Nursery: label, Child: first, Text: first.ErrorText(), Err: firstErr}
 	}
 	return t.point(Cost{})
 }
@@ -201,7 +203,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 		n = &Nursery{}
 	}
 	n.id, n.label, n.owner, n.catch = s.nextNurseryID.Add(1), o.Label, owner, o.Catch
-	n.outer, n.waiter, n.timer, n.keepMem = nil, nil, nil, s.keep
+	n.outer, n.waiter, n.timer, n.firstErr, n.keepMem = nil, nil, nil, nil, s.keep
 	n.children.Reset()
 	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent})
 	if o.Budget != nil {
@@ -235,7 +237,7 @@ func (n *Nursery) recycle(w *Worker) {
 	if n.keepMem || n.timer != nil {
 		return
 	}
-	n.owner, n.quota, n.label = nil, nil, ""
+	n.owner, n.quota, n.label, n.firstErr = nil, nil, "", nil
 	w.freeNurseries.put(n)
 }
 
@@ -353,6 +355,11 @@ func (n *Nursery) complete(t *Task, w *Worker) {
 	if err := n.m.Complete(t.child, t.result, nil); err != nil {
 		n.mu.Unlock()
 		panic(fmt.Sprintf("sched: Nursery.complete: %v", err))
+	}
+	if n.firstErr == nil && t.result.IsError() {
+		if c, _, _ := n.m.FirstError(); c == t.child {
+			n.firstErr = t.failure()
+		}
 	}
 	if !n.owner.s.keep {
 		// The result is kept by the nursery; the task itself can go, so

@@ -275,10 +275,48 @@ func TestTaskSize(t *testing.T) {
 	}
 }
 
-// TestNurserySize: every nursery allocates one Nursery; keep it in the
-// 416-byte size class (see TestTaskSize).
+// TestNurserySize: a nursery that cannot be reused (a timeout, a Spawn
+// handle, the simulator) allocates one Nursery; keep it in the 448-byte
+// size class (see TestTaskSize).
 func TestNurserySize(t *testing.T) {
-	if n := unsafe.Sizeof(Nursery{}); n > 416 {
-		t.Fatalf("Nursery is %d bytes, over the 416-byte size class", n)
+	if n := unsafe.Sizeof(Nursery{}); n > 448 {
+		t.Fatalf("Nursery is %d bytes, over the 448-byte size class", n)
+	}
+}
+
+// TestErrorMatching: errors.Is and errors.As see through a nursery to the
+// child's own error value, a panic arrives as its *PanicError, and a
+// SchedError matches on its code only when the codes agree.
+func TestErrorMatching(t *testing.T) {
+	se := &SchedError{Code: ErrCapabilityDenied, Detail: "x"}
+	if !errors.Is(se, &SchedError{Code: ErrCapabilityDenied}) || errors.Is(se, &SchedError{Code: ErrResourceExhausted}) {
+		t.Fatal("SchedError.Is does not match on the code")
+	}
+	if errors.Is(se, &SchedError{Code: ErrCapabilityDenied, Detail: "y"}) {
+		t.Fatal("SchedError.Is ignores a target's Detail")
+	}
+	if !errors.Is(&CancelError{Reason: nursery.Timeout}, ErrCancelled) || errors.Is(se, ErrCancelled) {
+		t.Fatal("ErrCancelled matches wrongly")
+	}
+	s, err := New(Config{Workers: 2, Budget: Unlimited})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errFirst := errors.New("first")
+	var gotFirst, gotPanic bool
+	s.Run("main", func(t *Task) error {
+		err := t.Nursery(NurseryOptions{}, func(n *Nursery) error {
+			return n.Go("a", func(*Task) error { return errFirst })
+		})
+		gotFirst = errors.Is(err, errFirst)
+		err = t.Nursery(NurseryOptions{}, func(n *Nursery) error {
+			return n.Go("b", func(*Task) error { panic("boom") })
+		})
+		var pe *PanicError
+		gotPanic = errors.As(err, &pe) && pe.Value == "boom"
+		return nil
+	})
+	if !gotFirst || !gotPanic {
+		t.Fatalf("through the nursery: errors.Is %v, PanicError %v", gotFirst, gotPanic)
 	}
 }

@@ -107,6 +107,7 @@ type taskExt struct {
 	wait          waitSlot
 	selfRecharged bool
 	as            string // the name a supervisor recharges it by
+	err           error  // the error value behind an error result
 }
 
 // ext returns t's taskExt, allocating it on first use. Only the task itself
@@ -178,16 +179,27 @@ func (t *Task) RunFiber(_ *fiber.Fiber) {
 	err, p := t.protect(t.call)
 	res := resultOf(err, t.value, t.hasValue)
 	if p != nil {
-		res = t.panicResult(p)
+		res, err = t.panicResult(p), p
 	}
 	cp, cerr := t.runCleanups(0)
 	switch {
 	case cp != nil:
-		res = t.panicResult(cp)
+		res, err = t.panicResult(cp), cp
 	case cerr != nil && res.Kind == nursery.KindOK:
-		res = resultOf(cerr, 0, false)
+		res, err = resultOf(cerr, 0, false), cerr
+	}
+	if res.IsError() {
+		t.ext().err = err
 	}
 	t.result = res
+}
+
+// failure is the error value behind an error result (see ChildError.Err).
+func (t *Task) failure() error {
+	if t.taskExt == nil {
+		return nil
+	}
+	return t.err
 }
 
 func (t *Task) call() error { return t.fn(t) }
