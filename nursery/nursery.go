@@ -37,6 +37,10 @@ type Nursery struct {
 	running  int // admitted and unfinished
 	finished int // children whose result is not Pending
 
+	lean     bool   // cfg.Lean, where allowed: no per-child records
+	spawned  int    // children spawned (Len); results.Len() when not lean
+	firstRes Result // the first error's result, in a lean nursery
+
 	scratch Effects // stands in for a nil *Effects
 }
 
@@ -59,9 +63,15 @@ func (n *Nursery) Reset(cfg Config) {
 		kids:    kids,
 		queue:   n.queue[:0],
 		scratch: n.scratch,
+		lean:    cfg.Lean && cfg.Mode != CancelRemaining && cfg.MaxConcurrent <= 0,
 	}
+	n.cfg.Lean = n.lean
 	n.scratch.Reset()
 }
+
+// Lean reports whether the nursery keeps no per-child records (Config.Lean,
+// where allowed).
+func (n *Nursery) Lean() bool { return n.lean }
 
 // Scratch is the Effects a call with a nil *Effects fills: a caller that
 // holds the nursery's lock can read the effects of its last call there
@@ -106,7 +116,16 @@ func (n *Nursery) Spawn(out *Effects) (Child, Admit, error) {
 	if n.awaiting {
 		return -1, AdmitRun, errSpawnNotOpen
 	}
-	c := Child(n.results.Len())
+	c := Child(n.spawned)
+	n.spawned++
+	if n.lean {
+		if n.state == Cancelling {
+			n.finished++
+			return c, AdmitCancelled, nil
+		}
+		n.running++
+		return c, AdmitRun, nil
+	}
 	if n.state == Cancelling {
 		n.results.Append(CancelledBy(n.reason))
 		n.kids.Append(kid{flags: marked, mark: n.reason})
@@ -135,6 +154,10 @@ func (n *Nursery) Start(c Child) error {
 	switch {
 	case n.state.Terminal():
 		return errStartTerminal
+	case c < 0 || int(c) >= n.spawned:
+		return errStartBadChild
+	case n.lean:
+		return nil
 	case c < 0 || int(c) >= n.results.Len():
 		return errStartBadChild
 	case n.results.At(int(c)).Kind != Pending:
@@ -167,14 +190,24 @@ func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
 		return errCompleteTerminal
 	case !r.valid():
 		return errCompleteBadResult
-	case c < 0 || int(c) >= n.results.Len():
+	case c < 0 || int(c) >= n.spawned:
 		return errCompleteBadChild
+	case n.lean:
+		// No record to check against: the caller completes each child
+		// once, as it does in every mode.
+		if n.running == 0 {
+			return errCompleteFinished
+		}
+		if r.IsError() && !n.hasErr {
+			n.firstRes = r
+		}
 	case n.results.At(int(c)).Kind != Pending:
 		return errCompleteFinished
 	case n.kids.At(int(c)).flags&admitted == 0:
 		return errCompleteNotAdmitted
+	default:
+		*n.results.At(int(c)) = r
 	}
-	*n.results.At(int(c)) = r
 	n.finished++
 	n.running--
 	if mutant.Enabled {
@@ -195,7 +228,7 @@ func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
 	}
 	n.release(out)
 	n.settle(out)
-	if mutant.On(mutant.TerminalChangesState) && !n.awaiting && n.finished == n.results.Len() && n.state == Open {
+	if mutant.On(mutant.TerminalChangesState) && !n.awaiting && n.finished == n.spawned && n.state == Open {
 		n.to(Closing, out)
 		n.to(Closed, out)
 		out.Terminal = true
@@ -270,6 +303,15 @@ func (n *Nursery) cancel(reason Reason, unstartedOnly bool, out *Effects) {
 		n.reason = reason
 		did = true
 	}
+	if n.lean {
+		// Every child admitted so far is marked now; later ones are
+		// created cancelled.
+		if did {
+			out.CancelAll = n.running > 0
+			out.Reason = reason
+		}
+		return
+	}
 	skip := admitted | marked // a child with both flags is already marked
 	for i := 0; i < n.kids.Len(); i++ {
 		k := n.kids.At(i)
@@ -324,7 +366,7 @@ func (n *Nursery) release(out *Effects) {
 // settle makes the nursery terminal when the owner awaits and every child
 // is finished.
 func (n *Nursery) settle(out *Effects) {
-	if !n.awaiting || n.finished != n.results.Len() {
+	if !n.awaiting || n.finished != n.spawned {
 		return
 	}
 	switch n.state {
@@ -354,7 +396,7 @@ func (n *Nursery) Terminal() bool { return n.state.Terminal() }
 func (n *Nursery) Awaiting() bool { return n.awaiting }
 
 // AllFinished reports whether every child spawned so far is finished.
-func (n *Nursery) AllFinished() bool { return n.finished == n.results.Len() }
+func (n *Nursery) AllFinished() bool { return n.finished == n.spawned }
 
 // Outcome is OutcomePending until the nursery is terminal; then ChildFailed
 // if any child failed or panicked (an error outranks a cancellation, seed 000
@@ -378,6 +420,9 @@ func (n *Nursery) Outcome() Outcome {
 func (n *Nursery) FirstError() (Child, Result, bool) {
 	if !n.hasErr {
 		return -1, Result{}, false
+	}
+	if n.lean {
+		return n.firstErr, n.firstRes, true
 	}
 	return n.firstErr, *n.results.At(int(n.firstErr)), true
 }
@@ -435,7 +480,7 @@ func (n *Nursery) Result(c Child) Result {
 }
 
 // Len returns the number of children spawned.
-func (n *Nursery) Len() int { return n.results.Len() }
+func (n *Nursery) Len() int { return n.spawned }
 
 // Running returns the number of admitted, unfinished children.
 func (n *Nursery) Running() int { return n.running }

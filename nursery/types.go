@@ -293,6 +293,17 @@ func (a Admit) String() string {
 type Config struct {
 	Mode          Mode
 	MaxConcurrent int // children running at once; 0 (or less) is unlimited
+
+	// Lean keeps no record per child, only counts and the first error, so
+	// that a nursery's memory does not grow with the children it has
+	// finished: what a long-running program wants. Results lists nothing,
+	// Result, Started, Admitted and Marked know no child, and a
+	// cancellation reports Effects.CancelAll instead of listing children:
+	// the caller, which knows its unfinished children, marks them all. A
+	// child's Child is then only a sequence number. Lean needs a mode other
+	// than CancelRemaining and no MaxConcurrent (those tell children
+	// apart); Reset ignores it otherwise.
+	Lean bool
 }
 
 // Transition is one state change, for the trace.
@@ -309,6 +320,9 @@ type Effects struct {
 	// at its next checkpoint; one that has never started is finished as
 	// CancelledBy(Reason) without running (the caller calls Complete for it).
 	Cancel []Child
+	// CancelAll, in a Lean nursery, stands for Cancel listing every
+	// admitted, unfinished child: mark them all with Reason.
+	CancelAll bool
 	// Reason is the reason of the cancellation this call made, NoReason if it
 	// made none.
 	Reason Reason
@@ -330,6 +344,7 @@ type Effects struct {
 // Reset truncates the slices, keeping their capacity.
 func (e *Effects) Reset() {
 	e.Cancel = e.Cancel[:0]
+	e.CancelAll = false
 	e.Reason = NoReason
 	e.Dropped = e.Dropped[:0]
 	e.Release = e.Release[:0]

@@ -42,7 +42,8 @@ type Nursery struct {
 
 	mu       sync.Mutex        // guards everything below
 	m        nursery.Nursery   // its effects land in m.Scratch()
-	children chunk.List[*Task] // in spawn order, indexed by nursery.Child
+	children chunk.List[*Task] // in spawn order, indexed by nursery.Child; in a lean nursery, see free
+	free     []int32           // lean: slots of children that hold no unfinished child, for reuse
 	waiter   *Task             // the owner, while it is blocked in await
 	pool     Budget
 	timer    *timer // the timeout, if any
@@ -205,7 +206,8 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	n.id, n.label, n.owner, n.catch = s.nextNurseryID.Add(1), o.Label, owner, o.Catch
 	n.outer, n.waiter, n.timer, n.firstErr, n.keepMem = nil, nil, nil, nil, s.keep
 	n.children.Reset()
-	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent})
+	n.free = n.free[:0]
+	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep})
 	if o.Budget != nil {
 		n.pool = *o.Budget
 	} else {
@@ -238,6 +240,9 @@ func (n *Nursery) recycle(w *Worker) {
 		return
 	}
 	n.owner, n.quota, n.label, n.firstErr = nil, nil, "", nil
+	if cap(n.free) > freeSlotsKept {
+		n.free = nil // a nursery that once had many children at once does not keep their slots
+	}
 	w.freeNurseries.put(n)
 }
 
@@ -306,7 +311,12 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle b
 		panic(fmt.Sprintf("sched: Nursery.Spawn: %v", err))
 	}
 	child.child = c
-	n.children.Append(child)
+	switch {
+	case !n.m.Lean():
+		n.children.Append(child)
+	case admit == nursery.AdmitRun:
+		child.child = n.addSlot(child)
+	}
 	w.live.Add(1)
 	s.register(child, nil)
 	if w.em.on() {
@@ -317,13 +327,36 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle b
 	case nursery.AdmitRun:
 		w.push(child)
 	case nursery.AdmitCancelled:
-		child.result = n.m.Result(c)
+		child.result = nursery.CancelledBy(n.m.CancelReason())
 		child.mark.Store(uint32(child.result.Reason))
 		s.retire(child, w)
 	}
 	n.apply(w)
 	n.mu.Unlock()
 	return child, nil
+}
+
+// freeSlotsKept bounds the free-slot list a reused nursery keeps.
+const freeSlotsKept = 1024
+
+// addSlot puts child, just admitted, in a free slot of a lean nursery's
+// children (or a new one) and returns the slot, which stands for the child
+// from then on: a lean nursery's memory follows how many children are
+// unfinished at once, not how many it ever had. Called with n.mu held.
+func (n *Nursery) addSlot(child *Task) nursery.Child {
+	if k := len(n.free); k > 0 {
+		i := n.free[k-1]
+		n.free = n.free[:k-1]
+		*n.children.At(int(i)) = child
+		return nursery.Child(i)
+	}
+	return nursery.Child(n.children.Append(child))
+}
+
+// freeSlot empties slot c of a lean nursery. Called with n.mu held.
+func (n *Nursery) freeSlot(c nursery.Child) {
+	*n.children.At(int(c)) = nil
+	n.free = append(n.free, int32(c))
 }
 
 // Go spawns fn into n with the default options and no handle: the usual
@@ -352,16 +385,19 @@ func (n *Nursery) cancel(r nursery.Reason, w *Worker) {
 // complete records that child t finished. Called by the worker that ran t.
 func (n *Nursery) complete(t *Task, w *Worker) {
 	n.mu.Lock()
+	_, _, hadErr := n.m.FirstError()
 	if err := n.m.Complete(t.child, t.result, nil); err != nil {
 		n.mu.Unlock()
 		panic(fmt.Sprintf("sched: Nursery.complete: %v", err))
 	}
-	if n.firstErr == nil && t.result.IsError() {
-		if c, _, _ := n.m.FirstError(); c == t.child {
-			n.firstErr = t.failure()
-		}
+
+	if !hadErr && t.result.IsError() {
+		n.firstErr = t.failure() // this child's error is the first
 	}
-	if !n.owner.s.keep {
+	switch {
+	case n.m.Lean():
+		n.freeSlot(t.child)
+	case !n.owner.s.keep:
 		// The result is kept by the nursery; the task itself can go, so
 		// that a nursery with a million finished children does not hold
 		// a million tasks.
@@ -415,6 +451,13 @@ func (n *Nursery) apply(w *Worker) {
 	}
 	for _, c := range e.Cancel {
 		(*n.children.At(int(c))).markCancel(e.Reason, w)
+	}
+	if e.CancelAll {
+		for i := 0; i < n.children.Len(); i++ {
+			if c := *n.children.At(i); c != nil {
+				c.markCancel(e.Reason, w)
+			}
+		}
 	}
 	for _, c := range e.Dropped {
 		child := (*n.children.At(int(c)))

@@ -276,11 +276,13 @@ func TestTaskSize(t *testing.T) {
 }
 
 // TestNurserySize: a nursery that cannot be reused (a timeout, a Spawn
-// handle, the simulator) allocates one Nursery; keep it in the 448-byte
-// size class (see TestTaskSize).
+// handle, the simulator) allocates one Nursery; keep it in the 512-byte
+// size class (see TestTaskSize). It grew from 416 with reuse, the lean
+// per-child slots and ChildError.Err, when most nurseries stopped
+// allocating at all.
 func TestNurserySize(t *testing.T) {
-	if n := unsafe.Sizeof(Nursery{}); n > 448 {
-		t.Fatalf("Nursery is %d bytes, over the 448-byte size class", n)
+	if n := unsafe.Sizeof(Nursery{}); n > 512 {
+		t.Fatalf("Nursery is %d bytes, over the 512-byte size class", n)
 	}
 }
 

@@ -1,0 +1,98 @@
+package nursery
+
+import (
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestLeanMatchesFull drives a Lean nursery and a full one with the same
+// random calls (modes and limits where Lean applies) and checks that they
+// agree on everything a lean nursery still knows: state, outcome, first
+// error, counts and effects, with CancelAll standing for a non-empty Cancel.
+func TestLeanMatchesFull(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		mode := rapid.SampledFrom([]Mode{FailFast, CollectAll}).Draw(rt, "mode")
+		full, lean := New(Config{Mode: mode}), New(Config{Mode: mode, Lean: true})
+		if full.Lean() || !lean.Lean() {
+			rt.Fatalf("Lean() = %v, %v", full.Lean(), lean.Lean())
+		}
+		var unfinished []Child // admitted and unfinished, as the caller knows them
+		var fe, le Effects
+		compare := func(op string) {
+			switch {
+			case full.State() != lean.State(), full.Outcome() != lean.Outcome(),
+				full.CancelReason() != lean.CancelReason(), full.Awaiting() != lean.Awaiting(),
+				full.Len() != lean.Len(), full.Running() != lean.Running(),
+				full.AllFinished() != lean.AllFinished():
+				rt.Fatalf("%s: full %s/%s/%d running, lean %s/%s/%d running", op,
+					full.State(), full.Outcome(), full.Running(), lean.State(), lean.Outcome(), lean.Running())
+			}
+			fc, fr, fok := full.FirstError()
+			lc, lr, lok := lean.FirstError()
+			if fc != lc || fr != lr || fok != lok {
+				rt.Fatalf("%s: first error full %d %s %v, lean %d %s %v", op, fc, fr, fok, lc, lr, lok)
+			}
+			if !slices.Equal(fe.Transitions, le.Transitions) || fe.Terminal != le.Terminal || fe.Reason != le.Reason ||
+				(len(fe.Cancel) > 0) != le.CancelAll || len(le.Cancel)+len(le.Dropped)+len(le.Release) != 0 {
+				rt.Fatalf("%s: effects full %+v, lean %+v", op, fe, le)
+			}
+		}
+		rt.Repeat(map[string]func(*rapid.T){
+			"Spawn": func(rt *rapid.T) {
+				fc, fa, ferr := full.Spawn(&fe)
+				lc, la, lerr := lean.Spawn(&le)
+				if fc != lc || fa != la || (ferr == nil) != (lerr == nil) {
+					rt.Fatalf("Spawn: full %d %s %v, lean %d %s %v", fc, fa, ferr, lc, la, lerr)
+				}
+				if ferr == nil && fa == AdmitRun {
+					unfinished = append(unfinished, fc)
+				}
+				compare("Spawn")
+			},
+			"Complete": func(rt *rapid.T) {
+				if len(unfinished) == 0 {
+					rt.Skip("no unfinished child")
+				}
+				i := rapid.IntRange(0, len(unfinished)-1).Draw(rt, "child")
+				c := unfinished[i]
+				r := rapid.SampledFrom([]Result{OK(), OKValue(3), Err("Failed"), Panic("boom"), CancelledBy(SiblingFailed)}).Draw(rt, "result")
+				ferr, lerr := full.Complete(c, r, &fe), lean.Complete(c, r, &le)
+				if ferr != nil || lerr != nil {
+					rt.Fatalf("Complete(%d): full %v, lean %v", c, ferr, lerr)
+				}
+				unfinished = slices.Delete(unfinished, i, i+1)
+				compare("Complete")
+			},
+			"Cancel": func(rt *rapid.T) {
+				r := rapid.SampledFrom([]Reason{ExplicitCancel, NurseryExited, ResourceExhausted}).Draw(rt, "reason")
+				full.Cancel(r, &fe)
+				lean.Cancel(r, &le)
+				compare("Cancel")
+			},
+			"Timeout": func(rt *rapid.T) {
+				full.Timeout(&fe)
+				lean.Timeout(&le)
+				compare("Timeout")
+			},
+			"Close": func(rt *rapid.T) {
+				ferr, lerr := full.Close(&fe), lean.Close(&le)
+				if (ferr == nil) != (lerr == nil) {
+					rt.Fatalf("Close: full %v, lean %v", ferr, lerr)
+				}
+				compare("Close")
+			},
+		})
+	})
+}
+
+// TestLeanNotAllowed: cancel_remaining and max_concurrent tell children
+// apart, so Lean is ignored for them.
+func TestLeanNotAllowed(t *testing.T) {
+	for _, cfg := range []Config{{Mode: CancelRemaining, Lean: true}, {MaxConcurrent: 2, Lean: true}} {
+		if n := New(cfg); n.Lean() || n.Config().Lean {
+			t.Fatalf("%+v: nursery is lean", cfg)
+		}
+	}
+}
