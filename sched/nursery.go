@@ -359,12 +359,21 @@ func (n *Nursery) freeSlot(c nursery.Child) {
 	n.free = append(n.free, int32(c))
 }
 
-// Go spawns fn into n with the default options and no handle: the usual
-// call, as errgroup.Group.Go is. Only n's owner may call it, from its body.
-// It fails as Spawn does. Since no *Task escapes, the scheduler reuses the
-// child's memory once it is done.
-func (n *Nursery) Go(name string, fn Func) error {
-	_, err := n.spawn(n.owner, name, fn, SpawnOptions{}, true)
+// Go spawns fn into n without handing out a *Task: the usual call, as
+// errgroup.Group.Go is. o, at most one, sets the child's budget,
+// capabilities and supervisor name (the default options otherwise). Only
+// n's owner may call it, from its body. It fails as Spawn does. Since no
+// *Task escapes, the scheduler reuses the child's memory once it is done.
+func (n *Nursery) Go(name string, fn Func, o ...SpawnOptions) error {
+	var opts SpawnOptions
+	switch len(o) {
+	case 0:
+	case 1:
+		opts = o[0]
+	default:
+		panic("sched: Nursery.Go: more than one SpawnOptions")
+	}
+	_, err := n.spawn(n.owner, name, fn, opts, true)
 	return err
 }
 

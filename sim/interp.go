@@ -103,8 +103,7 @@ func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
 			}
 			o.Caps = caps
 		}
-		_, err := n.Spawn(t, op.Str, p.funcs[op.Str], o)
-		return err
+		return n.Go(op.Str, p.funcs[op.Str], o)
 	case scenario.Nursery:
 		mode, _ := nursery.ParseMode(op.Mode)
 		o := sched.NurseryOptions{Label: op.Str, Mode: mode, MaxConcurrent: op.MaxConcurrent, Catch: op.Catch}

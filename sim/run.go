@@ -21,6 +21,7 @@ type Options struct {
 	Trace    io.Writer
 	MaxSteps int64     // 0: the scenario's
 	Real     bool      // run on real worker goroutines instead of the seeded driver
+	Lean     bool      // with Real: keep no tasks, as a Go program's scheduler (see Config.Lean)
 	Schedule *Schedule // drive the run from recorded decisions instead of the PRNG
 }
 
@@ -58,6 +59,11 @@ type Config struct {
 	YieldInterval int
 	MaxSteps      int64
 	Real          bool
+	// Lean runs real mode as a Go program's scheduler does, without
+	// KeepTasks: tasks and nurseries are reused and nurseries keep no
+	// per-child records. The task and nursery tables stay empty, so only
+	// main's outcome, value, error and log are checked.
+	Lean bool
 }
 
 // Run is the outcome of one run of a scenario.
@@ -126,7 +132,7 @@ func Resolve(sc *scenario.Scenario, o Options) (Config, error) {
 	c := Config{
 		Seed: sc.Scheduler.Seed, Workers: sc.Scheduler.Workers, Victim: sc.Scheduler.Victim,
 		Profile: sc.Scheduler.Profile, YieldInterval: sc.Scheduler.YieldInterval,
-		MaxSteps: sc.Scheduler.MaxSteps, Real: o.Real,
+		MaxSteps: sc.Scheduler.MaxSteps, Real: o.Real, Lean: o.Real && o.Lean,
 	}
 	if o.HasSeed {
 		c.Seed = o.Seed
@@ -291,7 +297,7 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims sched.Vic
 	}
 	cfg := sched.Config{
 		Workers: c.Workers, Seed: c.Seed, Victim: victim, Profile: profile,
-		YieldInterval: c.YieldInterval, Budget: budgetOf(sc.Budget), KeepTasks: true,
+		YieldInterval: c.YieldInterval, Budget: budgetOf(sc.Budget), KeepTasks: !c.Lean,
 		MaxSteps: c.MaxSteps, Victims: victims,
 	}
 	if sink != nil {

@@ -113,6 +113,38 @@ func TestBundledScenariosReal(t *testing.T) {
 	}
 }
 
+// TestBundledScenariosRealLean: every bundled scenario on real workers as
+// a Go program's scheduler runs (no KeepTasks: tasks and nurseries reused,
+// lean nurseries), under -race; main's outcome, value, error and log must
+// match the expectations.
+func TestBundledScenariosRealLean(t *testing.T) {
+	rounds := 5
+	if testing.Short() {
+		rounds = 2
+	}
+	for _, sc := range bundled(t) {
+		t.Run(sc.Name, func(t *testing.T) {
+			for _, workers := range []int{1, 2, 4} {
+				for r := 0; r < rounds; r++ {
+					done := make(chan *Run, 1)
+					go func() {
+						run, _ := runOnce(t, sc, Options{Real: true, Lean: true, Workers: workers})
+						done <- run
+					}()
+					select {
+					case run := <-done:
+						if !run.Passed() {
+							t.Fatalf("real lean, workers %d: outcome %s%s", workers, run.Outcome, failures(run))
+						}
+					case <-time.After(60 * time.Second):
+						t.Fatalf("real lean, workers %d: no result after 60 s", workers)
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestTraceDeterministic: the same scenario, seed and workers give the same
 // trace byte for byte; two seeds on four workers give different traces.
 func TestTraceDeterministic(t *testing.T) {
