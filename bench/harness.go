@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"math"
 	"runtime"
 	"slices"
@@ -115,26 +116,27 @@ func autoN(f Func, d time.Duration, nMax int) (Sample, error) {
 	}
 }
 
-// median runs autoN count times and returns the run with the median
-// ns/op, so that one descheduled run on a noisy machine does not set the
-// figure.
-func median(f Func, d time.Duration, nMax, count int) (Sample, error) {
-	var runs []Sample
-	for range max(count, 1) {
-		s, err := autoN(f, d, nMax)
-		if err != nil {
-			return s, err
+// medianOf returns the sample with the median value.
+func medianOf(runs []Sample, value func(Sample) float64) Sample {
+	runs = slices.Clone(runs)
+	slices.SortFunc(runs, func(a, b Sample) int { return cmp.Compare(value(a), value(b)) })
+	return runs[len(runs)/2]
+}
+
+// medianRatio is the median of the per-round ratios peer/base: a round
+// measures every implementation once, one after the other, so a round the
+// machine slowed down for everyone still gives a fair ratio, where the
+// ratio of two medians taken minutes apart would not.
+func medianRatio(base, peer []float64) float64 {
+	r := make([]float64, 0, len(base))
+	for i := range min(len(base), len(peer)) {
+		if base[i] > 0 {
+			r = append(r, peer[i]/base[i])
 		}
-		runs = append(runs, s)
 	}
-	slices.SortFunc(runs, func(a, b Sample) int {
-		switch {
-		case a.NsPerOp < b.NsPerOp:
-			return -1
-		case a.NsPerOp > b.NsPerOp:
-			return 1
-		}
+	if len(r) == 0 {
 		return 0
-	})
-	return runs[len(runs)/2], nil
+	}
+	slices.Sort(r)
+	return r[len(r)/2]
 }

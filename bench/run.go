@@ -187,6 +187,65 @@ type rowSpec struct {
 	warmBatch      bool              // run one operation untimed before measuring
 }
 
+// measureRow measures one row in o.Count rounds, each round every
+// implementation once and in turn; a figure is the median over the rounds
+// and a ratio the median of the rounds' ratios (medianRatio).
+func measureRow(sp rowSpec, o Options, opsMax int, progress io.Writer) (Row, error) {
+	row := Row{Name: sp.name, Op: sp.op, Unit: sp.unit}
+	nMax := opsMax
+	if sp.opsMax > 0 {
+		nMax = sp.opsMax
+	}
+	if nMax == 0 {
+		nMax = 1 << 40
+	}
+	value := func(s Sample) float64 {
+		if sp.metric != "" {
+			return s.Metrics[sp.metric]
+		}
+		return s.NsPerOp
+	}
+	fs := make([]Func, len(sp.impls))
+	for i, impl := range sp.impls {
+		fs[i] = sp.f(impl)
+		if sp.warmBatch {
+			if _, err := measure(fs[i], 1); err != nil {
+				return row, fmt.Errorf("bench: %s/%s: warm-up: %w", sp.name, impl, err)
+			}
+		}
+	}
+	samples := make([][]Sample, len(sp.impls))
+	values := make([][]float64, len(sp.impls))
+	for range max(o.Count, 1) {
+		for i, impl := range sp.impls {
+			s, err := autoN(fs[i], o.Duration, nMax)
+			if err != nil {
+				return row, fmt.Errorf("bench: %s/%s: %w", sp.name, impl, err)
+			}
+			samples[i] = append(samples[i], s)
+			values[i] = append(values[i], value(s))
+		}
+	}
+	for i, impl := range sp.impls {
+		s := medianOf(samples[i], value)
+		v := value(s)
+		fmt.Fprintf(progress, "bench: %-28s %-12s %12.1f %s (n=%d)\n", sp.name, impl, v, sp.unit, s.N)
+		if i == 0 {
+			row.Cbcsim, row.AllocsPerOp = v, s.AllocsPerOp
+			delete(s.Metrics, sp.metric)
+			if len(s.Metrics) > 0 {
+				row.Metrics = s.Metrics
+			}
+			if sp.name == "Steal" {
+				row.Note = fmt.Sprintf("%.2f steals/op, %.0f ns/steal", s.Metrics["steals/op"], s.Metrics["ns/steal"])
+			}
+			continue
+		}
+		row.Peers = append(row.Peers, Peer{Name: impl, Value: v, Ratio: medianRatio(values[0], values[i])})
+	}
+	return row, nil
+}
+
 // Run measures every row, the scaling of the fan-out tree and the targets,
 // writing one line of progress per measurement to progress (nil: none).
 func Run(o Options, progress io.Writer) (*Report, error) {
@@ -235,74 +294,71 @@ func Run(o Options, progress io.Writer) (*Report, error) {
 			impls: []string{Cbcsim}, f: one(FuzzSeeds()), metric: "seeds/s"},
 	}
 	for _, sp := range specs {
-		row := Row{Name: sp.name, Op: sp.op, Unit: sp.unit}
-		for i, impl := range sp.impls {
-			nMax := opsMax
-			if sp.opsMax > 0 {
-				nMax = sp.opsMax
-			}
-			if nMax == 0 {
-				nMax = 1 << 40
-			}
-			f := sp.f(impl)
-			if sp.warmBatch {
-				if _, err := measure(f, 1); err != nil {
-					return nil, fmt.Errorf("bench: %s/%s: warm-up: %w", sp.name, impl, err)
-				}
-			}
-			s, err := median(f, o.Duration, nMax, o.Count)
-			if err != nil {
-				return nil, fmt.Errorf("bench: %s/%s: %w", sp.name, impl, err)
-			}
-			v := s.NsPerOp
-			if sp.metric != "" {
-				v = s.Metrics[sp.metric]
-			}
-			fmt.Fprintf(progress, "bench: %-28s %-12s %12.1f %s (n=%d)\n", sp.name, impl, v, sp.unit, s.N)
-			if i == 0 {
-				row.Cbcsim, row.AllocsPerOp = v, s.AllocsPerOp
-				delete(s.Metrics, sp.metric)
-				if len(s.Metrics) > 0 {
-					row.Metrics = s.Metrics
-				}
-				if sp.name == "Steal" {
-					row.Note = fmt.Sprintf("%.2f steals/op, %.0f ns/steal", s.Metrics["steals/op"], s.Metrics["ns/steal"])
-				}
-				continue
-			}
-			row.Peers = append(row.Peers, Peer{Name: impl, Value: v, Ratio: v / row.Cbcsim})
+		row, err := measureRow(sp, o, opsMax, progress)
+		if err != nil {
+			return nil, err
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
 
-	for _, w := range o.Scaling {
-		nMax := 1 << 40
-		if o.Quick {
-			nMax = 20
-		}
-		p := ScalePoint{Workers: w}
-		for _, tree := range []struct {
-			name string
-			f    Func
-			fig  *TreeFigure
-			base func(ScalePoint) TreeFigure
-		}{
-			{"FanOutTree", FanOutTree(Cbcsim, w), &p.Empty, func(p ScalePoint) TreeFigure { return p.Empty }},
-			{"WorkingTree", WorkingTree(w), &p.Working, func(p ScalePoint) TreeFigure { return p.Working }},
-			{"ParallelLeaves", ParallelLeaves(w), &p.Control, func(p ScalePoint) TreeFigure { return p.Control }},
-		} {
-			s, err := median(tree.f, o.Duration, nMax, o.Count)
-			if err != nil {
-				return nil, fmt.Errorf("bench: %s scaling, %d workers: %w", tree.name, w, err)
-			}
-			*tree.fig = TreeFigure{NsPerTree: s.NsPerOp, TasksPerSec: TreeTasks * 1e9 / s.NsPerOp, Speedup: 1, Cores: s.Cores}
-			if len(rep.Scaling) > 0 {
-				tree.fig.Speedup = tree.fig.TasksPerSec / tree.base(rep.Scaling[0]).TasksPerSec
-			}
-			fmt.Fprintf(progress, "bench: %-14s %3d workers %12.0f tasks/s, %.2f cores\n", tree.name, w, tree.fig.TasksPerSec, s.Cores)
-		}
-		rep.Scaling = append(rep.Scaling, p)
+	scaling, err := measureScaling(o, progress)
+	if err != nil {
+		return nil, err
 	}
+	rep.Scaling = scaling
 	rep.Targets = targets(rep)
 	return rep, nil
+}
+
+// measureScaling measures the three trees at every worker count of
+// o.Scaling in o.Count rounds (each round every count and tree once, in
+// turn); a speedup is the median of the rounds' speedups over the first
+// count (medianRatio).
+func measureScaling(o Options, progress io.Writer) ([]ScalePoint, error) {
+	nMax := 1 << 40
+	if o.Quick {
+		nMax = 20
+	}
+	type tree struct {
+		name string
+		f    func(w int) Func
+		fig  func(p *ScalePoint) *TreeFigure
+	}
+	trees := []tree{
+		{"FanOutTree", func(w int) Func { return FanOutTree(Cbcsim, w) }, func(p *ScalePoint) *TreeFigure { return &p.Empty }},
+		{"WorkingTree", WorkingTree, func(p *ScalePoint) *TreeFigure { return &p.Working }},
+		{"ParallelLeaves", ParallelLeaves, func(p *ScalePoint) *TreeFigure { return &p.Control }},
+	}
+	samples := make([][][]Sample, len(o.Scaling)) // [worker count][tree][round]
+	ns := make([][][]float64, len(o.Scaling))
+	for wi := range o.Scaling {
+		samples[wi] = make([][]Sample, len(trees))
+		ns[wi] = make([][]float64, len(trees))
+	}
+	for range max(o.Count, 1) {
+		for wi, w := range o.Scaling {
+			for ti, tr := range trees {
+				s, err := autoN(tr.f(w), o.Duration, nMax)
+				if err != nil {
+					return nil, fmt.Errorf("bench: %s scaling, %d workers: %w", tr.name, w, err)
+				}
+				samples[wi][ti] = append(samples[wi][ti], s)
+				ns[wi][ti] = append(ns[wi][ti], s.NsPerOp)
+			}
+		}
+	}
+	points := make([]ScalePoint, len(o.Scaling))
+	for wi, w := range o.Scaling {
+		points[wi].Workers = w
+		for ti, tr := range trees {
+			s := medianOf(samples[wi][ti], func(s Sample) float64 { return s.NsPerOp })
+			fig := tr.fig(&points[wi])
+			*fig = TreeFigure{NsPerTree: s.NsPerOp, TasksPerSec: TreeTasks * 1e9 / s.NsPerOp, Speedup: 1, Cores: s.Cores}
+			if wi > 0 {
+				fig.Speedup = medianRatio(ns[wi][ti], ns[0][ti])
+			}
+			fmt.Fprintf(progress, "bench: %-14s %3d workers %12.0f tasks/s, %.2fx, %.2f cores\n", tr.name, w, fig.TasksPerSec, fig.Speedup, s.Cores)
+		}
+	}
+	return points, nil
 }

@@ -97,7 +97,9 @@ func (n *Nursery) Label() string { return n.label }
 func (n *Nursery) Owner() *Task { return n.owner }
 
 // Snapshot reports the nursery's state, outcome, first error and per-child
-// results in spawn order. It is meant for after the run or for tests.
+// results in spawn order. It is meant for tests, for the simulator's
+// tables, and for a body inspecting its own nursery; outside the body it
+// needs Config.KeepTasks (see the package doc on lifetimes).
 func (n *Nursery) Snapshot() NurserySnapshot {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -116,9 +118,12 @@ func (n *Nursery) Snapshot() NurserySnapshot {
 	return snap
 }
 
-// NurserySnapshot is a copy of a nursery's observable state. Children
-// lists the ids of every child only when the scheduler keeps its tasks
-// (Config.KeepTasks or a Sink); otherwise finished children are forgotten.
+// NurserySnapshot is a copy of a nursery's observable state. Results (per
+// child, in spawn order) and Children (their ids) are complete only when
+// the scheduler keeps its tasks (Config.KeepTasks or a Sink); otherwise a
+// nursery keeps no per-child records (a lean nursery: Results is empty and
+// Children lists the unfinished children), except under cancel_remaining
+// or max_concurrent, which need them.
 type NurserySnapshot struct {
 	Label      string
 	Mode       nursery.Mode

@@ -28,7 +28,10 @@ switch) and the ratio peer/cbcsim, above 1x when cbcsim costs less. Then
 the fan-out tree's throughput from 1 worker to GOMAXPROCS, and the targets
 of issue 6 and seed 001 section 13 beside the figures.
 
-Each figure is the median of --count measurements of at least --duration.
+Each figure is the median of --count rounds, a round measuring every
+implementation once, in turn, for at least --duration each; a ratio is the
+median of the rounds' ratios, so a slow moment of a shared machine slows
+every implementation of that round alike.
 A full run takes about two minutes on two cores, most of it parking a
 million tasks; --quick shrinks everything to a few seconds, for a smoke
 test (its figures are rough). Progress goes to stderr. docs/performance.md
