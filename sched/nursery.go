@@ -208,7 +208,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	if n == nil {
 		n = &Nursery{}
 	}
-	n.id, n.label, n.owner, n.catch = s.nextNurseryID.Add(1), o.Label, owner, o.Catch
+	n.id, n.label, n.owner, n.catch = owner.w.newID(&s.nextNurseryID, &owner.w.nurseryIDs), o.Label, owner, o.Catch
 	n.outer, n.waiter, n.timer, n.firstErr, n.keepMem = nil, nil, nil, nil, s.keep
 	n.children.Reset()
 	n.free = n.free[:0]
@@ -283,7 +283,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle b
 	if child == nil {
 		child = &Task{}
 	}
-	child.s, child.id, child.name, child.fn, child.parent = s, s.nextTaskID.Add(1), name, fn, n
+	child.s, child.id, child.name, child.fn, child.parent = s, w.newID(&s.nextTaskID, &w.taskIDs), name, fn, n
 	child.recycle = recycle && !s.keep
 	if o.Budget != nil {
 		b := *o.Budget

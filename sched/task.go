@@ -130,7 +130,9 @@ type cleanup struct {
 	fn    func(t *Task) error
 }
 
-// ID is the task's id, unique within its scheduler (1 for the root).
+// ID is the task's id, unique within its scheduler (1 for the root). Ids
+// follow creation order when the scheduler keeps its tasks (KeepTasks, a
+// Sink); otherwise each worker hands out ids from blocks it reserves.
 func (t *Task) ID() uint64 { return t.id }
 
 // Name is the name the task was spawned with.

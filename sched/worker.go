@@ -29,24 +29,34 @@ type WorkerStats struct {
 // deques. Its methods run on the worker's own goroutine (real mode) or on the
 // driver's (seeded mode), never on two at once.
 type Worker struct {
-	s      *Scheduler
-	id     int
-	dq     *deque.Deque[Task]
+	// Read by the other workers (stealing, waking); written once, by New.
+	s    *Scheduler
+	id   int
+	dq   *deque.Deque[Task]
+	wake chan struct{} // real mode: a sleeping worker's wake-up (capacity 1)
+	_    [cacheLine]byte
+
+	// Written on every step: kept off the line the other workers read.
 	cur    *Task
 	rng    Xoshiro
 	rr     int
 	parked bool
-	fibs   *fiber.Cache  // this worker's idle fibers, in front of the scheduler's pool
-	wake   chan struct{} // real mode: a sleeping worker's wake-up (capacity 1)
-	timer  *time.Timer   // real mode: the timed parks of backoff
+	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool
+	timer  *time.Timer  // real mode: the timed parks of backoff
 	em     emitter
 	stats  WorkerStats
 
 	live atomic.Int64 // tasks created on this worker minus those finished here (see Scheduler.Live)
 
+	taskIDs, nurseryIDs idBlock // real mode without KeepTasks: ids reserved in blocks
+
 	freeTasks     freeList[Task]    // done tasks for reuse (see free.go)
 	freeNurseries freeList[Nursery] // done nurseries for reuse
+	_             [cacheLine]byte   // nor share a line with whatever the allocator puts next
 }
+
+// cacheLine is the padding between data written by different workers.
+const cacheLine = 64
 
 // ID is the worker's index.
 func (w *Worker) ID() int { return w.id }
@@ -329,6 +339,30 @@ func (s *Scheduler) retire(t *Task, w *Worker) {
 	if t.parent == nil {
 		s.rootFinished(t)
 	}
+}
+
+// idBlock is a range of ids a worker reserved: next up to end (exclusive).
+type idBlock struct{ next, end uint64 }
+
+// idBlockSize is how many ids a worker reserves at once.
+const idBlockSize = 256
+
+// newID returns a new id from ctr. With the scheduler keeping its tasks
+// (the simulator, KeepTasks) ids follow creation order, one atomic add
+// each; otherwise each worker takes them from a block it reserves, so that
+// workers spawning at once do not bounce ctr's cache line between them.
+// Ids stay unique, and increase on each worker.
+func (w *Worker) newID(ctr *atomic.Uint64, b *idBlock) uint64 {
+	if w.s.keep {
+		return ctr.Add(1)
+	}
+	if b.next == b.end {
+		b.end = ctr.Add(idBlockSize) + 1
+		b.next = b.end - idBlockSize
+	}
+	id := b.next
+	b.next++
+	return id
 }
 
 // push puts t on w's local deque and wakes idle workers.
