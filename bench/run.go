@@ -277,6 +277,8 @@ func Run(o Options, progress io.Writer) (*Report, error) {
 			f: func(impl string) Func { return SpawnJoin(impl, o.Workers) }},
 		{name: "FanOutTree", op: fmt.Sprintf("1 tree: depth %d, %d spawns", TreeDepth, TreeTasks), unit: "ns/op",
 			impls: Join, f: func(impl string) Func { return FanOutTree(impl, o.Workers) }},
+		{name: "FiberSwitch", op: "1 fiber resume and yield", unit: "ns/op",
+			impls: []string{Cbcsim, IterPull}, f: FiberSwitch},
 		{name: "YieldPingPong", op: "1 hand-over: Yield, 1 worker", unit: "ns/op",
 			impls: []string{Cbcsim, IterPull, Goroutines}, f: YieldPingPong},
 		{name: "YieldPingPong/" + CbcsimChan, op: "1 hand-over: rendezvous channel", unit: "ns/op",

@@ -12,6 +12,7 @@ import (
 	"github.com/sourcegraph/conc"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/cbcsim/cbcsim/fiber"
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/sched"
 )
@@ -358,6 +359,48 @@ func FanOutTree(impl string, workers int) Func {
 		}
 	}
 	panic("bench: FanOutTree: unknown implementation " + impl)
+}
+
+// FiberSwitch is one resume of a fiber that yields at once, and back:
+// cbcsim is package fiber's Fiber (what every task runs on), iterpull the
+// bare iter.Pull coroutine underneath. Their ratio is the fiber's own
+// overhead, issue 6's "fiber switch within 1.2x of iter.Pull";
+// YieldPingPong adds the scheduling around a switch.
+func FiberSwitch(impl string) Func {
+	switch impl {
+	case Cbcsim:
+		return func(tm Timer, n int) error {
+			f := fiber.New(fiber.BodyFunc(func(f *fiber.Fiber) {
+				for {
+					f.Yield(1)
+				}
+			}))
+			defer f.Close()
+			tm.ResetTimer()
+			for range n {
+				if _, st := f.Resume(); st != fiber.Suspended {
+					return fmt.Errorf("fiber ended: %v", st)
+				}
+			}
+			tm.StopTimer()
+			return nil
+		}
+	case IterPull:
+		return func(tm Timer, n int) error {
+			next, stop := iter.Pull(func(yield func(struct{}) bool) {
+				for yield(struct{}{}) {
+				}
+			})
+			defer stop()
+			tm.ResetTimer()
+			for range n {
+				next()
+			}
+			tm.StopTimer()
+			return nil
+		}
+	}
+	panic("bench: FiberSwitch: unknown implementation " + impl)
 }
 
 // YieldPingPong passes control between two tasks n times in all: one

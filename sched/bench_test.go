@@ -58,6 +58,14 @@ func BenchmarkStealPolicy(b *testing.B) {
 	}
 }
 
+// BenchmarkFiberSwitch: one resume of a fiber and its yield back, against
+// the bare iter.Pull coroutine it is built on (issue 6: within 1.2x).
+func BenchmarkFiberSwitch(b *testing.B) {
+	for _, impl := range []string{bench.Cbcsim, bench.IterPull} {
+		b.Run(impl, func(b *testing.B) { bench.Bench(b, 10_000, bench.FiberSwitch(impl)) })
+	}
+}
+
 // BenchmarkYieldPingPong: two tasks handing control to each other; ns/op
 // is one hand-over. cbcsim (Task.Yield) must allocate nothing; iterpull is
 // the bare coroutine switch a fiber is built on.
