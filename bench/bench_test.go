@@ -28,7 +28,7 @@ func TestRunQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"SpawnJoin", "FanOutTree", "YieldPingPong", "YieldPingPong/cbcsim_chan",
+	for _, name := range []string{"SpawnJoin", "FanOutTree", "FiberSwitch", "YieldPingPong", "YieldPingPong/cbcsim_chan",
 		"Steal", "ParkedTasks", "SimSteps/trace", "SimSteps/notrace", "FuzzSeeds"} {
 		row, ok := rep.Row(name)
 		if !ok {

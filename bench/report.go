@@ -66,11 +66,12 @@ func targets(r *Report) []Target {
 			two = &r.Scaling[i]
 		}
 	}
-	if one != nil && two != nil {
-		x := two.Empty.TasksPerSec / one.Empty.TasksPerSec
+	if one != nil && two != nil && one == &r.Scaling[0] {
+		// Speedups are over the first point, here 1 worker: the medians of
+		// the rounds' own ratios.
+		x := two.Empty.Speedup
 		add(issue, "fan-out tree throughput, 2 workers over 1", ">= 1.70x",
-			fmt.Sprintf("%.2fx (working leaves %.2fx, control %.2fx)", x, two.Working.TasksPerSec/one.Working.TasksPerSec,
-				two.Control.TasksPerSec/one.Control.TasksPerSec), x >= 1.7)
+			fmt.Sprintf("%.2fx (working leaves %.2fx, control %.2fx)", x, two.Working.Speedup, two.Control.Speedup), x >= 1.7)
 	}
 	if row, ok := r.Row("SpawnJoin"); ok {
 		rate := 1e9 / row.Cbcsim
@@ -123,7 +124,7 @@ func (r *Report) Write(w io.Writer) error {
 	if m.Quick {
 		mode = " (quick: rough figures)"
 	}
-	fmt.Fprintf(w, "cbcsim bench: %s %s/%s, %d CPUs, GOMAXPROCS %d, cbcsim workers %d; %s a measurement, median of %d%s\n\n",
+	fmt.Fprintf(w, "cbcsim bench: %s %s/%s, %d CPUs, GOMAXPROCS %d, cbcsim workers %d; %s a measurement, median of %d interleaved rounds%s\n\n",
 		m.GoVersion, m.GOOS, m.GOARCH, m.NumCPU, m.GOMAXPROCS, m.Workers, m.Duration, m.Count, mode)
 
 	var peers []string
