@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/sched"
@@ -275,6 +276,48 @@ func ExampleChannel() {
 	// got 4
 	// got 5
 	// main: ok
+}
+
+// Chan carries values of any type between tasks, with a Channel's
+// blocking, closing and cancellation; Ticks turns a time.Duration into the
+// ticks Sleep and NurseryOptions.Timeout take.
+func ExampleChan() {
+	type job struct {
+		id   int
+		path string
+	}
+	s, _ := sched.New(sched.Config{Workers: 2, Budget: sched.Unlimited})
+	jobs := sched.NewChan[job](s, "jobs", 0)
+	var done atomic.Int64
+	res := s.Run("main", func(t *sched.Task) error {
+		return t.Nursery(sched.NurseryOptions{Timeout: sched.Ticks(10 * time.Second)}, func(n *sched.Nursery) error {
+			for range 3 {
+				err := n.Go("worker", func(t *sched.Task) error {
+					for {
+						j, ok, err := jobs.Recv(t)
+						if err != nil || !ok {
+							return err
+						}
+						if j.path == "" {
+							return fmt.Errorf("job %d: no path", j.id)
+						}
+						done.Add(1)
+					}
+				})
+				if err != nil {
+					return err
+				}
+			}
+			for i, p := range []string{"a", "b", "c", "d"} {
+				if err := jobs.Send(t, job{i, p}); err != nil {
+					return err
+				}
+			}
+			return jobs.Close(t)
+		})
+	})
+	fmt.Println(res, done.Load())
+	// Output: ok 4
 }
 
 // Sleep blocks a task for a number of ticks (RealTickNanos each in real

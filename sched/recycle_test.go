@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -159,5 +160,71 @@ func TestRecycledTreeOutcome(t *testing.T) {
 	}
 	if bad.Load() != 0 {
 		t.Fatalf("%d trees failed without a failing leaf or the reverse", bad.Load())
+	}
+}
+
+// TestChanDeliversEachValueOnce: under -race, eight senders on four
+// workers and a receiver that takes 300 of their 400 values, then cancels
+// the senders, some of them blocked: every value received was sent once
+// and is received once, and only a buffer's worth of successful sends is
+// left unreceived.
+func TestChanDeliversEachValueOnce(t *testing.T) {
+	for _, capacity := range []int{0, 3} {
+		s, err := New(Config{Workers: 4, Budget: Unlimited})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := NewChan[string](s, "c", capacity)
+		var mu sync.Mutex
+		sent, got := map[string]int{}, map[string]int{}
+		res := s.Run("main", func(root *Task) error {
+			return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+				for i := range 8 {
+					err := n.Go("sender", func(t *Task) error {
+						for j := range 50 {
+							v := fmt.Sprintf("%d.%d", i, j)
+							if err := ch.Send(t, v); err != nil {
+								return err
+							}
+							mu.Lock()
+							sent[v]++
+							mu.Unlock()
+						}
+						return nil
+					})
+					if err != nil {
+						return err
+					}
+				}
+				for range 300 {
+					v, ok, err := ch.Recv(root)
+					if err != nil || !ok {
+						return fmt.Errorf("recv: %v %v", ok, err)
+					}
+					mu.Lock()
+					got[v]++
+					mu.Unlock()
+				}
+				// 100 sends are left: cancel the senders, some blocked.
+				n.Cancel(root)
+				return nil
+			})
+		})
+		if res.Kind != nursery.KindOK && res.Kind != nursery.KindCancelled {
+			t.Fatalf("cap %d: main = %s", capacity, res)
+		}
+		for v, k := range got {
+			if k != 1 || sent[v] != 1 {
+				t.Fatalf("cap %d: %q received %d times, sent %d", capacity, v, k, sent[v])
+			}
+		}
+		// A rendezvous send succeeds only when received; a buffered one may
+		// sit in the buffer.
+		if left := len(sent) - len(got); left < 0 || left > capacity {
+			t.Fatalf("cap %d: %d values received, %d sends succeeded", capacity, len(got), len(sent))
+		}
+		if len(got) != 300 {
+			t.Fatalf("cap %d: %d values received, want 300", capacity, len(got))
+		}
 	}
 }

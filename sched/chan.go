@@ -1,0 +1,86 @@
+package sched
+
+import (
+	"sync"
+	"time"
+)
+
+// Chan is a typed channel between tasks: a Channel whose int64 tokens name
+// values of type T kept beside it. It behaves as its Channel does (the
+// same capacity, blocking, closing, cancellation and costs); a send's value
+// is kept from the moment it is sent until a receive takes it, and a send
+// that fails (closed channel, cancellation) takes its value back, so a
+// value is received at most once and none is left behind.
+type Chan[T any] struct {
+	c *Channel
+
+	mu   sync.Mutex // guards vals and free
+	vals []T        // by token; a free slot holds the zero T
+	free []int64    // tokens not in use
+}
+
+// NewChan creates a typed channel with the given capacity (0: rendezvous).
+func NewChan[T any](s *Scheduler, name string, capacity int) *Chan[T] {
+	return &Chan[T]{c: s.NewChannel(name, capacity)}
+}
+
+// Channel is the untyped channel underneath, for Task.Close and tables.
+func (c *Chan[T]) Channel() *Channel { return c.c }
+
+// Send sends v, as Task.Send does.
+func (c *Chan[T]) Send(t *Task, v T) error {
+	tok := c.put(v)
+	if err := t.Send(c.c, tok); err != nil {
+		c.take(tok)
+		return err
+	}
+	return nil
+}
+
+// Recv receives a value, as Task.Recv does: ok is false once the channel is
+// closed and drained.
+func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
+	tok, ok, err := t.Recv(c.c)
+	if err != nil || !ok {
+		return v, ok, err
+	}
+	return c.take(tok), true, nil
+}
+
+// Close closes the channel, as Task.Close does.
+func (c *Chan[T]) Close(t *Task) error { return t.Close(c.c) }
+
+// put stores v and returns its token.
+func (c *Chan[T]) put(v T) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if k := len(c.free); k > 0 {
+		tok := c.free[k-1]
+		c.free = c.free[:k-1]
+		c.vals[tok] = v
+		return tok
+	}
+	c.vals = append(c.vals, v)
+	return int64(len(c.vals) - 1)
+}
+
+// take removes and returns the value of tok.
+func (c *Chan[T]) take(tok int64) T {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v := c.vals[tok]
+	var zero T
+	c.vals[tok] = zero
+	c.free = append(c.free, tok)
+	return v
+}
+
+// Ticks converts a duration to real-mode ticks (RealTickNanos each) for
+// Task.Sleep and NurseryOptions.Timeout, rounding up so that a positive
+// duration is never zero ticks.
+func Ticks(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + RealTickNanos - 1) / RealTickNanos)
+}
