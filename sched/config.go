@@ -85,6 +85,7 @@ type Config struct {
 	Profile       Profile // capability profile
 	YieldInterval int     // ops between forced yields; 0 means DefaultYieldInterval(Profile)
 	Budget        Budget  // each root task's budget; the zero value means DefaultBudget
+	RootCaps      Caps    // under the sovereign profile, the root task's capabilities (none by default)
 
 	// StepCheckpoints makes every checkpoint end the worker's step, so a
 	// driver that calls Worker.Step interleaves tasks at checkpoint

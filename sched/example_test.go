@@ -398,11 +398,12 @@ func ExampleBudget() {
 // spawner's. Asking for more, or spawning without CapSpawn, fails with
 // CapabilityDenied.
 func ExampleCaps() {
-	s, err := sched.New(sched.Config{Workers: 1, Profile: sched.ProfileSovereign})
+	s, err := sched.New(sched.Config{Workers: 1, Profile: sched.ProfileSovereign,
+		RootCaps: sched.CapSpawn | sched.CapChannel})
 	if err != nil {
 		panic(err)
 	}
-	res := s.RunWith("main", func(t *sched.Task) error {
+	res := s.Run("main", func(t *sched.Task) error {
 		fmt.Println("main holds:", t.Caps())
 		return t.Nursery(sched.NurseryOptions{Mode: nursery.CollectAll, Catch: true}, func(n *sched.Nursery) error {
 			_, err := n.Spawn(t, "io", func(*sched.Task) error { return nil },
@@ -421,8 +422,6 @@ func ExampleCaps() {
 			}, sched.SpawnOptions{Caps: sched.CapChannel, HasCaps: true})
 			return err
 		})
-	}, func(root *sched.Task) {
-		s.SetRootCaps(sched.CapSpawn | sched.CapChannel)
 	})
 	fmt.Println("main:", res)
 	// Output:

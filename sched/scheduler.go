@@ -85,7 +85,7 @@ func (s *Scheduler) Start(name string, fn Func) *Task {
 	t.initial = &s.cfg.Budget
 	t.caps = CapsAll
 	if s.cfg.Profile == ProfileSovereign {
-		t.caps = 0
+		t.caps = s.cfg.RootCaps
 	}
 	s.root = t
 	s.live.Add(1)
@@ -96,7 +96,8 @@ func (s *Scheduler) Start(name string, fn Func) *Task {
 }
 
 // SetRootCaps sets the root task's capabilities (sovereign profile: main's
-// caps). Call it between Start and the first step.
+// caps), overriding Config.RootCaps. Call it between Start and the first
+// step.
 func (s *Scheduler) SetRootCaps(c Caps) { s.root.caps = c }
 
 // Root is the root task.
