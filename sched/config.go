@@ -100,10 +100,11 @@ type Config struct {
 	// the run (always on with a Sink). A long-running program leaves it off.
 	KeepTasks bool
 
-	// MaxSteps bounds a real-mode run: past that many worker steps in all,
-	// the root task is cancelled (ResourceExhausted), every task unwinds at
-	// its next checkpoint, and LimitHit reports it. 0 means no bound. The
-	// seeded driver keeps its own bound and ignores this one.
+	// MaxSteps bounds a real-mode run: past that many worker steps in all
+	// (steps that ran a task or took one; an idle worker's looks for work
+	// do not count), the root task is cancelled (ResourceExhausted), every
+	// task unwinds at its next checkpoint, and LimitHit reports it. 0 means
+	// no bound. The seeded driver keeps its own bound and ignores this one.
 	MaxSteps int64
 
 	// Clock gives the time in ticks for sleeps and timeouts. The seeded

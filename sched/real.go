@@ -119,10 +119,12 @@ func (s *Scheduler) deadlock(w *Worker) {
 func (w *Worker) loop() {
 	s := w.s
 	for !s.rootDone.Load() && !s.park.done.Load() {
-		if s.cfg.MaxSteps > 0 && s.steps.Add(1) > s.cfg.MaxSteps && s.limitHit.CompareAndSwap(false, true) {
-			s.root.markCancel(nursery.ResourceExhausted, w)
-		}
 		if w.Step() {
+			// Only steps that did something count against MaxSteps: an
+			// idle worker looking for work is not a livelock.
+			if s.cfg.MaxSteps > 0 && s.steps.Add(1) > s.cfg.MaxSteps && s.limitHit.CompareAndSwap(false, true) {
+				s.root.markCancel(nursery.ResourceExhausted, w)
+			}
 			// When every processor runs a worker, the clock goroutine
 			// waits for Go's 10 ms preemption to fire a timer. So a busy
 			// worker looks at the earliest deadline now and then and fires
