@@ -17,6 +17,7 @@ var (
 	ErrFinished    = errors.New("nursery: child already finished")
 	ErrStarted     = errors.New("nursery: child already started")
 	ErrBadResult   = errors.New("nursery: invalid result")
+	ErrNotLean     = errors.New("nursery: not lean")
 )
 
 // opError names the call that refused. The values are built once, so a
@@ -52,6 +53,10 @@ var (
 	errCompleteBadChild    = opErr("Complete", ErrBadChild)
 	errCompleteNotAdmitted = opErr("Complete", ErrNotAdmitted)
 	errCompleteFinished    = opErr("Complete", ErrFinished)
+
+	errFinishTerminal = opErr("FinishMany", ErrTerminal)
+	errFinishFinished = opErr("FinishMany", ErrFinished)
+	errFinishNotLean  = opErr("FinishMany", ErrNotLean)
 
 	errCloseTerminal = opErr("Close", ErrTerminal)
 	errCloseAwaiting = opErr("Close", ErrAwaiting)

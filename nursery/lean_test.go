@@ -1,6 +1,7 @@
 package nursery
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -65,6 +66,26 @@ func TestLeanMatchesFull(t *testing.T) {
 				unfinished = slices.Delete(unfinished, i, i+1)
 				compare("Complete")
 			},
+			"FinishMany": func(rt *rapid.T) {
+				// k children end without an error: k calls of Complete on
+				// the full nursery, one FinishMany on the lean one.
+				k := rapid.IntRange(0, len(unfinished)).Draw(rt, "k")
+				fe.Reset()
+				for _, c := range unfinished[:k] {
+					r := rapid.SampledFrom([]Result{OK(), OKValue(1), CancelledBy(Timeout)}).Draw(rt, "result")
+					if err := full.Complete(c, r, &fe); err != nil {
+						rt.Fatalf("Complete(%d): %v", c, err)
+					}
+				}
+				if k == 0 {
+					full.settle(&fe) // what FinishMany(0) does: settle only
+				}
+				if err := lean.FinishMany(k, &le); err != nil {
+					rt.Fatalf("FinishMany(%d): %v", k, err)
+				}
+				unfinished = unfinished[k:]
+				compare("FinishMany")
+			},
 			"Cancel": func(rt *rapid.T) {
 				r := rapid.SampledFrom([]Reason{ExplicitCancel, NurseryExited, ResourceExhausted}).Draw(rt, "reason")
 				full.Cancel(r, &fe)
@@ -90,6 +111,9 @@ func TestLeanMatchesFull(t *testing.T) {
 // TestLeanNotAllowed: cancel_remaining and max_concurrent tell children
 // apart, so Lean is ignored for them.
 func TestLeanNotAllowed(t *testing.T) {
+	if err := New(Config{}).FinishMany(0, nil); !errors.Is(err, ErrNotLean) {
+		t.Fatalf("FinishMany on a full nursery: %v", err)
+	}
 	for _, cfg := range []Config{{Mode: CancelRemaining, Lean: true}, {MaxConcurrent: 2, Lean: true}} {
 		if n := New(cfg); n.Lean() || n.Config().Lean {
 			t.Fatalf("%+v: nursery is lean", cfg)

@@ -236,6 +236,30 @@ func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
 	return nil
 }
 
+// FinishMany records, in a Lean nursery, that k admitted children finished
+// without an error (ok or cancelled), as k calls of Complete with such
+// results would: only the counts change, then the nursery becomes terminal
+// if the owner awaits and every child is finished. It lets a caller count
+// such completions elsewhere (an atomic counter) and fold them in later;
+// k may be 0, to settle only. It refuses a nursery that is not lean
+// (ErrNotLean), k above the children running (ErrFinished) and a terminal
+// nursery when k > 0 (ErrTerminal).
+func (n *Nursery) FinishMany(k int, out *Effects) error {
+	out = n.effects(out)
+	switch {
+	case !n.lean:
+		return errFinishNotLean
+	case k > 0 && n.state.Terminal():
+		return errFinishTerminal
+	case k < 0 || k > n.running:
+		return errFinishFinished
+	}
+	n.finished += k
+	n.running -= k
+	n.settle(out)
+	return nil
+}
+
 // Close records that the owner reached the end of its body and awaits the
 // children. Open goes to Closing; Cancelling stays. Either then goes
 // terminal at once if every child is finished. It refuses a second Close
