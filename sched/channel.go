@@ -97,7 +97,7 @@ func (b *chanWait) park(t *Task, w *Worker) bool {
 	c := t.wait.ch
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if t.wait.interruptible && t.mark.Load() != 0 {
+	if t.wait.interruptible && t.marked() != 0 {
 		return false
 	}
 	if t.wait.send {
@@ -129,7 +129,7 @@ func (b *chanWait) park(t *Task, w *Worker) bool {
 func (t *Task) publishWait(st TaskState) bool {
 	t.state.Store(uint32(st))
 	t.waitingOn.Store(t.wait.ref)
-	if t.wait.interruptible && t.mark.Load() != 0 {
+	if t.wait.interruptible && t.marked() != 0 {
 		t.waitingOn.Store(nil)
 		return false
 	}
@@ -341,13 +341,14 @@ func (t *Task) Close(c *Channel) error {
 // waitPending on return means the worker found the operation could proceed
 // and did not park: the caller retries.
 func (t *Task) blockOnChannel(c *Channel, send bool, v int64) error {
+	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
 	t.ext().wait = waitSlot{state: waitPending, val: v, interruptible: t.cleanupDepth == 0, ch: c, send: send}
 	cw := &chanWait{t: t, c: c, interruptible: t.wait.interruptible}
 	cw.ref.b = cw
 	t.wait.ref = &cw.ref
 	t.blockOn = t.wait.ref.b
 	t.suspend(reasonBlock)
-	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.mark.Load() != 0) {
+	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.marked() != 0) {
 		return t.observe()
 	}
 	return nil

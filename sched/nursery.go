@@ -53,6 +53,8 @@ type Nursery struct {
 	catch     bool         // next to spawnLeft so that the two share a word
 	keepMem   bool         // not to be reused: a timeout or a *Task handle may outlive it (free.go)
 	quota     *Nursery     // the nearest nursery at or above this one with a finite spawn_count
+
+	fast leanState // a lean nursery's lock-free part (lean.go)
 }
 
 // takeSpawn pays one spawn_count to this nursery's pool and to the pool of
@@ -148,6 +150,7 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if err := t.point(Cost{Ops: 1}); err != nil {
 		return err
 	}
+	t.enlist() // a cancellation of t's nursery must reach this one (lean.go)
 	n := t.s.newNursery(t, o)
 	if o.Timeout > 0 {
 		n.startTimeout(o.Timeout)
@@ -155,7 +158,7 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	t.mu.Lock()
 	n.outer, t.owned = t.owned, n
 	t.mu.Unlock()
-	if r := t.mark.Load(); r != 0 {
+	if r := t.marked(); r != 0 {
 		// Marked between the checkpoint and the registration above:
 		// markCancel may have missed this nursery.
 		n.cancel(nursery.Reason(r), t.w)
@@ -212,6 +215,8 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	n.outer, n.waiter, n.timer, n.firstErr, n.keepMem = nil, nil, nil, nil, s.keep
 	n.children.Reset()
 	n.free = n.free[:0]
+	n.fast.pending.Store(0)
+	n.fast.cancelled.Store(0)
 	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep})
 	if o.Budget != nil {
 		n.pool = *o.Budget
@@ -317,10 +322,15 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle b
 	}
 	child.child = c
 	switch {
-	case !n.m.Lean():
+	case !n.lean():
 		n.children.Append(child)
 	case admit == nursery.AdmitRun:
-		child.child = n.addSlot(child)
+		// Not enlisted (lean.go) unless a supervisor may look it up.
+		child.child = -1
+		if o.As != "" {
+			child.child = n.addSlot(child)
+		}
+		n.fast.pending.Add(1)
 	}
 	w.live.Add(1)
 	s.register(child, nil)
@@ -398,9 +408,18 @@ func (n *Nursery) cancel(r nursery.Reason, w *Worker) {
 
 // complete records that child t finished. Called by the worker that ran t.
 func (n *Nursery) complete(t *Task, w *Worker) {
+	lean := n.lean()
+	if lean && n.completeFast(t, w) {
+		return
+	}
 	n.mu.Lock()
+	c, last := t.child, false
+	if lean {
+		last = n.fast.pending.Add(-1) == awaitBit // see lean.go
+		c = max(c, 0)                            // a lean nursery knows no child; any valid one will do
+	}
 	_, _, hadErr := n.m.FirstError()
-	if err := n.m.Complete(t.child, t.result, nil); err != nil {
+	if err := n.m.Complete(c, t.result, nil); err != nil {
 		n.mu.Unlock()
 		panic(fmt.Sprintf("sched: Nursery.complete: %v", err))
 	}
@@ -409,8 +428,10 @@ func (n *Nursery) complete(t *Task, w *Worker) {
 		n.firstErr = t.failure() // this child's error is the first
 	}
 	switch {
-	case n.m.Lean():
-		n.freeSlot(t.child)
+	case lean:
+		if t.child >= 0 {
+			n.freeSlot(t.child)
+		}
 	case !n.owner.s.keep:
 		// The result is kept by the nursery; the task itself can go, so
 		// that a nursery with a million finished children does not hold
@@ -418,6 +439,9 @@ func (n *Nursery) complete(t *Task, w *Worker) {
 		*n.children.At(int(t.child)) = nil
 	}
 	n.apply(w)
+	if last {
+		n.finishRest(w)
+	}
 	n.mu.Unlock()
 }
 
@@ -431,7 +455,7 @@ func (n *Nursery) complete(t *Task, w *Worker) {
 // lock: the lock the spawner and the finishing children contend for most.
 func (n *Nursery) start(t *Task) bool {
 	if !n.owner.s.keep && n.m.Mode() != nursery.CancelRemaining {
-		return t.mark.Load() == 0 || mutant.On(mutant.QueuedCancelRuns)
+		return t.marked() == 0 || mutant.On(mutant.QueuedCancelRuns)
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -450,6 +474,9 @@ func (n *Nursery) start(t *Task) bool {
 func (n *Nursery) apply(w *Worker) {
 	e := n.m.Scratch()
 	s := n.owner.s
+	if len(e.Transitions) > 0 && n.lean() {
+		n.publishCancel(e.Transitions)
+	}
 	em := s.emitter(w)
 	if em.on() {
 		for _, tr := range e.Transitions {
@@ -519,6 +546,11 @@ func (n *Nursery) await(t *Task) {
 		panic(fmt.Sprintf("sched: Nursery.await: %v", err))
 	}
 	n.apply(t.w)
+	if n.lean() && !n.m.Terminal() && n.fast.pending.Add(awaitBit) == awaitBit {
+		// Every child has ended: those the state machine still counts as
+		// running ended lock-free (lean.go).
+		n.finishRest(t.w)
+	}
 	done := n.m.Terminal()
 	n.mu.Unlock()
 	if !done && !mutant.On(mutant.OrphanEscapes) {

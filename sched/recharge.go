@@ -37,13 +37,14 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 			return &SchedError{Code: ErrResourceExhausted, Detail: comp.String() + " exhausted"}
 		}
 		// Wait for the supervisor.
+		t.enlist() // already done at spawn for a task with a name (lean.go)
 		x.wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
 		rw := &rechargeWait{t: t, interruptible: x.wait.interruptible}
 		rw.ref.b = rw
 		x.wait.ref = &rw.ref
 		t.blockOn = t.wait.ref.b
 		t.suspend(reasonBlock)
-		if t.wait.state == waitCancelled || (t.wait.interruptible && t.mark.Load() != 0) {
+		if t.wait.state == waitCancelled || (t.wait.interruptible && t.marked() != 0) {
 			return t.observe()
 		}
 	}
@@ -113,7 +114,7 @@ func (b *rechargeWait) describe() string { return "recharge" }
 func (b *rechargeWait) park(t *Task, w *Worker) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.credit != nil || (t.wait.interruptible && t.mark.Load() != 0) {
+	if t.credit != nil || (t.wait.interruptible && t.marked() != 0) {
 		return false
 	}
 	t.rechargeWaiting = true

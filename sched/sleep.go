@@ -19,6 +19,7 @@ func (t *Task) Sleep(ticks int64) error {
 	if ticks <= 0 {
 		return nil
 	}
+	t.enlist() // a cancellation must be able to interrupt this sleep (lean.go)
 	s := t.s
 	tm := s.timers.add(s.Now()+uint64(ticks), timerSleep, t, nil)
 	t.ext().wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0, tm: tm}
@@ -31,7 +32,7 @@ func (t *Task) Sleep(ticks int64) error {
 		switch {
 		case t.wait.state == waitDone:
 			return nil
-		case t.wait.state == waitCancelled || (t.wait.interruptible && t.mark.Load() != 0):
+		case t.wait.state == waitCancelled || (t.wait.interruptible && t.marked() != 0):
 			s.timers.kill(tm)
 			return t.observe()
 		}
@@ -58,7 +59,7 @@ func (b *sleepWait) park(t *Task, w *Worker) bool {
 		t.wait.state = waitDone
 		return false
 	}
-	if t.wait.interruptible && t.mark.Load() != 0 {
+	if t.wait.interruptible && t.marked() != 0 {
 		return false
 	}
 	tm.waiting = true

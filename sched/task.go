@@ -172,7 +172,7 @@ func (t *Task) SetValue(v int64) { t.value, t.hasValue = v, true }
 
 // IsCancelled reports whether the task has been marked cancelled. It is
 // is_cancelled() of seed 004; unlike Checkpoint it never ends the task.
-func (t *Task) IsCancelled() bool { return t.mark.Load() != 0 }
+func (t *Task) IsCancelled() bool { return t.marked() != 0 }
 
 // RunFiber is the fiber body of every task: run the task's function, then its
 // remaining cleanups in LIFO order, and record the result. It implements
@@ -252,7 +252,7 @@ func (t *Task) observe() error {
 	if t.cleanupDepth > 0 {
 		return nil
 	}
-	if r := t.mark.Load(); r != 0 {
+	if r := t.marked(); r != 0 {
 		t.emit(trace.KindObserve)
 		return &CancelError{Reason: nursery.Reason(r)}
 	}

@@ -85,7 +85,7 @@ func (w *Worker) Step() bool {
 		w.em.emit(trace.KindPark)
 		return false
 	}
-	if t.mark.Load() != 0 && !t.started && !mutant.On(mutant.QueuedCancelRuns) {
+	if !t.started && t.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
 		w.retireUnstarted(t)
 		return true
 	}

@@ -1,0 +1,122 @@
+package sched
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/cbcsim/cbcsim/nursery"
+)
+
+// Lean nurseries (no KeepTasks, no Sink; not cancel_remaining, no
+// max_concurrent) keep no record per child, and most of their children
+// never take the nursery's lock:
+//
+//   - A child that ends without an error and never enlisted (below) only
+//     takes itself off pending, one atomic add, and is reused at once. The
+//     state machine still counts it as running: since every other child
+//     reports to it under the lock, once pending reaches zero the children
+//     it still counts as running are exactly those, and one FinishMany
+//     ends them all. Only two parties may do that, each exactly when it
+//     sees pending reach zero with awaitBit set: the owner, setting
+//     awaitBit in its await, or the child whose end brings pending to zero
+//     after that. That is the handshake of sync.WaitGroup, and it is why a
+//     child that ended lock-free never touches the nursery again, which
+//     its owner may reuse as soon as it ends.
+//   - Cancellation cannot list such children: the nursery publishes its
+//     cancellation reason (cancelled), and a child reads it at its start and
+//     at each checkpoint (Task.marked) and marks itself. Only a child that
+//     must be reachable by a cancellation, one that opens a nursery (its
+//     children must be cancelled too), blocks (its wait must be
+//     interrupted), or has a name a supervisor recharges it by, enlists:
+//     it takes a slot in the nursery's children under the lock, and from
+//     then on is marked by the cancellation walk and ends under the lock.
+//   - A child ending with an error takes the lock (first error wins, in
+//     the order errors take it).
+
+// awaitBit in pending says the owner awaits; the bits below it count the
+// admitted children that have not ended.
+const awaitBit = int64(1) << 62
+
+// leanState is what a lean nursery keeps outside its lock.
+type leanState struct {
+	pending   atomic.Int64  // admitted, unended children; plus awaitBit
+	cancelled atomic.Uint32 // the cancellation reason once Cancelling, 0 before
+}
+
+// lean reports whether n keeps no per-child records; fixed for n's life.
+func (n *Nursery) lean() bool { return n.m.Lean() }
+
+// completeFast ends child t of lean nursery n without the lock when it may:
+// it never enlisted and ended without an error. It reports false when the
+// caller must take the locked path.
+func (n *Nursery) completeFast(t *Task, w *Worker) bool {
+	if t.child >= 0 || t.result.IsError() {
+		return false
+	}
+	if n.fast.pending.Add(-1) == awaitBit {
+		// The last child, and the owner awaits: end the nursery. The owner
+		// cannot leave it before this, so n is still its nursery.
+		n.mu.Lock()
+		n.finishRest(w)
+		n.mu.Unlock()
+	}
+	return true
+}
+
+// finishRest ends, in the state machine, every child it still counts as
+// running: once pending is zero those are the children that ended
+// lock-free. The nursery then becomes terminal. Called with n.mu held, by
+// the one party that saw pending reach zero with awaitBit set.
+func (n *Nursery) finishRest(w *Worker) {
+	if err := n.m.FinishMany(n.m.Running(), nil); err != nil {
+		panic(fmt.Sprintf("sched: Nursery.finishRest: %v", err))
+	}
+	n.apply(w)
+}
+
+// enlist makes t, a child of a lean nursery, reachable by its nursery's
+// cancellation walk (see above), marking it at once if the nursery is
+// already cancelling. The task calls it for itself before it opens a
+// nursery or blocks; a no-op in every other case.
+func (t *Task) enlist() {
+	n := t.parent
+	if n == nil || t.child >= 0 || !n.lean() {
+		return
+	}
+	n.mu.Lock()
+	t.child = n.addSlot(t)
+	r := n.fast.cancelled.Load()
+	n.mu.Unlock()
+	if r != 0 {
+		t.mark.CompareAndSwap(0, r)
+	}
+}
+
+// marked is t's cancellation mark: its own, or, for a child of a lean
+// nursery that is cancelling and that never enlisted, the nursery's
+// reason, which t then takes as its own mark. An enlisted child waits for
+// the cancellation walk's markCancel instead, which also cancels the
+// nurseries it owns (and would skip them if the mark were already set).
+// Only t itself, or a worker while t does not run, calls it.
+func (t *Task) marked() uint32 {
+	if r := t.mark.Load(); r != 0 {
+		return r
+	}
+	if n := t.parent; n != nil && t.child < 0 && n.lean() {
+		if r := n.fast.cancelled.Load(); r != 0 {
+			t.mark.CompareAndSwap(0, r)
+			return t.mark.Load()
+		}
+	}
+	return 0
+}
+
+// publishCancel records, for a lean nursery, that it went to Cancelling.
+// Called with n.mu held, from apply.
+func (n *Nursery) publishCancel(tr []nursery.Transition) {
+	for _, x := range tr {
+		if x.To == nursery.Cancelling {
+			n.fast.cancelled.Store(uint32(n.m.CancelReason()))
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cbcsim/cbcsim/nursery"
+)
+
+// The lean nursery's lock-free paths (lean.go), under -race on 1, 2 and 4
+// workers: every test below has children that can only end by being
+// cancelled, so a cancellation that misses one hangs the test (the loops
+// are bounded and fail loudly instead).
+
+// spinUntilCancelled checkpoints until the task is cancelled; it fails
+// after too many rounds instead of hanging.
+func spinUntilCancelled(t *Task) error {
+	for range 200_000 {
+		if err := t.Yield(); err != nil {
+			return err
+		}
+	}
+	return errors.New("never cancelled")
+}
+
+// runWithin runs fn as s's root and fails the test if it has not ended
+// within a minute: a cancellation that misses a blocked child hangs.
+func runWithin(t *testing.T, s *Scheduler, fn Func) Result {
+	t.Helper()
+	done := make(chan Result, 1)
+	go func() { done <- s.Run("main", fn) }()
+	select {
+	case res := <-done:
+		return res
+	case <-time.After(time.Minute):
+		t.Fatal("the run has not ended after a minute: a cancellation missed a child")
+		return Result{}
+	}
+}
+
+func leanSched(t *testing.T, workers int) *Scheduler {
+	t.Helper()
+	s, err := New(Config{Workers: workers, Budget: Unlimited})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestLeanJoinWaitsForAll: the owner leaves its nursery only after every
+// child ended, whichever path each took, over many nurseries in a row.
+func TestLeanJoinWaitsForAll(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		s := leanSched(t, workers)
+		var bad atomic.Int64
+		res := runWithin(t, s, func(root *Task) error {
+			for round := range 300 {
+				var ended atomic.Int64
+				kids := 1 + round%17
+				err := root.Nursery(NurseryOptions{Mode: CollectAll, Catch: true}, func(n *Nursery) error {
+					for i := range kids {
+						err := n.Go("kid", func(t *Task) error {
+							defer ended.Add(1)
+							switch i % 4 {
+							case 1:
+								return t.Yield()
+							case 2:
+								return errors.New("kid failed") // the locked path
+							case 3:
+								return t.Sleep(1) // enlists
+							}
+							return nil
+						})
+						if err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				if ended.Load() != int64(kids) {
+					bad.Add(1)
+				}
+			}
+			return nil
+		})
+		if res.Kind != nursery.KindOK || bad.Load() != 0 {
+			t.Fatalf("workers %d: main = %s, %d nurseries left before their children ended", workers, res, bad.Load())
+		}
+	}
+}
+
+// TestLeanCancelReachesEveryChild: a failing child cancels siblings that
+// never enlisted (spinning), siblings blocked on a channel or asleep
+// (enlisted), and the grandchildren of a sibling that opened a nursery.
+func TestLeanCancelReachesEveryChild(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		s := leanSched(t, workers)
+		never := s.NewChannel("never", 0)
+		var cancelled atomic.Int64
+		observe := func(err error) error {
+			var ce *CancelError
+			if errors.As(err, &ce) {
+				cancelled.Add(1)
+			}
+			return err
+		}
+		const rounds = 30
+		res := runWithin(t, s, func(root *Task) error {
+			for range rounds {
+				err := root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+					spawn := func(name string, fn Func) error { return n.Go(name, fn) }
+					if err := spawn("spinner", func(t *Task) error { return observe(spinUntilCancelled(t)) }); err != nil {
+						return err
+					}
+					if err := spawn("receiver", func(t *Task) error {
+						_, _, err := t.Recv(never)
+						return observe(err)
+					}); err != nil {
+						return err
+					}
+					if err := spawn("sleeper", func(t *Task) error { return observe(t.Sleep(1 << 40)) }); err != nil {
+						return err
+					}
+					if err := spawn("parent", func(t *Task) error {
+						return t.Nursery(NurseryOptions{}, func(inner *Nursery) error {
+							for range 3 {
+								if err := inner.Go("grandchild", func(t *Task) error { return observe(spinUntilCancelled(t)) }); err != nil {
+									return err
+								}
+							}
+							return nil
+						})
+					}); err != nil {
+						return err
+					}
+					return spawn("failer", func(t *Task) error {
+						if err := t.Yield(); err != nil {
+							return err
+						}
+						return errors.New("boom")
+					})
+				})
+				var ce *ChildError
+				if !errors.As(err, &ce) || ce.Text != "boom" {
+					return fmt.Errorf("nursery returned %v, want the child error boom", err)
+				}
+			}
+			return nil
+		})
+		if res.Kind != nursery.KindOK {
+			t.Fatalf("workers %d: main = %s", workers, res)
+		}
+		// Each round: spinner, receiver, sleeper and three grandchildren
+		// end cancelled, unless the failure came before they started (then
+		// they never run), so at least none of them may end otherwise.
+		if got := cancelled.Load(); got > 6*rounds {
+			t.Fatalf("workers %d: %d cancellations observed, at most %d possible", workers, got, 6*rounds)
+		}
+	}
+}
+
+// TestLeanExternalCancelAndTimeout: an explicit cancel from the owner and a
+// nursery timeout both reach children that never enlisted.
+func TestLeanExternalCancelAndTimeout(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		s := leanSched(t, workers)
+		res := runWithin(t, s, func(root *Task) error {
+			for range 20 {
+				err := root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+					for range 4 {
+						if err := n.Go("spinner", spinUntilCancelled); err != nil {
+							return err
+						}
+					}
+					if err := root.Yield(); err != nil {
+						return err
+					}
+					n.Cancel(root)
+					return nil
+				})
+				if err != nil {
+					return fmt.Errorf("explicit cancel: %v", err)
+				}
+				err = root.Nursery(NurseryOptions{Timeout: 50}, func(n *Nursery) error {
+					for range 4 {
+						if err := n.Go("spinner", spinUntilCancelled); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					return fmt.Errorf("timeout: %v", err)
+				}
+			}
+			return nil
+		})
+		if res.Kind != nursery.KindOK {
+			t.Fatalf("workers %d: main = %s", workers, res)
+		}
+	}
+}
+
+// TestLeanSpawnAfterCancel: a child spawned after its nursery started
+// cancelling never runs, and one spawned just before it observes the
+// cancellation at its start or first checkpoint.
+func TestLeanSpawnAfterCancel(t *testing.T) {
+	s := leanSched(t, 2)
+	var ran atomic.Int64
+	res := runWithin(t, s, func(root *Task) error {
+		return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+			n.Cancel(root)
+			for range 100 {
+				if err := n.Go("late", func(*Task) error { ran.Add(1); return nil }); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	if res.Kind != nursery.KindOK || ran.Load() != 0 {
+		t.Fatalf("main = %s, %d children spawned into a cancelled nursery ran", res, ran.Load())
+	}
+}
