@@ -416,7 +416,7 @@ func (n *Nursery) complete(t *Task, w *Worker) {
 	c, last := t.child, false
 	if lean {
 		last = n.fast.pending.Add(-1) == awaitBit // see lean.go
-		c = max(c, 0)                            // a lean nursery knows no child; any valid one will do
+		c = max(c, 0)                             // a lean nursery knows no child; any valid one will do
 	}
 	_, _, hadErr := n.m.FirstError()
 	if err := n.m.Complete(c, t.result, nil); err != nil {
