@@ -124,8 +124,9 @@ func (n *Nursery) Snapshot() NurserySnapshot {
 // child, in spawn order) and Children (their ids) are complete only when
 // the scheduler keeps its tasks (Config.KeepTasks or a Sink); otherwise a
 // nursery keeps no per-child records (a lean nursery: Results is empty and
-// Children lists the unfinished children), except under cancel_remaining
-// or max_concurrent, which need them.
+// Children lists only the unfinished children that enlisted, see
+// lean.go), except under cancel_remaining or max_concurrent, which need
+// them.
 type NurserySnapshot struct {
 	Label      string
 	Mode       nursery.Mode
