@@ -70,6 +70,7 @@ type CheckOptions struct {
 	SeedStart uint64 // the first seed: runs use SeedStart .. SeedStart+Seeds-1
 	Workers   []int  // worker counts, each 1..256, no repeats; nil: DefaultCheckWorkers
 	Real      bool   // real worker goroutines: no trace, so no resample and no run.trace
+	Lean      bool   // with Real: keep no tasks (Options.Lean)
 	Jobs      int    // goroutines running runs; 0: runtime.NumCPU()
 	Resample  int    // runs per scenario executed twice and compared byte for byte; 0: none
 	ReproDir  string // where repro directories are written; "": none
@@ -321,7 +322,7 @@ func newChecker(scs []*scenario.Scenario, paths []string, o CheckOptions, exec c
 	// input, reported before hours of runs, not as a failure of each.
 	for i, sc := range scs {
 		for _, w := range o.Workers {
-			cfg, err := Resolve(sc, Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real})
+			cfg, err := Resolve(sc, Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", paths[i], err)
 			}
@@ -446,7 +447,7 @@ func (c *checker) do(i int64) {
 // or an error of the harness becomes a failed check, so one bad run never
 // stops the others.
 func (c *checker) execute(sc, wi int, seed uint64, buf *bytes.Buffer) (sum checkSummary) {
-	o := Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real}
+	o := Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real, Lean: c.o.Lean}
 	if buf != nil {
 		o.Trace = buf
 	}
@@ -514,7 +515,7 @@ func (a *checkRow) add(c *checker, sc int, seed uint64, s *checkSummary) {
 	// The run's own Config, with what the check set filled in even when
 	// Resolve panicked before returning it.
 	k.Config = s.cfg
-	k.Config.Seed, k.Config.Workers, k.Config.Victim, k.Config.Real = seed, r.Workers, c.victim[sc], c.o.Real
+	k.Config.Seed, k.Config.Workers, k.Config.Victim, k.Config.Real, k.Config.Lean = seed, r.Workers, c.victim[sc], c.o.Real, c.o.Lean
 }
 
 // checkInsertSmallest inserts v into the sorted list, keeping the n smallest.
@@ -823,7 +824,10 @@ func (r *CheckReport) Write(w io.Writer) error {
 	var b bytes.Buffer
 	o := r.Options
 	mode := "seeded"
-	if o.Real {
+	switch {
+	case o.Real && o.Lean:
+		mode = "real lean"
+	case o.Real:
 		mode = "real"
 	}
 	ws := make([]string, len(o.Workers))

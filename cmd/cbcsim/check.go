@@ -22,6 +22,7 @@ func newCheckCmd() *cobra.Command {
 		seeds     int
 		workers   string
 		real      bool
+		lean      bool
 		out       string
 		jobs      int
 		seedStart uint64
@@ -56,6 +57,9 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 			if resample < 0 {
 				return badInput(fmt.Errorf("--resample must be 0 or more, got %d", resample))
 			}
+			if lean && !real {
+				return badInput(errors.New("--lean needs --real: the seeded simulator always keeps every task"))
+			}
 			if real && cmd.Flags().Changed("resample") && resample > 0 {
 				return badInput(errors.New("--resample and --real cannot be combined: real mode has no deterministic trace to compare"))
 			}
@@ -69,7 +73,7 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 			}
 			stderr := cmd.ErrOrStderr()
 			report, err := sim.CheckScenarios(scs, paths, sim.CheckOptions{
-				Seeds: seeds, SeedStart: seedStart, Workers: ws, Real: real, Jobs: jobs,
+				Seeds: seeds, SeedStart: seedStart, Workers: ws, Real: real, Lean: lean, Jobs: jobs,
 				Resample: resample, ReproDir: out, ProgressTerminal: isTerminal(stderr),
 			}, stderr)
 			if err != nil {
@@ -89,6 +93,7 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 	f.IntVar(&seeds, "seeds", 0, "seeds per scenario and worker count (required)")
 	f.StringVar(&workers, "workers", "1,2,4,8", "comma-separated worker counts, each 1..256")
 	f.BoolVar(&real, "real", false, "run on real worker goroutines: no traces, no byte comparison")
+	f.BoolVar(&lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (main's expectations only)")
 	f.StringVar(&out, "out", "repro", `directory for repro directories ("" writes none)`)
 	f.IntVar(&jobs, "jobs", runtime.NumCPU(), "runs executed in parallel")
 	f.Uint64Var(&seedStart, "seed-start", 1, "first seed; runs use seeds S..S+N-1")

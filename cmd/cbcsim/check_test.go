@@ -157,6 +157,29 @@ func TestCheckRealMode(t *testing.T) {
 	}
 }
 
+// TestCheckRealLean: --lean runs real mode as a Go program's scheduler;
+// without --real it is bad input, for check and for run.
+func TestCheckRealLean(t *testing.T) {
+	code, stdout, stderr := runCLI("check", "../../scenarios/fail_fast.toml", "--seeds", "2", "--workers", "1,2", "--real", "--lean")
+	if code != 0 || !strings.Contains(stdout, "real lean mode: 4 runs") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI("run", "../../scenarios/fail_fast.toml", "--real", "--lean", "--workers", "2")
+	if code != 0 || !strings.Contains(stdout, "--real --lean") {
+		t.Fatalf("run --real --lean: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, cmd := range []string{"check", "run"} {
+		args := []string{cmd, "../../scenarios/fail_fast.toml", "--lean"}
+		if cmd == "check" {
+			args = append(args, "--seeds", "1")
+		}
+		code, _, stderr := runCLI(args...)
+		if code != 2 || !strings.Contains(stderr, "--lean needs --real") {
+			t.Fatalf("%s --lean without --real: exit %d, %q", cmd, code, stderr)
+		}
+	}
+}
+
 func TestCheckBadInputExits2(t *testing.T) {
 	good := "../../scenarios/fail_fast.toml"
 	malformed := writeFile(t, "malformed.toml", "version = 1\n[task.main\n")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -19,6 +20,7 @@ func newRunCmd() *cobra.Command {
 		tracePath string
 		asJSON    bool
 		real      bool
+		lean      bool
 		maxSteps  int64
 	)
 	cmd := &cobra.Command{
@@ -30,6 +32,9 @@ expectation with pass/fail, and the seed. Exit status: 0 when everything
 holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if lean && !real {
+				return badInput(errors.New("--lean needs --real: the seeded simulator always keeps every task"))
+			}
 			if real && tracePath != "" {
 				return badInput(fmt.Errorf("--trace and --real cannot be combined: real mode has no deterministic trace"))
 			}
@@ -37,7 +42,7 @@ holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 			if err != nil {
 				return badInput(err)
 			}
-			opts := sim.Options{Workers: workers, Victim: victim, Real: real, MaxSteps: maxSteps}
+			opts := sim.Options{Workers: workers, Victim: victim, Real: real, Lean: lean, MaxSteps: maxSteps}
 			if cmd.Flags().Changed("seed") {
 				opts.Seed, opts.HasSeed = seed, true
 			}
@@ -84,6 +89,7 @@ holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 	f.StringVar(&tracePath, "trace", "", "write the trace to this file (atomically)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.BoolVar(&real, "real", false, "run on real worker goroutines instead of the seeded driver")
+	f.BoolVar(&lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (tables stay empty; main's expectations only)")
 	f.Int64Var(&maxSteps, "max-steps", 0, "step bound past which the run is a livelock (default: the scenario's)")
 	return cmd
 }
@@ -92,7 +98,11 @@ holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 func reproCommand(file string, c sim.Config) string {
 	if c.Real {
 		// Real mode has no seed to pin: the OS schedules the workers.
-		return strings.Join([]string{"cbcsim", "run", file, fmt.Sprintf("--workers %d", c.Workers), "--real"}, " ")
+		parts := []string{"cbcsim", "run", file, fmt.Sprintf("--workers %d", c.Workers), "--real"}
+		if c.Lean {
+			parts = append(parts, "--lean")
+		}
+		return strings.Join(parts, " ")
 	}
 	parts := []string{"cbcsim", "run", file, fmt.Sprintf("--seed %d", c.Seed), fmt.Sprintf("--workers %d", c.Workers), "--victim " + c.Victim}
 	return strings.Join(parts, " ")
