@@ -450,3 +450,31 @@ func ExampleNursery_Go() {
 	fmt.Println(res, sum.Load())
 	// Output: ok 500500
 }
+
+// MaxConcurrent bounds how many children of a nursery run at once: the
+// others wait, and are admitted in spawn order as running ones end. (Such a
+// nursery keeps a record per child, since it tells waiting children from
+// running ones.)
+func ExampleNurseryOptions() {
+	s, _ := sched.New(sched.Config{Workers: 4, Budget: sched.Unlimited})
+	var running, peak atomic.Int64
+	res := s.Run("main", func(t *sched.Task) error {
+		return t.Nursery(sched.NurseryOptions{Label: "downloads", MaxConcurrent: 2}, func(n *sched.Nursery) error {
+			for range 10 {
+				err := n.Go("download", func(t *sched.Task) error {
+					now := running.Add(1)
+					defer running.Add(-1)
+					for p := peak.Load(); now > p && !peak.CompareAndSwap(p, now); p = peak.Load() {
+					}
+					return t.Yield()
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	fmt.Println(res, "at most 2 at once:", peak.Load() <= 2)
+	// Output: ok at most 2 at once: true
+}
