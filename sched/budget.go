@@ -6,7 +6,11 @@ import (
 )
 
 // Budget is a task's resource quota (seed 001 section 3.1). Each component
-// counts down; reaching 0 exhausts the task.
+// counts down; reaching 0 exhausts the task. A zero component means zero,
+// not "the default": the scenario format gives explicit zeros a meaning
+// (spawn_count = 0 forbids spawning), and the library keeps that reading.
+// Start from DefaultBudget or Unlimited and change the components that
+// matter; only a wholly zero Config.Budget stands for DefaultBudget.
 type Budget struct {
 	Ops        int64 // abstract instructions
 	Memory     int64 // bytes
