@@ -3,6 +3,7 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -226,5 +227,25 @@ func TestLeanSpawnAfterCancel(t *testing.T) {
 	})
 	if res.Kind != nursery.KindOK || ran.Load() != 0 {
 		t.Fatalf("main = %s, %d children spawned into a cancelled nursery ran", res, ran.Load())
+	}
+}
+
+// TestGoFromAnotherTaskPanics: Nursery.Go called by a child while the
+// owner awaits is refused with a panic (the child's result), not run as a
+// spawn on the owner's behalf.
+func TestGoFromAnotherTaskPanics(t *testing.T) {
+	s := leanSched(t, 1) // one worker: the child runs once the owner awaits
+	res := runWithin(t, s, func(root *Task) error {
+		err := root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+			return n.Go("child", func(*Task) error { return n.Go("grandchild", func(*Task) error { return nil }) })
+		})
+		var pe *PanicError
+		if !errors.As(err, &pe) || !strings.Contains(fmt.Sprint(pe.Value), "owner is not running") {
+			return fmt.Errorf("nursery returned %v, want the child's panic", err)
+		}
+		return nil
+	})
+	if res.Kind != nursery.KindOK {
+		t.Fatalf("main = %s", res)
 	}
 }

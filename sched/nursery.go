@@ -389,8 +389,20 @@ func (n *Nursery) Go(name string, fn Func, o ...SpawnOptions) error {
 	default:
 		panic("sched: Nursery.Go: more than one SpawnOptions")
 	}
+	n.ownerRuns("Go")
 	_, err := n.spawn(n.owner, name, fn, opts, true)
 	return err
+}
+
+// ownerRuns panics unless n's owner is running: Go, which is not handed
+// the calling task, would otherwise spawn on the owner's behalf from
+// another task, a data race. It catches a call from a child while the owner
+// awaits or is queued; one made while the owner also runs, on another
+// worker, goes unseen (the race detector sees it).
+func (n *Nursery) ownerRuns(op string) {
+	if n.owner.State() != StateRunning {
+		panic("sched: Nursery." + op + ": the nursery's owner is not running: only the owner may call it, from its body")
+	}
 }
 
 // Cancel cancels the nursery (ExplicitCancel). Only the owner calls it.
