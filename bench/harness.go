@@ -123,6 +123,15 @@ func medianOf(runs []Sample, value func(Sample) float64) Sample {
 	return runs[len(runs)/2]
 }
 
+// valuesOf maps each sample to its figure.
+func valuesOf(runs []Sample, value func(Sample) float64) []float64 {
+	out := make([]float64, len(runs))
+	for i, s := range runs {
+		out[i] = value(s)
+	}
+	return out
+}
+
 // medianRatio is the median of the per-round ratios peer/base: a round
 // measures every implementation once, one after the other, so a round the
 // machine slowed down for everyone still gives a fair ratio, where the

@@ -214,17 +214,9 @@ func measureRow(sp rowSpec, o Options, opsMax int, progress io.Writer) (Row, err
 			}
 		}
 	}
-	samples := make([][]Sample, len(sp.impls))
-	values := make([][]float64, len(sp.impls))
-	for range max(o.Count, 1) {
-		for i, impl := range sp.impls {
-			s, err := autoN(fs[i], o.Duration, nMax)
-			if err != nil {
-				return row, fmt.Errorf("bench: %s/%s: %w", sp.name, impl, err)
-			}
-			samples[i] = append(samples[i], s)
-			values[i] = append(values[i], value(s))
-		}
+	samples, err := rounds(fs, func(i int) string { return sp.name + "/" + sp.impls[i] }, o, nMax)
+	if err != nil {
+		return row, err
 	}
 	for i, impl := range sp.impls {
 		s := medianOf(samples[i], value)
@@ -232,16 +224,20 @@ func measureRow(sp rowSpec, o Options, opsMax int, progress io.Writer) (Row, err
 		fmt.Fprintf(progress, "bench: %-28s %-12s %12.1f %s (n=%d)\n", sp.name, impl, v, sp.unit, s.N)
 		if i == 0 {
 			row.Cbcsim, row.AllocsPerOp = v, s.AllocsPerOp
-			delete(s.Metrics, sp.metric)
-			if len(s.Metrics) > 0 {
-				row.Metrics = s.Metrics
+			for k, x := range s.Metrics { // the other metrics; the samples stay as measured
+				if k != sp.metric {
+					if row.Metrics == nil {
+						row.Metrics = map[string]float64{}
+					}
+					row.Metrics[k] = x
+				}
 			}
 			if sp.name == "Steal" {
 				row.Note = fmt.Sprintf("%.2f steals/op, %.0f ns/steal", s.Metrics["steals/op"], s.Metrics["ns/steal"])
 			}
 			continue
 		}
-		row.Peers = append(row.Peers, Peer{Name: impl, Value: v, Ratio: medianRatio(values[0], values[i])})
+		row.Peers = append(row.Peers, Peer{Name: impl, Value: v, Ratio: medianRatio(valuesOf(samples[0], value), valuesOf(samples[i], value))})
 	}
 	return row, nil
 }
@@ -331,36 +327,51 @@ func measureScaling(o Options, progress io.Writer) ([]ScalePoint, error) {
 		{"WorkingTree", WorkingTree, func(p *ScalePoint) *TreeFigure { return &p.Working }},
 		{"ParallelLeaves", ParallelLeaves, func(p *ScalePoint) *TreeFigure { return &p.Control }},
 	}
-	samples := make([][][]Sample, len(o.Scaling)) // [worker count][tree][round]
-	ns := make([][][]float64, len(o.Scaling))
-	for wi := range o.Scaling {
-		samples[wi] = make([][]Sample, len(trees))
-		ns[wi] = make([][]float64, len(trees))
-	}
-	for range max(o.Count, 1) {
-		for wi, w := range o.Scaling {
-			for ti, tr := range trees {
-				s, err := autoN(tr.f(w), o.Duration, nMax)
-				if err != nil {
-					return nil, fmt.Errorf("bench: %s scaling, %d workers: %w", tr.name, w, err)
-				}
-				samples[wi][ti] = append(samples[wi][ti], s)
-				ns[wi][ti] = append(ns[wi][ti], s.NsPerOp)
-			}
+	// One function per (worker count, tree): index wi*len(trees)+ti.
+	var fs []Func
+	for _, w := range o.Scaling {
+		for _, tr := range trees {
+			fs = append(fs, tr.f(w))
 		}
 	}
+	label := func(k int) string {
+		return fmt.Sprintf("%s scaling, %d workers", trees[k%len(trees)].name, o.Scaling[k/len(trees)])
+	}
+	samples, err := rounds(fs, label, o, nMax)
+	if err != nil {
+		return nil, err
+	}
+	ns := func(s Sample) float64 { return s.NsPerOp }
 	points := make([]ScalePoint, len(o.Scaling))
 	for wi, w := range o.Scaling {
 		points[wi].Workers = w
 		for ti, tr := range trees {
-			s := medianOf(samples[wi][ti], func(s Sample) float64 { return s.NsPerOp })
+			runs := samples[wi*len(trees)+ti]
+			s := medianOf(runs, ns)
 			fig := tr.fig(&points[wi])
 			*fig = TreeFigure{NsPerTree: s.NsPerOp, TasksPerSec: TreeTasks * 1e9 / s.NsPerOp, Speedup: 1, Cores: s.Cores}
 			if wi > 0 {
-				fig.Speedup = medianRatio(ns[wi][ti], ns[0][ti])
+				fig.Speedup = medianRatio(valuesOf(runs, ns), valuesOf(samples[ti], ns))
 			}
 			fmt.Fprintf(progress, "bench: %-14s %3d workers %12.0f tasks/s, %.2fx, %.2f cores\n", tr.name, w, fig.TasksPerSec, fig.Speedup, s.Cores)
 		}
 	}
 	return points, nil
+}
+
+// rounds measures every function of fs once a round, one after the other,
+// for o.Count rounds: samples[i][r] is fs[i] in round r. label names fs[i]
+// in an error.
+func rounds(fs []Func, label func(i int) string, o Options, nMax int) ([][]Sample, error) {
+	samples := make([][]Sample, len(fs))
+	for range max(o.Count, 1) {
+		for i, f := range fs {
+			s, err := autoN(f, o.Duration, nMax)
+			if err != nil {
+				return nil, fmt.Errorf("bench: %s: %w", label(i), err)
+			}
+			samples[i] = append(samples[i], s)
+		}
+	}
+	return samples, nil
 }

@@ -386,21 +386,26 @@ func FiberSwitch(impl string) Func {
 			return nil
 		}
 	case IterPull:
-		return func(tm Timer, n int) error {
-			next, stop := iter.Pull(func(yield func(struct{}) bool) {
-				for yield(struct{}{}) {
-				}
-			})
-			defer stop()
-			tm.ResetTimer()
-			for range n {
-				next()
-			}
-			tm.StopTimer()
-			return nil
-		}
+		return pullRoundTrips
 	}
 	panic("bench: FiberSwitch: unknown implementation " + impl)
+}
+
+// pullRoundTrips is n round trips of a bare iter.Pull coroutine that
+// yields at once: the floor a fiber, and so every switch, is built on.
+func pullRoundTrips(tm Timer, n int) error {
+	next, stop := iter.Pull(func(yield func(struct{}) bool) {
+		for yield(struct{}{}) {
+		}
+	})
+	defer stop()
+	next()
+	tm.ResetTimer()
+	for range n {
+		next()
+	}
+	tm.StopTimer()
+	return nil
 }
 
 // YieldPingPong passes control between two tasks n times in all: one
@@ -449,20 +454,7 @@ func YieldPingPong(impl string) Func {
 			})
 		}
 	case IterPull:
-		return func(tm Timer, n int) error {
-			next, stop := iter.Pull(func(yield func(struct{}) bool) {
-				for yield(struct{}{}) {
-				}
-			})
-			defer stop()
-			next()
-			tm.ResetTimer()
-			for range n {
-				next()
-			}
-			tm.StopTimer()
-			return nil
-		}
+		return pullRoundTrips
 	case Goroutines:
 		return func(tm Timer, n int) error {
 			ping, pong := make(chan int), make(chan int)

@@ -37,7 +37,6 @@ type Nursery struct {
 	running  int // admitted and unfinished
 	finished int // children whose result is not Pending
 
-	lean     bool   // cfg.Lean, where allowed: no per-child records
 	spawned  int    // children spawned (Len); results.Len() when not lean
 	firstRes Result // the first error's result, in a lean nursery
 
@@ -63,15 +62,14 @@ func (n *Nursery) Reset(cfg Config) {
 		kids:    kids,
 		queue:   n.queue[:0],
 		scratch: n.scratch,
-		lean:    cfg.Lean && cfg.Mode != CancelRemaining && cfg.MaxConcurrent <= 0,
 	}
-	n.cfg.Lean = n.lean
+	n.cfg.Lean = cfg.Lean && cfg.Mode != CancelRemaining && cfg.MaxConcurrent <= 0
 	n.scratch.Reset()
 }
 
 // Lean reports whether the nursery keeps no per-child records (Config.Lean,
 // where allowed).
-func (n *Nursery) Lean() bool { return n.lean }
+func (n *Nursery) Lean() bool { return n.cfg.Lean }
 
 // Scratch is the Effects a call with a nil *Effects fills: a caller that
 // holds the nursery's lock can read the effects of its last call there
@@ -118,7 +116,7 @@ func (n *Nursery) Spawn(out *Effects) (Child, Admit, error) {
 	}
 	c := Child(n.spawned)
 	n.spawned++
-	if n.lean {
+	if n.cfg.Lean {
 		if n.state == Cancelling {
 			n.finished++
 			return c, AdmitCancelled, nil
@@ -156,10 +154,8 @@ func (n *Nursery) Start(c Child) error {
 		return errStartTerminal
 	case c < 0 || int(c) >= n.spawned:
 		return errStartBadChild
-	case n.lean:
+	case n.cfg.Lean:
 		return nil
-	case c < 0 || int(c) >= n.results.Len():
-		return errStartBadChild
 	case n.results.At(int(c)).Kind != Pending:
 		return errStartFinished
 	case n.kids.At(int(c)).flags&admitted == 0:
@@ -192,7 +188,7 @@ func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
 		return errCompleteBadResult
 	case c < 0 || int(c) >= n.spawned:
 		return errCompleteBadChild
-	case n.lean:
+	case n.cfg.Lean:
 		// No record to check against: the caller completes each child
 		// once, as it does in every mode.
 		if n.running == 0 {
@@ -247,7 +243,7 @@ func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
 func (n *Nursery) FinishMany(k int, out *Effects) error {
 	out = n.effects(out)
 	switch {
-	case !n.lean:
+	case !n.cfg.Lean:
 		return errFinishNotLean
 	case k > 0 && n.state.Terminal():
 		return errFinishTerminal
@@ -327,7 +323,7 @@ func (n *Nursery) cancel(reason Reason, unstartedOnly bool, out *Effects) {
 		n.reason = reason
 		did = true
 	}
-	if n.lean {
+	if n.cfg.Lean {
 		// Every child admitted so far is marked now; later ones are
 		// created cancelled.
 		if did {
@@ -445,7 +441,7 @@ func (n *Nursery) FirstError() (Child, Result, bool) {
 	if !n.hasErr {
 		return -1, Result{}, false
 	}
-	if n.lean {
+	if n.cfg.Lean {
 		return n.firstErr, n.firstRes, true
 	}
 	return n.firstErr, *n.results.At(int(n.firstErr)), true

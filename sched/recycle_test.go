@@ -96,10 +96,7 @@ func TestRecycledTasksAndNurseries(t *testing.T) {
 	}
 	for _, workers := range []int{1, 2, 4} {
 		r := rand.New(rand.NewPCG(uint64(workers), 7))
-		s, err := New(Config{Workers: workers, Seed: 1, Budget: Unlimited})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := leanSched(t, workers)
 		var c recycleCounts
 		res := s.Run("main", func(root *Task) error {
 			for i := range trees {
@@ -132,10 +129,7 @@ func TestRecycledTasksAndNurseries(t *testing.T) {
 // leaves fails, whatever the interleaving, with recycled tasks.
 func TestRecycledTreeOutcome(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	s, err := New(Config{Workers: 2, Seed: 1, Budget: Unlimited})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := leanSched(t, 2)
 	var c recycleCounts
 	var bad atomic.Int64
 	res := s.Run("main", func(root *Task) error {
@@ -170,10 +164,7 @@ func TestRecycledTreeOutcome(t *testing.T) {
 // left unreceived.
 func TestChanDeliversEachValueOnce(t *testing.T) {
 	for _, capacity := range []int{0, 3} {
-		s, err := New(Config{Workers: 4, Budget: Unlimited})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := leanSched(t, 4)
 		ch := NewChan[string](s, "c", capacity)
 		var mu sync.Mutex
 		sent, got := map[string]int{}, map[string]int{}

@@ -300,10 +300,7 @@ func TestErrorMatching(t *testing.T) {
 	if !errors.Is(&CancelError{Reason: nursery.Timeout}, ErrCancelled) || errors.Is(se, ErrCancelled) {
 		t.Fatal("ErrCancelled matches wrongly")
 	}
-	s, err := New(Config{Workers: 2, Budget: Unlimited})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := leanSched(t, 2)
 	errFirst := errors.New("first")
 	var gotFirst, gotPanic bool
 	s.Run("main", func(t *Task) error {

@@ -292,16 +292,19 @@ func (w *Worker) finish(t *Task) {
 		t.fib = nil
 	}
 	w.stats.Completed++
-	w.s.retire(t, w)
-	if n := t.parent; n != nil {
-		n.complete(t, w)
-		w.recycleTask(t)
-	}
+	w.end(t)
 }
 
-// recycleTask puts t on w's free list if it may be reused: its nursery has
-// its result and nothing else refers to it (see free.go).
-func (w *Worker) recycleTask(t *Task) {
+// end retires t, which has its result, tells its nursery, and then puts t
+// on w's free list if it may be reused: the nursery has the result and
+// nothing else refers to t any more (see free.go).
+func (w *Worker) end(t *Task) {
+	w.s.retire(t, w)
+	n := t.parent
+	if n == nil {
+		return
+	}
+	n.complete(t, w)
 	if t.recycle {
 		*t = Task{}
 		w.freeTasks.put(t)
@@ -312,11 +315,7 @@ func (w *Worker) recycleTask(t *Task) {
 func (w *Worker) retireUnstarted(t *Task) {
 	w.stats.Cancelled++
 	t.result = nursery.CancelledBy(nursery.Reason(t.mark.Load()))
-	w.s.retire(t, w)
-	if n := t.parent; n != nil {
-		n.complete(t, w)
-		w.recycleTask(t)
-	}
+	w.end(t)
 }
 
 // retire sets t's final state and writes its result event. The caller

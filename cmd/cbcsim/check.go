@@ -58,7 +58,7 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 				return badInput(fmt.Errorf("--resample must be 0 or more, got %d", resample))
 			}
 			if lean && !real {
-				return badInput(errors.New("--lean needs --real: the seeded simulator always keeps every task"))
+				return badInput(errLeanNeedsReal)
 			}
 			if real && cmd.Flags().Changed("resample") && resample > 0 {
 				return badInput(errors.New("--resample and --real cannot be combined: real mode has no deterministic trace to compare"))

@@ -24,6 +24,9 @@ func (e *exitError) Unwrap() error { return e.err }
 // badInput wraps err as a bad-input failure (exit status 2).
 func badInput(err error) error { return &exitError{code: 2, err: err} }
 
+// errLeanNeedsReal is run's and check's refusal of --lean without --real.
+var errLeanNeedsReal = errors.New("--lean needs --real: the seeded simulator always keeps every task")
+
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "cbcsim",

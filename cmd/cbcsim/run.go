@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -33,7 +32,7 @@ holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if lean && !real {
-				return badInput(errors.New("--lean needs --real: the seeded simulator always keeps every task"))
+				return badInput(errLeanNeedsReal)
 			}
 			if real && tracePath != "" {
 				return badInput(fmt.Errorf("--trace and --real cannot be combined: real mode has no deterministic trace"))
