@@ -86,31 +86,7 @@ func TestBundledScenariosAllSeeds(t *testing.T) {
 // TestBundledScenariosReal runs every bundled scenario on real worker
 // goroutines (under -race in CI); outcomes and expectations must hold.
 func TestBundledScenariosReal(t *testing.T) {
-	rounds := 10
-	if testing.Short() {
-		rounds = 3
-	}
-	for _, sc := range bundled(t) {
-		t.Run(sc.Name, func(t *testing.T) {
-			for _, workers := range []int{1, 2, 4, 8} {
-				for r := 0; r < rounds; r++ {
-					done := make(chan *Run, 1)
-					go func() {
-						run, _ := runOnce(t, sc, Options{Real: true, Workers: workers})
-						done <- run
-					}()
-					select {
-					case run := <-done:
-						if !run.Passed() {
-							t.Fatalf("real, workers %d: outcome %s%s", workers, run.Outcome, failures(run))
-						}
-					case <-time.After(60 * time.Second):
-						t.Fatalf("real, workers %d: no result after 60 s", workers)
-					}
-				}
-			}
-		})
-	}
+	checkBundledReal(t, Options{Real: true}, []int{1, 2, 4, 8}, 10, 3)
 }
 
 // TestBundledScenariosRealLean: every bundled scenario on real workers as
@@ -118,26 +94,38 @@ func TestBundledScenariosReal(t *testing.T) {
 // lean nurseries), under -race; main's outcome, value, error and log must
 // match the expectations.
 func TestBundledScenariosRealLean(t *testing.T) {
-	rounds := 5
+	checkBundledReal(t, Options{Real: true, Lean: true}, []int{1, 2, 4}, 5, 2)
+}
+
+// checkBundledReal runs every bundled scenario with o on each worker count,
+// rounds times (short rounds under -short), failing on a run that does
+// not pass or has not ended after 60 s.
+func checkBundledReal(t *testing.T, o Options, workerCounts []int, rounds, short int) {
 	if testing.Short() {
-		rounds = 2
+		rounds = short
+	}
+	mode := "real"
+	if o.Lean {
+		mode = "real lean"
 	}
 	for _, sc := range bundled(t) {
 		t.Run(sc.Name, func(t *testing.T) {
-			for _, workers := range []int{1, 2, 4} {
-				for r := 0; r < rounds; r++ {
+			for _, workers := range workerCounts {
+				o := o
+				o.Workers = workers
+				for range rounds {
 					done := make(chan *Run, 1)
 					go func() {
-						run, _ := runOnce(t, sc, Options{Real: true, Lean: true, Workers: workers})
+						run, _ := runOnce(t, sc, o)
 						done <- run
 					}()
 					select {
 					case run := <-done:
 						if !run.Passed() {
-							t.Fatalf("real lean, workers %d: outcome %s%s", workers, run.Outcome, failures(run))
+							t.Fatalf("%s, workers %d: outcome %s%s", mode, workers, run.Outcome, failures(run))
 						}
 					case <-time.After(60 * time.Second):
-						t.Fatalf("real lean, workers %d: no result after 60 s", workers)
+						t.Fatalf("%s, workers %d: no result after 60 s", mode, workers)
 					}
 				}
 			}
