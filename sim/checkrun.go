@@ -21,6 +21,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,18 +34,23 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim/scenario"
+	"github.com/cbcsim/cbcsim/sim/sweep"
 )
 
 // Defaults of CheckOptions.
 const (
 	DefaultResample = 5  // runs per scenario executed twice and compared
 	DefaultReproMax = 20 // repro directories written per check
+
+	// RunsMax bounds the runs of one check: at a microsecond a run it is
+	// weeks of CPU, so more is a mistake in the flags, reported as bad
+	// input rather than left to overflow a job counter.
+	RunsMax = 1 << 40
 )
 
 // DefaultCheckWorkers returns the worker counts a check runs when none are
@@ -75,6 +81,11 @@ type CheckOptions struct {
 	Resample  int    // runs per scenario executed twice and compared byte for byte; 0: none
 	ReproDir  string // where repro directories are written; "": none
 	ReproMax  int    // repro directories at most; 0: DefaultReproMax
+	// Shard selects the part of the runs this process executes (the
+	// zero value: all). The picks of runs executed twice are made over
+	// the whole check, so each shard executes twice exactly the picks it
+	// owns.
+	Shard sweep.Shard
 
 	// ProgressTerminal makes the progress line rewrite itself with \r
 	// (stderr is a terminal) instead of printing a line every 2 s.
@@ -203,7 +214,6 @@ type checker struct {
 	rows        [][]*checkRow
 	samples     []*checkSample         // in report order
 	sampleOf    map[int64]*checkSample // job index of a sampled run → its sample; read-only once running
-	prog        *checkProgress
 }
 
 // checkRow folds the results of one (scenario, workers) row. Any job
@@ -310,8 +320,8 @@ func newChecker(scs []*scenario.Scenario, paths []string, o CheckOptions, exec c
 		o.ReproMax = DefaultReproMax
 	}
 	nw := int64(len(o.Workers))
-	if int64(o.Seeds) > math.MaxInt64/nw/int64(len(scs)) {
-		return nil, fmt.Errorf("%d seeds × %d worker counts × %d scenarios is too many runs", o.Seeds, nw, len(scs))
+	if int64(o.Seeds) > RunsMax/nw/int64(len(scs)) {
+		return nil, fmt.Errorf("%d seeds × %d worker counts × %d scenarios is more than %d runs", o.Seeds, nw, len(scs), int64(RunsMax))
 	}
 
 	c := &checker{scs: scs, paths: paths, o: o, exec: exec, sampleOf: map[int64]*checkSample{}}
@@ -339,9 +349,13 @@ func newChecker(scs []*scenario.Scenario, paths []string, o CheckOptions, exec c
 	rng := sched.NewXoshiro(resampleSeed)
 	for i := range scs {
 		for _, p := range checkPickResample(rng, len(o.Workers), o.Seeds, o.Resample) {
+			ri := int64(i)*c.perScenario + int64(p.wi)*int64(o.Seeds) + int64(p.seed)
+			if !o.Shard.Owns(ri) {
+				continue // another shard runs it, and runs it twice
+			}
 			s := &checkSample{sc: i, wi: p.wi, seed: o.SeedStart + uint64(p.seed)}
 			c.samples = append(c.samples, s)
-			c.sampleOf[int64(i)*c.perScenario+int64(p.wi)*int64(o.Seeds)+int64(p.seed)] = s
+			c.sampleOf[ri] = s
 		}
 	}
 	return c, nil
@@ -393,39 +407,30 @@ func checkPickResample(rng *sched.Xoshiro, nw, seeds, k int) []checkRunRef {
 	return out
 }
 
-// run executes every job and builds the report.
+// run executes this shard's runs, then the second executions of its
+// sampled runs, and builds the report.
 func (c *checker) run(progressW io.Writer) *CheckReport {
-	jobs := c.total + int64(len(c.samples)) // second executions go last
-	c.prog = newCheckProgress(progressW, c.o.ProgressTerminal, jobs, time.Now())
-	stop := c.prog.start()
-
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(int64(c.o.Jobs), jobs) {
-		wg.Go(func() {
-			for {
-				i := next.Add(1) - 1
-				if i >= jobs {
-					return
-				}
-				c.do(i)
+	runs := c.o.Shard.Count(c.total)
+	jobs := runs + int64(len(c.samples)) // second executions go last
+	sweep.Run(context.Background(), jobs, sweep.Options{Jobs: c.o.Jobs, Name: "check", Progress: progressW, Terminal: c.o.ProgressTerminal},
+		func(j int64) sweep.Verdict {
+			if j >= runs {
+				s := c.samples[j-runs]
+				c.execute(s.sc, s.wi, s.seed, &s.second)
+				s.executed()
+				return sweep.Passed
 			}
+			if c.do(c.o.Shard.Index(j)) {
+				return sweep.Failed
+			}
+			return sweep.Passed
 		})
-	}
-	wg.Wait()
-	stop()
 	return c.report()
 }
 
-// do runs job i. Called by the job goroutines, each i once.
-func (c *checker) do(i int64) {
-	if i >= c.total {
-		s := c.samples[i-c.total]
-		c.execute(s.sc, s.wi, s.seed, &s.second)
-		s.executed()
-		c.prog.add(false)
-		return
-	}
+// do runs run i of the whole check and reports whether it failed. Called
+// by the job goroutines, each i once.
+func (c *checker) do(i int64) (failed bool) {
 	sc := int(i / c.perScenario)
 	rest := i % c.perScenario
 	wi := int(rest / int64(c.o.Seeds))
@@ -440,7 +445,7 @@ func (c *checker) do(i int64) {
 		s.executed()
 	}
 	c.rows[sc][wi].add(c, sc, seed, &sum)
-	c.prog.add(len(sum.failed) > 0)
+	return len(sum.failed) > 0
 }
 
 // execute runs one seed; the trace goes to buf when buf is not nil. A panic
@@ -817,11 +822,24 @@ func checkQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// Write prints the report: the parameters, a table per scenario, each kind
-// of failure with the commands that reproduce it, the nondeterministic
-// runs, the repro directories and a last line that sums it up.
+// Write prints the report, section by section: the parameters, a table
+// per scenario, each kind of failure with the commands that reproduce it,
+// the nondeterministic runs, the repro directories and a last line that
+// sums it up.
 func (r *CheckReport) Write(w io.Writer) error {
 	var b bytes.Buffer
+	for _, section := range []func(*bytes.Buffer) error{
+		r.writeHeader, r.writeTables, r.writeFailures, r.writeNondeterminism, r.writeRepros, r.writeSummary,
+	} {
+		if err := section(&b); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func (r *CheckReport) writeHeader(b *bytes.Buffer) error {
 	o := r.Options
 	mode := "seeded"
 	switch {
@@ -834,18 +852,24 @@ func (r *CheckReport) Write(w io.Writer) error {
 	for i, n := range o.Workers {
 		ws[i] = strconv.Itoa(n)
 	}
-	fmt.Fprintf(&b, "check: %d scenario(s) × seeds %d..%d × workers %s, %s mode: %d runs",
+	fmt.Fprintf(b, "check: %d scenario(s) × seeds %d..%d × workers %s, %s mode: %d runs",
 		len(r.Scenarios), o.SeedStart, o.SeedStart+uint64(o.Seeds)-1, strings.Join(ws, ","), mode, r.Runs)
+	if !o.Shard.Whole() {
+		fmt.Fprintf(b, " (shard %s)", o.Shard)
+	}
 	if !o.Real {
-		fmt.Fprintf(&b, ", %d executed twice to catch nondeterminism", r.Resampled)
+		fmt.Fprintf(b, ", %d executed twice to catch nondeterminism", r.Resampled)
 	}
 	b.WriteString("\n")
+	return nil
+}
 
+func (r *CheckReport) writeTables(b *bytes.Buffer) error {
 	for _, s := range r.Scenarios {
-		fmt.Fprintf(&b, "\nscenario %q (%s), victim %s\n", s.Name, s.Path, s.Victim)
-		t := tablewriter.NewTable(&b, tablewriter.WithHeader([]string{"workers", "runs", "passed", "failed", "first failing seed", "mean steps", "max steps", "outcomes", "run twice"}))
+		fmt.Fprintf(b, "\nscenario %q (%s), victim %s\n", s.Name, s.Path, s.Victim)
+		t := tablewriter.NewTable(b, tablewriter.WithHeader([]string{"workers", "runs", "passed", "failed", "first failing seed", "mean steps", "max steps", "outcomes", "run twice"}))
 		for _, row := range append(append([]CheckRow(nil), s.Rows...), s.Total) {
-			if err := t.Append(row.cells(o.Real)); err != nil {
+			if err := t.Append(row.cells(r.Options.Real)); err != nil {
 				return err
 			}
 		}
@@ -853,7 +877,10 @@ func (r *CheckReport) Write(w io.Writer) error {
 			return err
 		}
 	}
+	return nil
+}
 
+func (r *CheckReport) writeFailures(b *bytes.Buffer) error {
 	if r.FailedRuns > 0 {
 		b.WriteString("\nFailures\n")
 	}
@@ -862,55 +889,64 @@ func (r *CheckReport) Write(w io.Writer) error {
 			if row.Failed == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "\n%q (%s), workers %d: %d of %d runs failed; first failing seed %d\n",
+			fmt.Fprintf(b, "\n%q (%s), workers %d: %d of %d runs failed; first failing seed %d\n",
 				s.Name, s.Path, row.Workers, row.Failed, row.Runs, row.FirstFailSeed)
 			shown := 0
 			for _, f := range s.Failures {
 				if f.Config.Workers != row.Workers {
 					continue
 				}
-				if shown++; shown > kindsShownMax {
-					continue
+				if shown++; shown <= kindsShownMax {
+					f.write(b)
 				}
-				f.write(&b)
 			}
 			if shown > kindsShownMax {
-				fmt.Fprintf(&b, "  and %d more kinds of failure\n", shown-kindsShownMax)
+				fmt.Fprintf(b, "  and %d more kinds of failure\n", shown-kindsShownMax)
 			}
 		}
 	}
+	return nil
+}
 
+func (r *CheckReport) writeNondeterminism(b *bytes.Buffer) error {
 	if len(r.Nondeterminism) > 0 {
 		b.WriteString("\nNondeterminism\n")
 	}
 	for _, n := range r.Nondeterminism {
-		fmt.Fprintf(&b, "\n%q (%s): %s\n", n.Scenario, n.Path, n.String())
+		fmt.Fprintf(b, "\n%q (%s): %s\n", n.Scenario, n.Path, n.String())
 		if n.Line > 0 {
-			fmt.Fprintf(&b, "  first:  %s\n  second: %s\n", checkOrEnd(n.First), checkOrEnd(n.Second))
+			fmt.Fprintf(b, "  first:  %s\n  second: %s\n", checkOrEnd(n.First), checkOrEnd(n.Second))
 		}
 		cfg := Config{Seed: n.Seed, Workers: n.Workers, Victim: n.Victim}
 		cmd := checkRunCommand(n.Path, cfg)
-		fmt.Fprintf(&b, "  reproduce: %s --trace a.trace; %s --trace b.trace; cbcsim diff a.trace b.trace\n", cmd, cmd)
+		fmt.Fprintf(b, "  reproduce: %s --trace a.trace; %s --trace b.trace; cbcsim diff a.trace b.trace\n", cmd, cmd)
 		if n.ReproDir != "" && n.Line > 0 {
-			fmt.Fprintf(&b, "  compare:   cbcsim diff %s %s\n",
+			fmt.Fprintf(b, "  compare:   cbcsim diff %s %s\n",
 				checkQuote(filepath.Join(n.ReproDir, "first.trace")), checkQuote(filepath.Join(n.ReproDir, "second.trace")))
 		}
 	}
+	return nil
+}
 
+func (r *CheckReport) writeRepros(b *bytes.Buffer) error {
+	o := r.Options
 	if len(r.ReproDirs) > 0 || r.ReproSkipped > 0 || len(r.ReproErrors) > 0 {
 		b.WriteString("\n")
 	}
 	if len(r.ReproDirs) > 0 {
-		fmt.Fprintf(&b, "repro: %d director%s written under %s\n", len(r.ReproDirs), checkPlural(len(r.ReproDirs), "y", "ies"), o.ReproDir)
+		fmt.Fprintf(b, "repro: %d director%s written under %s\n", len(r.ReproDirs), checkPlural(len(r.ReproDirs), "y", "ies"), o.ReproDir)
 	}
 	if r.ReproSkipped > 0 {
-		fmt.Fprintf(&b, "repro: the bound of %d directories was reached; %d more failure(s) have none (rerun them with the commands above)\n",
+		fmt.Fprintf(b, "repro: the bound of %d directories was reached; %d more failure(s) have none (rerun them with the commands above)\n",
 			o.ReproMax, r.ReproSkipped)
 	}
 	for _, e := range r.ReproErrors {
-		fmt.Fprintf(&b, "repro: cannot write %s\n", e)
+		fmt.Fprintf(b, "repro: cannot write %s\n", e)
 	}
+	return nil
+}
 
+func (r *CheckReport) writeSummary(b *bytes.Buffer) error {
 	b.WriteString("\n")
 	failedScenarios := 0
 	for _, s := range r.Scenarios {
@@ -920,15 +956,14 @@ func (r *CheckReport) Write(w io.Writer) error {
 	}
 	switch {
 	case r.Failed():
-		fmt.Fprintf(&b, "FAIL: %d of %d runs failed in %d of %d scenario(s); %d nondeterministic run(s)\n",
+		fmt.Fprintf(b, "FAIL: %d of %d runs failed in %d of %d scenario(s); %d nondeterministic run(s)\n",
 			r.FailedRuns, r.Runs, failedScenarios, len(r.Scenarios), len(r.Nondeterminism))
-	case o.Real:
-		fmt.Fprintf(&b, "ok: all %d runs passed\n", r.Runs)
+	case r.Options.Real:
+		fmt.Fprintf(b, "ok: all %d runs passed\n", r.Runs)
 	default:
-		fmt.Fprintf(&b, "ok: all %d runs passed; %d run(s) executed twice gave identical traces\n", r.Runs, r.Resampled)
+		fmt.Fprintf(b, "ok: all %d runs passed; %d run(s) executed twice gave identical traces\n", r.Runs, r.Resampled)
 	}
-	_, err := w.Write(b.Bytes())
-	return err
+	return nil
 }
 
 func (f *CheckFailure) write(b *bytes.Buffer) {
@@ -1005,96 +1040,4 @@ func (row CheckRow) cells(real bool) []string {
 		twice = fmt.Sprintf("%d of %d DIFFER", row.Differ, row.Resampled)
 	}
 	return []string{workers, i(row.Runs), i(row.Passed), i(row.Failed), first, mean, i(row.StepsMax), strings.Join(names, " "), twice}
-}
-
-// checkProgress is the one line of progress on stderr. The job goroutines
-// count with add; only the goroutine started by start writes to w, and
-// finish runs after it stopped.
-type checkProgress struct {
-	w        io.Writer
-	terminal bool
-	total    int64
-	done     atomic.Int64
-	failed   atomic.Int64
-	begin    time.Time
-	last     time.Time // when a line was last printed; zero before the first
-	width    int       // length of the last line, blanked out on a terminal
-}
-
-const (
-	progressAfter = time.Second     // quiet checks print nothing
-	progressLog   = 2 * time.Second // a line this often when not a terminal
-	progressTick  = 100 * time.Millisecond
-)
-
-func newCheckProgress(w io.Writer, terminal bool, total int64, now time.Time) *checkProgress {
-	return &checkProgress{w: w, terminal: terminal, total: total, begin: now}
-}
-
-// add counts a finished run. Can be called by any job goroutine.
-func (p *checkProgress) add(failed bool) {
-	p.done.Add(1)
-	if failed {
-		p.failed.Add(1)
-	}
-}
-
-// start runs the ticker and returns the function that stops it and prints
-// the final line.
-func (p *checkProgress) start() (stop func()) {
-	if p.w == nil {
-		return func() {}
-	}
-	quit, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		t := time.NewTicker(progressTick)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case now := <-t.C:
-				p.tick(now)
-			}
-		}
-	}()
-	return func() {
-		close(quit)
-		<-exited
-		p.finish(time.Now())
-	}
-}
-
-// tick prints the line when it is due.
-func (p *checkProgress) tick(now time.Time) {
-	if now.Sub(p.begin) < progressAfter {
-		return
-	}
-	if !p.terminal && !p.last.IsZero() && now.Sub(p.last) < progressLog {
-		return
-	}
-	p.print(now)
-}
-
-// finish prints the final count if the check took more than a second.
-func (p *checkProgress) finish(now time.Time) {
-	if p.last.IsZero() && now.Sub(p.begin) < progressAfter {
-		return
-	}
-	p.print(now)
-	if p.terminal {
-		fmt.Fprintln(p.w)
-	}
-}
-
-func (p *checkProgress) print(now time.Time) {
-	s := fmt.Sprintf("check: %d/%d runs, %d failed, %.1f s", p.done.Load(), p.total, p.failed.Load(), now.Sub(p.begin).Seconds())
-	if p.terminal {
-		fmt.Fprintf(p.w, "\r%s%s", s, strings.Repeat(" ", max(p.width-len(s), 0)))
-		p.width = len(s)
-	} else {
-		fmt.Fprintln(p.w, s)
-	}
-	p.last = now
 }

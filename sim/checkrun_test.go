@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim/scenario"
@@ -386,43 +385,5 @@ func TestCheckDiffLine(t *testing.T) {
 		if line != c.line || la != c.la || lb != c.lb || differ != (c.line > 0) {
 			t.Errorf("%q vs %q: line %d %q %q %v", c.a, c.b, line, la, lb, differ)
 		}
-	}
-}
-
-func TestCheckProgressLine(t *testing.T) {
-	t0 := time.Unix(1000, 0)
-	at := func(d float64) time.Time { return t0.Add(time.Duration(d * float64(time.Second))) }
-
-	var b bytes.Buffer
-	p := newCheckProgress(&b, true, 100, t0)
-	p.add(false)
-	p.add(true)
-	p.tick(at(0.5))
-	if b.Len() != 0 {
-		t.Fatalf("printed before a second: %q", b.String())
-	}
-	p.tick(at(1.2))
-	p.tick(at(10.3))
-	p.finish(at(10.4))
-	if want := "\rcheck: 2/100 runs, 1 failed, 1.2 s\rcheck: 2/100 runs, 1 failed, 10.3 s\rcheck: 2/100 runs, 1 failed, 10.4 s\n"; b.String() != want {
-		t.Errorf("terminal: %q, want %q", b.String(), want)
-	}
-
-	b.Reset()
-	p = newCheckProgress(&b, false, 6400, t0)
-	for _, s := range []float64{0.9, 1.0, 1.5, 2.9, 3.0, 4.0} {
-		p.tick(at(s))
-	}
-	p.finish(at(4.5))
-	if want := "check: 0/6400 runs, 0 failed, 1.0 s\ncheck: 0/6400 runs, 0 failed, 3.0 s\ncheck: 0/6400 runs, 0 failed, 4.5 s\n"; b.String() != want {
-		t.Errorf("log: %q, want %q", b.String(), want)
-	}
-
-	b.Reset()
-	p = newCheckProgress(&b, false, 10, t0)
-	p.tick(at(0.5))
-	p.finish(at(0.8))
-	if b.Len() != 0 {
-		t.Errorf("a check under a second printed %q", b.String())
 	}
 }
