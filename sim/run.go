@@ -158,6 +158,9 @@ func Resolve(sc *scenario.Scenario, o Options) (Config, error) {
 	if o.MaxSteps != 0 {
 		c.MaxSteps = o.MaxSteps
 	}
+	if c.MaxSteps < 1 {
+		return c, fmt.Errorf("max steps %d out of range 1..%d", c.MaxSteps, int64(math.MaxInt64))
+	}
 	return c, nil
 }
 

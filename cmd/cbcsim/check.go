@@ -6,27 +6,21 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
 func newCheckCmd() *cobra.Command {
 	var (
-		seeds     int
-		workers   string
-		real      bool
-		lean      bool
-		out       string
-		jobs      int
-		seedStart uint64
-		resample  int
+		sw       sweepFlags
+		real     bool
+		lean     bool
+		out      string
+		resample int
 	)
 	cmd := &cobra.Command{
 		Use:   "check FILE|DIR... --seeds N",
@@ -44,15 +38,8 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 			if !cmd.Flags().Changed("seeds") {
 				return badInput(errors.New("--seeds is required: how many seeds to run per scenario and worker count"))
 			}
-			if seeds < 1 {
-				return badInput(fmt.Errorf("--seeds must be at least 1, got %d", seeds))
-			}
-			ws, err := parseWorkerList(workers)
-			if err != nil {
-				return badInput(err)
-			}
-			if jobs < 1 {
-				return badInput(fmt.Errorf("--jobs must be at least 1, got %d", jobs))
+			if err := sw.resolve(cmd); err != nil {
+				return err
 			}
 			if resample < 0 {
 				return badInput(fmt.Errorf("--resample must be 0 or more, got %d", resample))
@@ -73,8 +60,8 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 			}
 			stderr := cmd.ErrOrStderr()
 			report, err := sim.CheckScenarios(scs, paths, sim.CheckOptions{
-				Seeds: seeds, SeedStart: seedStart, Workers: ws, Real: real, Lean: lean, Jobs: jobs,
-				Resample: resample, ReproDir: out, ProgressTerminal: isTerminal(stderr),
+				Seeds: sw.seeds, SeedStart: sw.seedStart, Workers: sw.workerList, Real: real, Lean: lean, Jobs: sw.jobs,
+				Resample: resample, ReproDir: out, ProgressTerminal: isTerminal(stderr), Shard: sw.shardOf,
 			}, stderr)
 			if err != nil {
 				return badInput(err)
@@ -89,41 +76,13 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 			return nil
 		},
 	}
+	sw.add(cmd, sim.DefaultCheckWorkers())
 	f := cmd.Flags()
-	f.IntVar(&seeds, "seeds", 0, "seeds per scenario and worker count (required)")
-	f.StringVar(&workers, "workers", "1,2,4,8", "comma-separated worker counts, each 1..256")
 	f.BoolVar(&real, "real", false, "run on real worker goroutines: no traces, no byte comparison")
 	f.BoolVar(&lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (main's expectations only)")
 	f.StringVar(&out, "out", "repro", `directory for repro directories ("" writes none)`)
-	f.IntVar(&jobs, "jobs", runtime.NumCPU(), "runs executed in parallel")
-	f.Uint64Var(&seedStart, "seed-start", 1, "first seed; runs use seeds S..S+N-1")
 	f.IntVar(&resample, "resample", sim.DefaultResample, "runs per scenario executed twice and compared byte for byte (0: none)")
 	return cmd
-}
-
-// parseWorkerList parses --workers: "1,2,4,8".
-func parseWorkerList(s string) ([]int, error) {
-	var out []int
-	seen := map[int]bool{}
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			return nil, fmt.Errorf("--workers %q has an empty entry (want a comma-separated list such as 1,2,4,8)", s)
-		}
-		n, err := strconv.Atoi(part)
-		if err != nil {
-			return nil, fmt.Errorf("--workers: %q is not a number (want a comma-separated list such as 1,2,4,8)", part)
-		}
-		if n < 1 || n > sched.WorkersMax {
-			return nil, fmt.Errorf("--workers: %d is out of range 1..%d", n, sched.WorkersMax)
-		}
-		if seen[n] {
-			return nil, fmt.Errorf("--workers: %d is listed twice", n)
-		}
-		seen[n] = true
-		out = append(out, n)
-	}
-	return out, nil
 }
 
 // expandScenarioPaths replaces each directory by its *.toml files, sorted by

@@ -190,7 +190,7 @@ func TestCheckBadInputExits2(t *testing.T) {
 		want string
 	}{
 		{[]string{good}, "--seeds is required"},
-		{[]string{good, "--seeds", "0"}, "--seeds must be at least 1, got 0"},
+		{[]string{good, "--seeds", "0"}, "--seeds must be at least 1, not 0"},
 		{[]string{good, "--seeds", "x"}, "--seeds"},
 		{[]string{good, "--seeds", "2", "--workers", "1,x"}, `--workers: "x" is not a number`},
 		{[]string{good, "--seeds", "2", "--workers", "1,,2"}, "empty entry"},
@@ -201,6 +201,9 @@ func TestCheckBadInputExits2(t *testing.T) {
 		{[]string{good, "--seeds", "2", "--resample", "-1"}, "--resample must be 0 or more"},
 		{[]string{good, "--seeds", "2", "--real", "--resample", "3"}, "--resample and --real cannot be combined"},
 		{[]string{good, "--seeds", "2", "--seed-start", "9223372036854775807"}, "go past the largest seed"},
+		{[]string{good, "--seeds", "9223372036854775807", "--workers", "1"}, "is more than 1099511627776 runs"},
+		{[]string{good, "--seeds", "2", "--shard", "1/0"}, `the count "0" is not a number in 1..`},
+		{[]string{good, "--seeds", "2", "--shard", "2"}, "want K/N"},
 		{[]string{malformed, "--seeds", "2"}, malformed + ":2"},
 		{[]string{good, unknownTask, "--seeds", "2"}, unknownTask},
 		{[]string{unknownTask, "--seeds", "2"}, "task.main.ops[0].body[0]"},

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"time"
 
@@ -21,10 +20,9 @@ var fuzzFailing func(*sim.Run) []string
 
 func newFuzzCmd() *cobra.Command {
 	var (
-		seeds        int
+		sw           sweepFlags
 		duration     time.Duration
 		start        uint64
-		workers      []int
 		out          string
 		shrinkBudget int
 	)
@@ -48,28 +46,34 @@ its repro), 2 for bad input.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := cmd.Flags()
+			if err := sw.resolve(cmd); err != nil {
+				return err
+			}
+			if f.Changed("start") {
+				sw.seedStart = start
+			}
 			switch {
 			case f.Changed("seeds") && f.Changed("duration"):
 				return badInput(errors.New("give --seeds or --duration, not both: one bounds the run by a count, the other by time"))
 			case !f.Changed("seeds") && !f.Changed("duration"):
 				return badInput(errors.New("give --seeds N or --duration D: fuzz needs to know when to stop"))
-			case f.Changed("seeds") && seeds < 1:
-				return badInput(fmt.Errorf("--seeds must be at least 1, not %d", seeds))
 			case f.Changed("duration") && duration <= 0:
 				return badInput(fmt.Errorf("--duration must be positive, not %s", duration))
-			case start < 1:
-				return badInput(errors.New("--start must be at least 1"))
+			case sw.seedStart < 1:
+				return badInput(errors.New("--seed-start must be at least 1"))
 			case shrinkBudget < 1:
 				return badInput(fmt.Errorf("--shrink-budget must be at least 1, not %d", shrinkBudget))
 			}
-			opts := gen.FuzzOptions{Seeds: seeds, Duration: duration, Start: start, Workers: workers,
-				Out: out, ShrinkBudget: shrinkBudget, Failing: fuzzFailing}
+			stderr := cmd.ErrOrStderr()
+			opts := gen.FuzzOptions{Seeds: sw.seeds, Duration: duration, Start: sw.seedStart, Workers: sw.workerList,
+				Out: out, ShrinkBudget: shrinkBudget, Failing: fuzzFailing, Parallel: sw.jobs, Shard: sw.shardOf,
+				ProgressTerminal: isTerminal(stderr)}
 			if err := opts.Normalize(); err != nil {
 				return badInput(err)
 			}
 			stdout := cmd.OutOrStdout()
 			printHeader(stdout, opts)
-			rep, err := gen.Fuzz(opts, cmd.ErrOrStderr())
+			rep, err := gen.Fuzz(opts, stderr)
 			if err != nil {
 				// The options were checked above, so an error here is the
 				// generator's or the disk's.
@@ -78,11 +82,13 @@ its repro), 2 for bad input.`,
 			return printFuzzReport(stdout, rep)
 		},
 	}
+	sw.add(cmd, gen.DefaultWorkers)
 	f := cmd.Flags()
-	f.IntVar(&seeds, "seeds", 0, "run this many seeds: START..START+N-1")
-	f.DurationVar(&duration, "duration", 0, "run seeds from START on until this much time has passed (e.g. 30s, 5m)")
+	f.DurationVar(&duration, "duration", 0, "run seeds from --seed-start on until this much time has passed (e.g. 30s, 5m)")
+	// --start is the name --seed-start had before check and fuzz shared
+	// one vocabulary; scripts that use it keep working.
 	f.Uint64Var(&start, "start", gen.DefaultStart, "first seed")
-	f.IntSliceVar(&workers, "workers", gen.DefaultWorkers, "worker counts to pick from, comma-separated")
+	_ = f.MarkDeprecated("start", "use --seed-start")
 	f.StringVar(&out, "out", gen.DefaultOut, "directory for the repro of a failure (OUT/fuzz-SEED/)")
 	f.IntVar(&shrinkBudget, "shrink-budget", gen.DefaultShrinkBudget, "most shrink candidates to run (each one up to 17 runs)")
 	return cmd
@@ -99,19 +105,26 @@ func printHeader(w io.Writer, o gen.FuzzOptions) {
 	if o.Duration > 0 {
 		bound = fmt.Sprintf("seeds %d.. for %s", o.Start, o.Duration)
 	}
-	fmt.Fprintf(w, "fuzz: %s, workers %s, out %s, shrink budget %d, %d goroutines\n",
-		bound, strings.Join(ws, ","), o.Out, o.ShrinkBudget, runtime.NumCPU())
+	if !o.Shard.Whole() {
+		bound += fmt.Sprintf(" (shard %s: every %d-th from %d)", o.Shard, o.Shard.N, o.Start+uint64(o.Shard.K-1))
+	}
+	fmt.Fprintf(w, "fuzz: %s, workers %s, out %s, shrink budget %d, %d jobs\n",
+		bound, strings.Join(ws, ","), o.Out, o.ShrinkBudget, o.Parallel)
 }
 
 // printFuzzReport prints the summary, and the failure with its replay
 // command; a failure is exit status 1.
 func printFuzzReport(w io.Writer, rep *gen.FuzzReport) error {
-	last := rep.Start + uint64(rep.Runs) - 1
+	first, last := rep.Start+uint64(rep.Shard.Index(0)), rep.Start+uint64(rep.Shard.Index(int64(rep.Runs)-1))
 	if rep.Runs == 0 {
-		last = rep.Start
+		first, last = rep.Start, rep.Start
 	}
-	fmt.Fprintf(w, "fuzz: %d runs (seeds %d..%d), %d failed, %s, %.0f runs/s\n",
-		rep.Runs, rep.Start, last, rep.Failures, rep.Elapsed.Round(time.Millisecond), rep.RunsPerSec)
+	shard := ""
+	if !rep.Shard.Whole() {
+		shard = fmt.Sprintf(", shard %s", rep.Shard)
+	}
+	fmt.Fprintf(w, "fuzz: %d runs (seeds %d..%d%s), %d failed, %s, %.0f runs/s\n",
+		rep.Runs, first, last, shard, rep.Failures, rep.Elapsed.Round(time.Millisecond), rep.RunsPerSec)
 	f := rep.First
 	if f == nil {
 		return nil

@@ -124,3 +124,34 @@ func TestValidate(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
+
+// TestOutOfRangeFlagsExit2: a flag given a value outside its range is bad
+// input with a message, never silently its default.
+func TestOutOfRangeFlagsExit2(t *testing.T) {
+	sc := "../../scenarios/fail_fast.toml"
+	tr := filepath.Join(t.TempDir(), "t.trace")
+	if code, _, errOut := runCLI("run", sc, "--seed", "1", "--trace", tr); code != 0 {
+		t.Fatalf("writing a trace: exit %d: %s", code, errOut)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", sc, "--max-steps", "-1"}, "--max-steps must be at least 1, not -1"},
+		{[]string{"run", sc, "--max-steps", "0"}, "--max-steps must be at least 1, not 0"},
+		{[]string{"run", sc, "--workers", "0"}, "--workers 0 is out of range 1..256"},
+		{[]string{"run", sc, "--workers", "257"}, "--workers 257 is out of range 1..256"},
+		{[]string{"run", sc, "--victim", ""}, "--victim is empty"},
+		{[]string{"replay", tr, "--context", "-1"}, "--context must be 0 or more, not -1"},
+		{[]string{"diff", tr, tr, "--context", "-1"}, "--context must be 0 or more, not -1"},
+		{[]string{"check", sc, "--seeds", "9223372036854775807", "--workers", "1"}, "more than"},
+		{[]string{"check", sc, "--seeds", "-1"}, "--seeds must be at least 1"},
+		{[]string{"fuzz", "--seeds", "-5"}, "--seeds must be at least 1"},
+	}
+	for _, c := range cases {
+		code, out, errOut := runCLI(c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q\n%s", c.args, code, errOut, c.want, out)
+		}
+	}
+}

@@ -27,6 +27,9 @@ the generator changes; a recorded decision that no longer applies is named
 with its step and line. Exit status: 0 identical, 1 diverged, 2 bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if context < 0 {
+				return badInput(fmt.Errorf("--context must be 0 or more, not %d", context))
+			}
 			data, err := os.ReadFile(args[0])
 			if err != nil {
 				return badInput(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
@@ -31,6 +32,9 @@ expectation with pass/fail, and the seed. Exit status: 0 when everything
 holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkRunFlags(cmd, workers, victim, maxSteps); err != nil {
+				return err
+			}
 			if lean && !real {
 				return badInput(errLeanNeedsReal)
 			}
@@ -91,6 +95,22 @@ holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 	f.BoolVar(&lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (tables stay empty; main's expectations only)")
 	f.Int64Var(&maxSteps, "max-steps", 0, "step bound past which the run is a livelock (default: the scenario's)")
 	return cmd
+}
+
+// checkRunFlags refuses a flag given with a value that would otherwise
+// silently mean its default (0, "") or a nonsense bound (a negative step
+// count).
+func checkRunFlags(cmd *cobra.Command, workers int, victim string, maxSteps int64) error {
+	f := cmd.Flags()
+	switch {
+	case f.Changed("workers") && (workers < 1 || workers > sched.WorkersMax):
+		return badInput(fmt.Errorf("--workers %d is out of range 1..%d", workers, sched.WorkersMax))
+	case f.Changed("victim") && victim == "":
+		return badInput(fmt.Errorf("--victim is empty (want random, round_robin or least_loaded)"))
+	case f.Changed("max-steps") && maxSteps < 1:
+		return badInput(fmt.Errorf("--max-steps must be at least 1, not %d", maxSteps))
+	}
+	return nil
 }
 
 // reproCommand is the command line that reproduces a run exactly.

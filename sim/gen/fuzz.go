@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,12 +12,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
+	"github.com/cbcsim/cbcsim/sim/sweep"
 )
 
 // Defaults of FuzzOptions.
@@ -54,12 +55,18 @@ type FuzzOptions struct {
 	// nil means FailedChecks. Tests set it to something stricter to see
 	// the fuzzer find, shrink and write a failure.
 	Failing func(*sim.Run) []string
+	// Shard selects the seeds this process runs: shard K of N runs the
+	// seeds Start+K-1, Start+K-1+N, ... (the zero value: all).
+	Shard sweep.Shard
+	// ProgressTerminal makes the progress line rewrite itself.
+	ProgressTerminal bool
 }
 
 // FuzzReport is what Fuzz did.
 type FuzzReport struct {
 	Start      uint64        // the first seed
-	Runs       int           // scenarios generated and run (seeds Start..Start+Runs-1)
+	Shard      sweep.Shard   // the shard run
+	Runs       int           // scenarios generated and run (this shard's first Runs seeds from Start)
 	Failures   int           // how many of them failed
 	Elapsed    time.Duration // the whole call, shrinking and writing included
 	RunsPerSec float64       // runs per second of the fuzzing itself
@@ -143,22 +150,10 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 		progress = io.Discard
 	}
 	began := time.Now()
-	var deadline time.Time
+	so := sweep.Options{Jobs: o.Parallel, Name: "fuzz", Progress: progress, Terminal: o.ProgressTerminal}
 	if o.Duration > 0 {
-		deadline = began.Add(o.Duration)
+		so.Deadline = began.Add(o.Duration)
 	}
-
-	var (
-		nextIdx  atomic.Int64 // index of the next seed to hand out
-		done     atomic.Int64 // runs finished
-		failures atomic.Int64
-		stop     atomic.Bool // a failure was seen, or time is up
-
-		mu       sync.Mutex
-		firstIdx = int64(-1) // lowest failing index so far
-		firstErr error       // the lowest-index harness error
-		errIdx   = int64(-1)
-	)
 	total := int64(o.Seeds)
 	if total == 0 {
 		total = math.MaxInt64
@@ -168,60 +163,41 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 	if lim := int64(math.MaxInt64 - o.Start); total > lim {
 		total = lim
 	}
+	var (
+		mu       sync.Mutex
+		firstIdx = int64(-1) // lowest failing job so far
+		firstErr error       // the lowest-job harness error
+		errIdx   = int64(-1)
+		gens     = sync.Pool{New: func() any { return Scenario() }}
+	)
+	st := sweep.Run(context.Background(), o.Shard.Count(total), so, func(j int64) sweep.Verdict {
+		g := gens.Get().(genScenario) // Example is called on it for every seed
+		failed, err := runSeed(g, o.seed(j), o)
+		gens.Put(g)
+		if err == nil && len(failed) == 0 {
+			return sweep.Passed
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && (errIdx < 0 || j < errIdx) {
+			errIdx, firstErr = j, err
+		} else if err == nil && (firstIdx < 0 || j < firstIdx) {
+			firstIdx = j
+		}
+		return sweep.Stop
+	})
 
-	stopProgress := startProgress(progress, began, &done, &failures)
-	var wg sync.WaitGroup
-	for range o.Parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			g := Scenario() // one per goroutine: Example is called on it for every seed
-			for !stop.Load() {
-				if !deadline.IsZero() && !time.Now().Before(deadline) {
-					stop.Store(true)
-					break
-				}
-				i := nextIdx.Add(1) - 1
-				if i >= total {
-					break
-				}
-				seed := o.Start + uint64(i)
-				failed, err := runSeed(g, seed, o)
-				done.Add(1)
-				if err == nil && len(failed) == 0 {
-					continue
-				}
-				mu.Lock()
-				if err != nil {
-					if errIdx < 0 || i < errIdx {
-						errIdx, firstErr = i, err
-					}
-				} else {
-					failures.Add(1)
-					if firstIdx < 0 || i < firstIdx {
-						firstIdx = i
-					}
-				}
-				mu.Unlock()
-				stop.Store(true)
-			}
-		}()
-	}
-	wg.Wait()
-	stopProgress()
-
-	rep := &FuzzReport{Start: o.Start, Failures: int(failures.Load())}
-	// Every index below the highest one handed out has finished, so the
-	// runs are exactly the first Runs seeds.
-	rep.Runs = int(min(nextIdx.Load(), total))
+	// Every job below the highest one handed out has finished, so the
+	// runs are exactly this shard's first Runs seeds.
+	rep := &FuzzReport{Start: o.Start, Shard: o.Shard, Runs: int(st.Handed), Failures: int(st.Failed)}
 	if errIdx >= 0 && (firstIdx < 0 || errIdx < firstIdx) {
 		return nil, firstErr
 	}
-	if s := time.Since(began).Seconds(); s > 0 {
+	if s := st.Elapsed.Seconds(); s > 0 {
 		rep.RunsPerSec = float64(rep.Runs) / s
 	}
 	if firstIdx >= 0 {
-		f, err := reproduce(o.Start+uint64(firstIdx), o, progress)
+		f, err := reproduce(o.seed(firstIdx), o, progress)
 		if err != nil {
 			return nil, err
 		}
@@ -230,6 +206,9 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 	rep.Elapsed = time.Since(began)
 	return rep, nil
 }
+
+// seed is the generator seed of this shard's j-th run.
+func (o *FuzzOptions) seed(j int64) uint64 { return o.Start + uint64(o.Shard.Index(j)) }
 
 // Normalize fills in the defaults and checks the options; Fuzz calls it
 // first, and a caller may call it before to tell bad input from a failed
@@ -280,30 +259,6 @@ func (o *FuzzOptions) Normalize() error {
 		o.Failing = FailedChecks
 	}
 	return nil
-}
-
-// startProgress prints a line to w every second, from the first second on,
-// until the returned function is called.
-func startProgress(w io.Writer, began time.Time, done, failures *atomic.Int64) func() {
-	quit := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case now := <-tick.C:
-				el := now.Sub(began)
-				n := done.Load()
-				fmt.Fprintf(w, "fuzz: %s: %d runs, %d failed, %.0f runs/s\n",
-					el.Truncate(time.Second), n, failures.Load(), float64(n)/el.Seconds())
-			}
-		}
-	}()
-	return func() { close(quit); <-finished }
 }
 
 // runSeed generates the scenario of seed and runs it once; it returns what
