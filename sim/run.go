@@ -39,15 +39,16 @@ const (
 
 // safeStep runs one worker step and turns a panic of the scheduler itself
 // (not of a task: those are results) into a message, so that a scheduler
-// bug found by a seed is reported like a broken invariant.
-func safeStep(w *sched.Worker) (msg string) {
+// bug found by a seed is reported like a broken invariant. busy reports
+// whether the step did something (ran or took a task) rather than look
+// for work and park.
+func safeStep(w *sched.Worker) (busy bool, msg string) {
 	defer func() {
 		if r := recover(); r != nil {
 			msg = fmt.Sprint(r)
 		}
 	}()
-	w.Step()
-	return ""
+	return w.Step(), ""
 }
 
 // Config is the fully resolved configuration of one run.
@@ -218,11 +219,17 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 	workers := s.Workers()
 	ready := make([]*sched.Worker, 0, len(workers))
 	run := &Run{Scenario: sc, Config: c}
-	var step int64
+	// MaxSteps bounds the busy steps, those that ran or took a task, as
+	// in real mode: an idle worker's look for work that ends in parking
+	// is not progress of the program, and counting it made a correct
+	// program livelock on 256 workers. Idle steps stay bounded: a parked
+	// worker wakes only when work is pushed or a timer fires, so there
+	// are at most Workers of them per busy step or timer.
+	var step, busy int64
 	for ; !s.Done(); step++ {
 		sk.step = uint64(step)
 		s.FireTimers(sk.tick)
-		if step >= c.MaxSteps {
+		if busy >= c.MaxSteps {
 			run.Outcome = OutcomeLivelock
 			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I("max_steps", c.MaxSteps)})
 			break
@@ -248,10 +255,14 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 		}
 		w, err := ch.pick(step, ready)
 		if err == nil {
-			if msg := safeStep(w); msg != "" {
+			did, msg := safeStep(w)
+			if msg != "" {
 				run.Outcome, run.Crash = OutcomeCrash, msg
 				sk.Emit(-1, trace.KindNote, []trace.Field{trace.S("crash", msg)})
 				break
+			}
+			if did {
+				busy++
 			}
 			err = ch.done(step)
 		}

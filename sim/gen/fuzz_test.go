@@ -217,3 +217,16 @@ func TestRunSeed(t *testing.T) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// TestFuzzManyWorkersNoFalseLivelock: a worker count in 1..256 never fails
+// a correct generated program by itself. Seed 101884 needed 20,085 steps
+// on 256 workers when idle looks for work counted against max_steps.
+func TestFuzzManyWorkersNoFalseLivelock(t *testing.T) {
+	rep, err := Fuzz(FuzzOptions{Seeds: 1, Start: 101884, Workers: []int{256}, Out: t.TempDir(), Parallel: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.First != nil {
+		t.Fatalf("seed 101884 on 256 workers failed: %v %v", rep.First.Failed, rep.First.Details)
+	}
+}
