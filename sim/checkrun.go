@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -152,7 +153,7 @@ type CheckFailure struct {
 }
 
 // Command is the command line that reruns the failing run.
-func (f *CheckFailure) Command() string { return checkRunCommand(f.Path, f.Config) }
+func (f *CheckFailure) Command() string { return f.Config.Command(f.Path) }
 
 // Nondeterminism is a run that did not repeat itself: its two executions
 // gave different traces (Line > 0), or the re-run that wrote the repro did
@@ -168,6 +169,7 @@ type Nondeterminism struct {
 	Second   string // that line in the second trace
 	Detail   string
 	ReproDir string
+	Config   Config // the run's configuration, for its repro command
 
 	sample *checkSample // the two executions, when Line > 0
 }
@@ -208,6 +210,7 @@ type checker struct {
 	o      CheckOptions
 	exec   checkExecFunc
 	victim []string // per scenario
+	base   []Config // per scenario, resolved at the first seed and worker count
 
 	perScenario int64 // runs per scenario: Seeds × len(Workers)
 	total       int64 // runs, without the second executions
@@ -338,6 +341,7 @@ func newChecker(scs []*scenario.Scenario, paths []string, o CheckOptions, exec c
 			}
 			if len(c.victim) == i {
 				c.victim = append(c.victim, cfg.Victim)
+				c.base = append(c.base, cfg)
 			}
 		}
 		aggs := make([]*checkRow, len(o.Workers))
@@ -519,8 +523,15 @@ func (a *checkRow) add(c *checker, sc int, seed uint64, s *checkSummary) {
 	k.Seed, k.Outcome, k.Main, k.Checks = seed, s.outcome, s.main, s.failed
 	// The run's own Config, with what the check set filled in even when
 	// Resolve panicked before returning it.
-	k.Config = s.cfg
-	k.Config.Seed, k.Config.Workers, k.Config.Victim, k.Config.Real, k.Config.Lean = seed, r.Workers, c.victim[sc], c.o.Real, c.o.Lean
+	k.Config = c.config(sc, slices.Index(c.o.Workers, r.Workers), seed)
+}
+
+// config is the configuration of one run of the check: the scenario's,
+// resolved, at a seed and a worker count.
+func (c *checker) config(sc, wi int, seed uint64) Config {
+	cfg := c.base[sc]
+	cfg.Seed, cfg.Workers = seed, c.o.Workers[wi]
+	return cfg
 }
 
 // checkInsertSmallest inserts v into the sorted list, keeping the n smallest.
@@ -569,6 +580,7 @@ func (c *checker) report() *CheckReport {
 		r.Nondeterminism = append(r.Nondeterminism, Nondeterminism{
 			Path: c.paths[sm.sc], Scenario: c.scs[sm.sc].Name, Seed: sm.seed, Workers: c.o.Workers[sm.wi],
 			Victim: c.victim[sm.sc], Line: sm.line, First: sm.la, Second: sm.lb, sample: sm,
+			Config: c.config(sm.sc, sm.wi, sm.seed),
 		})
 	}
 	for i := range r.Scenarios {
@@ -668,7 +680,7 @@ func (c *checker) writeRepros(r *CheckReport) {
 					f.Trace = filepath.Join(dir, "run.trace")
 					if sig := again.signature(); sig != (&checkSummary{outcome: f.Outcome, failed: f.Checks}).signature() {
 						r.Nondeterminism = append(r.Nondeterminism, Nondeterminism{
-							Path: s.Path, Scenario: s.Name, Seed: f.Seed, Workers: f.Config.Workers, Victim: f.Config.Victim,
+							Path: s.Path, Scenario: s.Name, Seed: f.Seed, Workers: f.Config.Workers, Victim: f.Config.Victim, Config: f.Config,
 							Detail: fmt.Sprintf("the re-run for the repro ended %s (%s), the first run %s (%s)",
 								again.outcome, checkNames(again.failed), f.Outcome, checkNames(f.Checks)),
 							ReproDir: dir,
@@ -757,9 +769,9 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *CheckF
 	for _, ch := range f.Checks {
 		fmt.Fprintf(&b, "  %s: %s\n", ch.Name, ch.Detail)
 	}
-	fmt.Fprintf(&b, "\nreproduce:\n  %s\n  %s\n", checkRunCommand(f.Path, f.Config), checkRunCommand(filepath.Join(dir, "scenario.toml"), f.Config))
+	fmt.Fprintf(&b, "\nreproduce:\n  %s\n  %s\n", f.Config.Command(f.Path), f.Config.Command(filepath.Join(dir, "scenario.toml")))
 	if !f.Config.Real {
-		fmt.Fprintf(&b, "\nreplay the trace:\n  cbcsim replay %s\n", checkQuote(filepath.Join(dir, "run.trace")))
+		fmt.Fprintf(&b, "\nreplay the trace:\n  cbcsim replay %s\n", ShellQuote(filepath.Join(dir, "run.trace")))
 	}
 	return again, WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
@@ -786,40 +798,14 @@ func checkWriteNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism)
 			return err
 		}
 	}
-	cfg := Config{Seed: n.Seed, Workers: n.Workers, Victim: n.Victim}
 	readme := fmt.Sprintf("cbcsim check repro: nondeterminism\n\nscenario: %s\nfile:     %s\nseed:     %d\nworkers:  %d\nvictim:   %s\n\n%s\n  first:  %s\n  second: %s\n\nthe same run twice gave different traces; compare them:\n  cbcsim diff %s %s\nrun it again:\n  %s --trace a.trace\n  %s --trace b.trace\n",
 		n.Scenario, n.Path, n.Seed, n.Workers, n.Victim, n.String(), checkOrEnd(n.First), checkOrEnd(n.Second),
-		checkQuote(filepath.Join(dir, "first.trace")), checkQuote(filepath.Join(dir, "second.trace")),
-		checkRunCommand(n.Path, cfg), checkRunCommand(n.Path, cfg))
+		ShellQuote(filepath.Join(dir, "first.trace")), ShellQuote(filepath.Join(dir, "second.trace")),
+		n.Config.Command(n.Path), n.Config.Command(n.Path))
 	return WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, readme)
 		return err
 	})
-}
-
-// checkRunCommand is the `cbcsim run` command line that reruns one run.
-func checkRunCommand(path string, c Config) string {
-	cmd := fmt.Sprintf("cbcsim run %s --seed %d --workers %d --victim %s", checkQuote(path), c.Seed, c.Workers, c.Victim)
-	if c.Real {
-		cmd += " --real"
-	}
-	return cmd
-}
-
-// checkQuote quotes s for a POSIX shell when it holds anything but the
-// characters that are safe bare.
-func checkQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:=,+@%", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Write prints the report, section by section: the parameters, a table
@@ -917,12 +903,11 @@ func (r *CheckReport) writeNondeterminism(b *bytes.Buffer) error {
 		if n.Line > 0 {
 			fmt.Fprintf(b, "  first:  %s\n  second: %s\n", checkOrEnd(n.First), checkOrEnd(n.Second))
 		}
-		cfg := Config{Seed: n.Seed, Workers: n.Workers, Victim: n.Victim}
-		cmd := checkRunCommand(n.Path, cfg)
+		cmd := n.Config.Command(n.Path)
 		fmt.Fprintf(b, "  reproduce: %s --trace a.trace; %s --trace b.trace; cbcsim diff a.trace b.trace\n", cmd, cmd)
 		if n.ReproDir != "" && n.Line > 0 {
 			fmt.Fprintf(b, "  compare:   cbcsim diff %s %s\n",
-				checkQuote(filepath.Join(n.ReproDir, "first.trace")), checkQuote(filepath.Join(n.ReproDir, "second.trace")))
+				ShellQuote(filepath.Join(n.ReproDir, "first.trace")), ShellQuote(filepath.Join(n.ReproDir, "second.trace")))
 		}
 	}
 	return nil
@@ -977,7 +962,7 @@ func (f *CheckFailure) write(b *bytes.Buffer) {
 	}
 	fmt.Fprintf(b, "    reproduce: %s\n", f.Command())
 	if f.Trace != "" {
-		fmt.Fprintf(b, "    replay:    cbcsim replay %s\n", checkQuote(f.Trace))
+		fmt.Fprintf(b, "    replay:    cbcsim replay %s\n", ShellQuote(f.Trace))
 	}
 	if f.ReproDir != "" {
 		fmt.Fprintf(b, "    repro:     %s\n", f.ReproDir)

@@ -113,23 +113,9 @@ func checkRunFlags(cmd *cobra.Command, workers int, victim string, maxSteps int6
 	return nil
 }
 
-// reproCommand is the command line that reproduces a run exactly.
-func reproCommand(file string, c sim.Config) string {
-	if c.Real {
-		// Real mode has no seed to pin: the OS schedules the workers.
-		parts := []string{"cbcsim", "run", file, fmt.Sprintf("--workers %d", c.Workers), "--real"}
-		if c.Lean {
-			parts = append(parts, "--lean")
-		}
-		return strings.Join(parts, " ")
-	}
-	parts := []string{"cbcsim", "run", file, fmt.Sprintf("--seed %d", c.Seed), fmt.Sprintf("--workers %d", c.Workers), "--victim " + c.Victim}
-	return strings.Join(parts, " ")
-}
-
 // report prints the run and turns a failed check into exit status 1.
 func report(cmd *cobra.Command, run *sim.Run, file string, asJSON bool) error {
-	repro := reproCommand(file, run.Config)
+	repro := run.Config.Command(file)
 	out := cmd.OutOrStdout()
 	if asJSON {
 		if err := run.WriteJSON(out, repro); err != nil {

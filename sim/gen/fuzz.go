@@ -374,7 +374,7 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 
 	f.Dir = filepath.Join(o.Out, fmt.Sprintf("fuzz-%d", seed))
 	file := filepath.Join(f.Dir, "scenario.toml")
-	f.Command = fmt.Sprintf("cbcsim run %s --seed %d --workers %d", file, reproSeed, w)
+	f.Command = rrun.Config.Command(file)
 	if err := writeRepro(f, file); err != nil {
 		return nil, fmt.Errorf("writing the repro of seed %d: %w", seed, err)
 	}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// shellWords splits a command line printed by sim.Config.Command the way a
+// POSIX shell would: blanks separate words, '...' quotes and a backslash escapes the next character, so
+// '\'' is a quote inside a quoted word).
+func shellWords(t *testing.T, line string) []string {
+	t.Helper()
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == '\\' && i+1 < len(line):
+			i++
+			cur.WriteByte(line[i])
+			inWord = true
+		case c == ' ':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if quoted {
+		t.Fatalf("unterminated quote in %q", line)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// printedCommand finds the first "LABEL: cbcsim ..." line in out and
+// returns its arguments after "cbcsim".
+func printedCommand(t *testing.T, out, label string) []string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)` + label + `:\s+(cbcsim .*)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no %q command in:\n%s", label, out)
+	}
+	return shellWords(t, m[1])[1:]
+}
+
+// TestReproCommandReproducesRun: the command run prints, executed, gives
+// the same trace byte for byte, for a run whose every flag differs from
+// the scenario's and whose path needs quoting.
+func TestReproCommandReproducesRun(t *testing.T) {
+	src, err := os.ReadFile("../../scenarios/fail_fast.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "it's a dir")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sc := filepath.Join(dir, "fail fast.toml")
+	if err := os.WriteFile(sc, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first, second := filepath.Join(dir, "a.trace"), filepath.Join(dir, "b.trace")
+	code, out, errOut := runCLI("run", sc, "--seed", "11", "--workers", "3", "--victim", "least_loaded", "--max-steps", "99999", "--trace", first)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	args := append(printedCommand(t, out, "reproduce"), "--trace", second)
+	if code, out2, errOut := runCLI(args...); code != 0 {
+		t.Fatalf("%v: exit %d: %s%s", args, code, out2, errOut)
+	}
+	a, _ := os.ReadFile(first)
+	b, _ := os.ReadFile(second)
+	if len(a) == 0 || string(a) != string(b) {
+		t.Fatalf("the printed command %v gave a different trace", args)
+	}
+}
+
+// TestReproCommandReproducesCheckFailure: the command check prints for a
+// failure, executed, fails the same way.
+func TestReproCommandReproducesCheckFailure(t *testing.T) {
+	p := writeFile(t, "wrong.toml", checkWrongSrc)
+	code, out, errOut := runCLI("check", p, "--seeds", "2", "--seed-start", "4", "--workers", "3", "--out", "")
+	if code != 1 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	args := printedCommand(t, out, "reproduce")
+	code, runOut, runErr := runCLI(args...)
+	if code != 1 || !strings.Contains(runErr, "expect.value: want ok:6, got ok:5") || !strings.Contains(runOut, "seed=4") {
+		t.Fatalf("%v: exit %d: %s%s", args, code, runOut, runErr)
+	}
+}
