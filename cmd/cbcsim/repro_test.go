@@ -9,9 +9,9 @@ import (
 )
 
 // shellWords splits a command line printed by sim.Config.Command the way a
-// POSIX shell would: blanks separate words, '...' quotes, and a backslash
-// outside quotes escapes the next character (so '\” is a quote inside a
-// quoted word).
+// POSIX shell would: blanks separate words, single quotes quote, and a
+// backslash outside quotes escapes the next character, which is how
+// ShellQuote writes a quote inside a quoted word.
 func shellWords(t *testing.T, line string) []string {
 	t.Helper()
 	var words []string
