@@ -2,15 +2,19 @@ package gen
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
+	"github.com/cbcsim/cbcsim/sim/sweep"
 )
 
 // TestFuzzPasses: a few hundred seeds on the real scheduler, every
@@ -228,5 +232,38 @@ func TestFuzzManyWorkersNoFalseLivelock(t *testing.T) {
 	}
 	if rep.First != nil {
 		t.Fatalf("seed 101884 on 256 workers failed: %v %v", rep.First.Failed, rep.First.Details)
+	}
+}
+
+// TestFuzzShardsRunEachSeedOnce: fuzz's shards K/3 run, between them,
+// exactly the seeds of the unsharded fuzz, each once. A run is known by
+// its run seed and scenario, both derived from its generator seed.
+func TestFuzzShardsRunEachSeedOnce(t *testing.T) {
+	runs := func(sh sweep.Shard) map[string]int {
+		var mu sync.Mutex
+		seen := map[string]int{}
+		rep, err := Fuzz(FuzzOptions{Seeds: 300, Out: t.TempDir(), Parallel: 2, Shard: sh, Failing: func(r *sim.Run) []string {
+			mu.Lock()
+			seen[fmt.Sprint(r.Config.Seed, r.Config.Workers, r.Scenario.SHA256)]++
+			mu.Unlock()
+			return nil
+		}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Runs != int(sh.Count(300)) {
+			t.Fatalf("shard %v: %d runs, want %d", sh, rep.Runs, sh.Count(300))
+		}
+		return seen
+	}
+	whole := runs(sweep.Shard{})
+	union := map[string]int{}
+	for k := 1; k <= 3; k++ {
+		for key, n := range runs(sweep.Shard{K: k, N: 3}) {
+			union[key] += n
+		}
+	}
+	if len(whole) != 300 || !maps.Equal(whole, union) {
+		t.Fatalf("whole: %d distinct runs; shards: %d, equal %v", len(whole), len(union), maps.Equal(whole, union))
 	}
 }
