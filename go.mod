@@ -2,10 +2,17 @@ module github.com/cbcsim/cbcsim
 
 go 1.26.0
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/anishathalye/porcupine v1.3.1
+	github.com/olekukonko/tablewriter v1.1.5
+	github.com/pelletier/go-toml/v2 v2.4.3
+	github.com/sourcegraph/conc v0.3.0
+	github.com/spf13/cobra v1.10.2
+	golang.org/x/sync v0.24.0
+	pgregory.net/rapid v1.3.0
+)
 
 require (
-	github.com/anishathalye/porcupine v1.3.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/clipperhouse/displaywidth v0.10.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.6.0 // indirect
@@ -17,11 +24,6 @@ require (
 	github.com/olekukonko/cat v0.0.0-20250911104152-50322a0618f6 // indirect
 	github.com/olekukonko/errors v1.2.0 // indirect
 	github.com/olekukonko/ll v0.1.6 // indirect
-	github.com/olekukonko/tablewriter v1.1.5 // indirect
-	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
-	github.com/sourcegraph/conc v0.3.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
 )

@@ -133,6 +133,7 @@ func TestPanicCaptured(t *testing.T) {
 func TestPanicRuntimeError(t *testing.T) {
 	f := New(BodyFunc(func(*Fiber) {
 		var m map[string]int
+		//lint:ignore SA5000 the panic of a nil-map write is what the test provokes
 		m["x"] = 1 // assignment to entry in nil map
 	}))
 	defer f.Close()

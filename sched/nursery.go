@@ -195,6 +195,8 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 
 // protectNursery is protect for a nursery body, without the closure that
 // protect(func() error { return body(n) }) would allocate per nursery.
+//
+//lint:ignore ST1008 the panic is a second result beside the error, not the error itself
 func (t *Task) protectNursery(body func(*Nursery) error, n *Nursery) (err error, p *PanicError) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -214,6 +214,8 @@ func (t *Task) panicResult(p *PanicError) Result {
 // protect runs fn and captures a panic from it. While the scheduler aborts a
 // run (deadlock or livelock in the simulator), panics pass through so that
 // the fiber can be unwound.
+//
+//lint:ignore ST1008 the panic is a second result beside the error, not the error itself
 func (t *Task) protect(fn func() error) (err error, p *PanicError) {
 	defer func() {
 		if r := recover(); r != nil {
