@@ -5,20 +5,21 @@ import (
 	"testing"
 
 	"github.com/cbcsim/cbcsim/bench"
+	"github.com/cbcsim/cbcsim/bench/benchtest"
 )
 
 // BenchmarkSimSteps: the seeded driver on the standard twenty-task
 // scenario (bench/testdata/twenty.toml), one run an op, with its trace
 // written to a file and without; steps/s is the figure.
 func BenchmarkSimSteps(b *testing.B) {
-	b.Run("trace", func(b *testing.B) { bench.Bench(b, 3, bench.SimSteps(b.TempDir())) })
-	b.Run("notrace", func(b *testing.B) { bench.Bench(b, 3, bench.SimSteps("")) })
+	b.Run("trace", func(b *testing.B) { benchtest.Bench(b, 3, bench.SimSteps(b.TempDir())) })
+	b.Run("notrace", func(b *testing.B) { benchtest.Bench(b, 3, bench.SimSteps("")) })
 }
 
 // BenchmarkFuzzSeeds: the standard scenario under consecutive seeds, one
 // seed an op; seeds/s is the figure.
 func BenchmarkFuzzSeeds(b *testing.B) {
-	bench.Bench(b, 3, bench.FuzzSeeds())
+	benchtest.Bench(b, 3, bench.FuzzSeeds())
 }
 
 // TestRunQuick: a quick run measures every row and every target, and the

@@ -11,10 +11,11 @@
 //	return rep.Write(os.Stdout)
 //
 // A workload is a Func, func(tm Timer, n int) error, that performs n
-// operations. *testing.B is a Timer, so a benchmark is
+// operations. *testing.B is a Timer, so a benchmark (package benchtest,
+// apart so that bench does not import testing) is
 //
 //	func BenchmarkX(b *testing.B) {
-//		bench.Bench(b, 10_000, bench.SpawnJoin(bench.Cbcsim, 0)) // 10,000 ops untimed first
+//		benchtest.Bench(b, 10_000, bench.SpawnJoin(bench.Cbcsim, 0)) // 10,000 ops untimed first
 //	}
 //
 // and Run drives the same function with its own stopwatch, growing n as

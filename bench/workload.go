@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/sourcegraph/conc"
@@ -65,31 +64,13 @@ const TreeDepth = 10
 // root, which is the caller).
 const TreeTasks = 1<<(TreeDepth+1) - 2
 
-// Bench runs f as the benchmark b, after warm operations outside the
-// timer. The warm-up takes the first-touch page faults, the fiber pool and
-// the runtime's goroutine free list out of the figure; testing's own ramp
-// of b.N (1, 100, 10000, ...) warms the rest. It reports allocations.
-func Bench(b *testing.B, warm int, f Func) {
-	b.Helper()
-	if warm > 0 {
-		if err := f(nopTimer{}, warm); err != nil {
-			b.Fatalf("warm-up: %v", err)
-		}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	if err := f(b, b.N); err != nil {
-		b.Fatal(err)
-	}
-}
+// NopTimer is the Timer of a warm-up run.
+type NopTimer struct{}
 
-// nopTimer is the Timer of a warm-up run.
-type nopTimer struct{}
-
-func (nopTimer) ResetTimer()                  {}
-func (nopTimer) StartTimer()                  {}
-func (nopTimer) StopTimer()                   {}
-func (nopTimer) ReportMetric(float64, string) {}
+func (NopTimer) ResetTimer()                  {}
+func (NopTimer) StartTimer()                  {}
+func (NopTimer) StopTimer()                   {}
+func (NopTimer) ReportMetric(float64, string) {}
 
 // Workers is the worker count used when a workload is given 0: one per
 // processor the Go scheduler runs on.

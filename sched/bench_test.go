@@ -16,13 +16,14 @@ import (
 	"testing"
 
 	"github.com/cbcsim/cbcsim/bench"
+	"github.com/cbcsim/cbcsim/bench/benchtest"
 )
 
 // BenchmarkSpawnJoin: b.N empty tasks spawned into one scope, then joined;
 // ns/op is the cost of one task. cbcsim runs on GOMAXPROCS workers.
 func BenchmarkSpawnJoin(b *testing.B) {
 	for _, impl := range bench.Join {
-		b.Run(impl, func(b *testing.B) { bench.Bench(b, 10_000, bench.SpawnJoin(impl, 0)) })
+		b.Run(impl, func(b *testing.B) { benchtest.Bench(b, 10_000, bench.SpawnJoin(impl, 0)) })
 	}
 }
 
@@ -31,7 +32,7 @@ func BenchmarkSpawnJoin(b *testing.B) {
 // spawns.
 func BenchmarkFanOutTree(b *testing.B) {
 	for _, impl := range bench.Join {
-		b.Run(impl, func(b *testing.B) { bench.Bench(b, 5, bench.FanOutTree(impl, 0)) })
+		b.Run(impl, func(b *testing.B) { benchtest.Bench(b, 5, bench.FanOutTree(impl, 0)) })
 	}
 }
 
@@ -40,7 +41,7 @@ func BenchmarkFanOutTree(b *testing.B) {
 // target (cbcsim bench prints it as well, with a control).
 func BenchmarkFanOutTreeScaling(b *testing.B) {
 	for _, w := range []int{1, bench.Workers()} {
-		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) { bench.Bench(b, 5, bench.FanOutTree(bench.Cbcsim, w)) })
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) { benchtest.Bench(b, 5, bench.FanOutTree(bench.Cbcsim, w)) })
 	}
 }
 
@@ -50,10 +51,10 @@ func BenchmarkFanOutTreeScaling(b *testing.B) {
 // fan-out tree, and Steal on 2 and on GOMAXPROCS workers.
 func BenchmarkStealPolicy(b *testing.B) {
 	for _, impl := range []string{bench.Cbcsim, bench.CbcsimStealHalf} {
-		b.Run("SpawnJoin/"+impl, func(b *testing.B) { bench.Bench(b, 10_000, bench.SpawnJoin(impl, 0)) })
-		b.Run("FanOutTree/"+impl, func(b *testing.B) { bench.Bench(b, 5, bench.FanOutTree(impl, 0)) })
+		b.Run("SpawnJoin/"+impl, func(b *testing.B) { benchtest.Bench(b, 10_000, bench.SpawnJoin(impl, 0)) })
+		b.Run("FanOutTree/"+impl, func(b *testing.B) { benchtest.Bench(b, 5, bench.FanOutTree(impl, 0)) })
 		b.Run("Steal/"+impl, func(b *testing.B) {
-			bench.Bench(b, 10_000, bench.StealWith(0, impl == bench.CbcsimStealHalf))
+			benchtest.Bench(b, 10_000, bench.StealWith(0, impl == bench.CbcsimStealHalf))
 		})
 	}
 }
@@ -62,7 +63,7 @@ func BenchmarkStealPolicy(b *testing.B) {
 // the bare iter.Pull coroutine it is built on (issue 6: within 1.2x).
 func BenchmarkFiberSwitch(b *testing.B) {
 	for _, impl := range []string{bench.Cbcsim, bench.IterPull} {
-		b.Run(impl, func(b *testing.B) { bench.Bench(b, 10_000, bench.FiberSwitch(impl)) })
+		b.Run(impl, func(b *testing.B) { benchtest.Bench(b, 10_000, bench.FiberSwitch(impl)) })
 	}
 }
 
@@ -71,7 +72,7 @@ func BenchmarkFiberSwitch(b *testing.B) {
 // the bare coroutine switch a fiber is built on.
 func BenchmarkYieldPingPong(b *testing.B) {
 	for _, impl := range bench.Switch {
-		b.Run(impl, func(b *testing.B) { bench.Bench(b, 10_000, bench.YieldPingPong(impl)) })
+		b.Run(impl, func(b *testing.B) { benchtest.Bench(b, 10_000, bench.YieldPingPong(impl)) })
 	}
 }
 
@@ -79,7 +80,7 @@ func BenchmarkYieldPingPong(b *testing.B) {
 // workers steal them; steals/op is the share stolen, ns/steal the elapsed
 // time per stolen task.
 func BenchmarkSteal(b *testing.B) {
-	bench.Bench(b, 10_000, bench.Steal(0))
+	benchtest.Bench(b, 10_000, bench.Steal(0))
 }
 
 // BenchmarkParkedTasks: a million tasks (10,000 with -short) blocked at
@@ -92,6 +93,6 @@ func BenchmarkParkedTasks(b *testing.B) {
 		tasks = 10_000
 	}
 	for _, impl := range bench.Parked {
-		b.Run(impl, func(b *testing.B) { bench.Bench(b, 1, bench.ParkedTasks(impl, tasks)) })
+		b.Run(impl, func(b *testing.B) { benchtest.Bench(b, 1, bench.ParkedTasks(impl, tasks)) })
 	}
 }
