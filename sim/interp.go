@@ -64,104 +64,131 @@ func (p *program) exec(t *sched.Task, sc scope, ops []scenario.Op) error {
 	return nil
 }
 
+// op runs one operation: its row of execs.
 func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
-	switch op.Kind {
-	case scenario.Compute:
-		return t.Compute(op.N)
-	case scenario.Yield:
-		return t.Yield()
-	case scenario.Call:
-		if err := t.Call(); err != nil {
+	if int(op.Kind) >= len(execs) || execs[op.Kind] == nil {
+		panic(fmt.Sprintf("sim: op: unknown operation %d at %s", op.Kind, op.Path))
+	}
+	return execs[op.Kind](p, t, sc, op)
+}
+
+// execFunc runs one operation of task t, inside the nurseries sc.
+type execFunc func(p *program, t *sched.Task, sc scope, op *scenario.Op) error
+
+// execs is what each operation does, one row per scenario.OpKind: the
+// table docs/scenarios.md describes, on the real scheduler's Task API. It
+// is filled in init because the rows that run bodies (call, loop, ...)
+// reach execs again through program.exec.
+var execs [scenario.Panic + 1]execFunc
+
+func init() {
+	execs = [...]execFunc{
+		scenario.Compute: func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Compute(op.N) },
+		scenario.Yield:   func(_ *program, t *sched.Task, _ scope, _ *scenario.Op) error { return t.Yield() },
+		scenario.Call:    execCall,
+		scenario.Loop:    execLoop,
+		scenario.Spawn:   execSpawn,
+		scenario.Nursery: execNursery,
+		scenario.Cancel: func(_ *program, t *sched.Task, sc scope, op *scenario.Op) error {
+			sc.find(op.Str).Cancel(t)
+			return nil
+		},
+		scenario.CheckCancel: func(_ *program, t *sched.Task, _ scope, _ *scenario.Op) error { return t.Checkpoint() },
+		scenario.Alloc:       func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Alloc(op.N) },
+		scenario.Syscall:     func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Syscall(op.N) },
+		scenario.Defer:       execDefer,
+		scenario.Using:       execUsing,
+		scenario.Send:        func(p *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Send(p.channels[op.Str], 1) },
+		scenario.Recv:        execRecv,
+		scenario.Close:       func(p *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Close(p.channels[op.Str]) },
+		scenario.Sleep:       func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Sleep(op.N) },
+		scenario.Recharge:    execRecharge,
+		scenario.Log:         func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { t.Log(op.Str); return nil },
+		scenario.Return:      func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { t.SetValue(op.N); return errReturn },
+		scenario.Fail:        func(_ *program, _ *sched.Task, _ scope, op *scenario.Op) error { return &failure{msg: op.Str} },
+		scenario.Panic:       func(_ *program, _ *sched.Task, _ scope, op *scenario.Op) error { panic(op.Str) },
+	}
+}
+
+func execCall(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
+	if err := t.Call(); err != nil {
+		return err
+	}
+	err := p.exec(t, nil, p.sc.Tasks[op.Str].Ops)
+	if err == errReturn {
+		return nil
+	}
+	return err
+}
+
+func execLoop(p *program, t *sched.Task, sc scope, op *scenario.Op) error {
+	for i := int64(0); op.N == scenario.LoopForever || i < op.N; i++ {
+		if err := t.Call(); err != nil { // each iteration start: a checkpoint, one op
 			return err
 		}
-		err := p.exec(t, nil, p.sc.Tasks[op.Str].Ops)
-		if err == errReturn {
-			return nil
+		if err := p.exec(t, sc, op.Body); err != nil {
+			return err
 		}
-		return err
-	case scenario.Loop:
-		for i := int64(0); op.N == scenario.LoopForever || i < op.N; i++ {
-			if err := t.Call(); err != nil { // each iteration start: a checkpoint, one op
-				return err
-			}
-			if err := p.exec(t, sc, op.Body); err != nil {
-				return err
-			}
-		}
-		return nil
-	case scenario.Spawn:
-		n := sc[len(sc)-1]
-		o := sched.SpawnOptions{As: op.As, HasCaps: op.HasCaps}
-		if op.SpawnBudget != nil {
-			b := budgetOf(op.SpawnBudget.Over(p.sc.Budget))
-			o.Budget = &b
-		}
-		if op.HasCaps {
-			caps, err := sched.ParseCaps(op.Caps)
-			if err != nil {
-				return err
-			}
-			o.Caps = caps
-		}
-		return n.Go(op.Str, p.funcs[op.Str], o)
-	case scenario.Nursery:
-		mode, _ := nursery.ParseMode(op.Mode)
-		o := sched.NurseryOptions{Label: op.Str, Mode: mode, MaxConcurrent: op.MaxConcurrent, Catch: op.Catch}
-		if op.HasTimeout {
-			o.Timeout = op.Timeout
-		}
-		if op.NurseryBudget != nil {
-			b := budgetOf(op.NurseryBudget.Over(p.sc.Budget))
-			o.Budget = &b
-		}
-		var b block
-		return b.leave(t.Nursery(o, func(n *sched.Nursery) error {
-			return b.run(p, t, append(sc[:len(sc):len(sc)], n), op.Body)
-		}))
-	case scenario.Cancel:
-		sc.find(op.Str).Cancel(t)
-		return nil
-	case scenario.CheckCancel:
-		return t.Checkpoint()
-	case scenario.Alloc:
-		return t.Alloc(op.N)
-	case scenario.Syscall:
-		return t.Syscall(op.N)
-	case scenario.Defer:
-		label, body := op.Str, op.Body
-		t.Defer(label, func(t *sched.Task) error {
-			t.Log(label)
-			var b block
-			return b.run(p, t, nil, body)
-		})
-		return nil
-	case scenario.Using:
-		var b block
-		return b.leave(t.Using(op.Str, func() error { return b.run(p, t, sc, op.Body) }))
-	case scenario.Send:
-		return t.Send(p.channels[op.Str], 1)
-	case scenario.Recv:
-		_, _, err := t.Recv(p.channels[op.Str])
-		return err
-	case scenario.Close:
-		return t.Close(p.channels[op.Str])
-	case scenario.Sleep:
-		return t.Sleep(op.N)
-	case scenario.Recharge:
-		_, err := t.Recharge(op.Str, budgetOf(op.Recharge.Over(scenario.Budget{})))
-		return err
-	case scenario.Log:
-		t.Log(op.Str)
-		return nil
-	case scenario.Return:
-		t.SetValue(op.N)
-		return errReturn
-	case scenario.Fail:
-		return &failure{msg: op.Str}
-	case scenario.Panic:
-		panic(op.Str)
 	}
-	panic(fmt.Sprintf("sim: op: unknown operation %d at %s", op.Kind, op.Path))
+	return nil
+}
+
+func execSpawn(p *program, _ *sched.Task, sc scope, op *scenario.Op) error {
+	n := sc[len(sc)-1]
+	o := sched.SpawnOptions{As: op.As, HasCaps: op.HasCaps}
+	if op.SpawnBudget != nil {
+		b := budgetOf(op.SpawnBudget.Over(p.sc.Budget))
+		o.Budget = &b
+	}
+	if op.HasCaps {
+		caps, err := sched.ParseCaps(op.Caps)
+		if err != nil {
+			return err
+		}
+		o.Caps = caps
+	}
+	return n.Go(op.Str, p.funcs[op.Str], o)
+}
+
+func execNursery(p *program, t *sched.Task, sc scope, op *scenario.Op) error {
+	mode, _ := nursery.ParseMode(op.Mode)
+	o := sched.NurseryOptions{Label: op.Str, Mode: mode, MaxConcurrent: op.MaxConcurrent, Catch: op.Catch}
+	if op.HasTimeout {
+		o.Timeout = op.Timeout
+	}
+	if op.NurseryBudget != nil {
+		b := budgetOf(op.NurseryBudget.Over(p.sc.Budget))
+		o.Budget = &b
+	}
+	var b block
+	return b.leave(t.Nursery(o, func(n *sched.Nursery) error {
+		return b.run(p, t, append(sc[:len(sc):len(sc)], n), op.Body)
+	}))
+}
+
+func execDefer(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
+	label, body := op.Str, op.Body
+	t.Defer(label, func(t *sched.Task) error {
+		t.Log(label)
+		var b block
+		return b.run(p, t, nil, body)
+	})
+	return nil
+}
+
+func execUsing(p *program, t *sched.Task, sc scope, op *scenario.Op) error {
+	var b block
+	return b.leave(t.Using(op.Str, func() error { return b.run(p, t, sc, op.Body) }))
+}
+
+func execRecv(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
+	_, _, err := t.Recv(p.channels[op.Str])
+	return err
+}
+
+func execRecharge(_ *program, t *sched.Task, _ scope, op *scenario.Op) error {
+	_, err := t.Recharge(op.Str, budgetOf(op.Recharge.Over(scenario.Budget{})))
+	return err
 }
 
 // block runs the body of a nursery, using or defer: a `return` inside it

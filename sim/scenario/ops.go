@@ -5,30 +5,56 @@ import (
 	"strings"
 )
 
-// opOptions lists, for each operation, the keys that may sit beside the
-// operation key in its table.
-var opOptions = [...][]string{
-	Compute:     nil,
-	Yield:       nil,
-	Call:        nil,
-	Loop:        {"body"},
-	Spawn:       {"as", "budget", "caps"},
-	Nursery:     {"body", "mode", "timeout", "max_concurrent", "budget", "catch"},
-	Cancel:      nil,
-	CheckCancel: nil,
-	Send:        nil,
-	Recv:        nil,
-	Close:       nil,
-	Sleep:       nil,
-	Alloc:       nil,
-	Syscall:     nil,
-	Recharge:    {"ops", "memory", "spawn_count", "channel_ops", "syscalls"},
-	Defer:       {"body"},
-	Using:       {"body"},
-	Log:         nil,
-	Return:      nil,
-	Fail:        nil,
-	Panic:       nil,
+// opSpec is one operation's row of the decoder's table: the keys that may
+// sit beside the operation key in its table, and how its value (and
+// those keys) decode into an Op. decode reports whether the decoder
+// should go on to decode a `body` key (nursery decodes its own, with its
+// label pushed).
+type opSpec struct {
+	options []string
+	decode  func(d *decoder, op *Op, a opArgs) (body bool)
+}
+
+// opArgs is what a decode function reads: the operation's table m, its
+// value val at the TOML path kp, and where it sits.
+type opArgs struct {
+	m     map[string]any
+	key   string
+	val   any
+	kp    string
+	ctx   *bodyCtx
+	depth int
+}
+
+// opSpecs is the decoder's table, one row per operation
+// (docs/scenarios.md#operations). It is filled in init because the rows
+// with a body reach the table again through decoder.body.
+var opSpecs [Panic + 1]opSpec
+
+func init() {
+	opSpecs = [...]opSpec{
+		Compute:     {nil, decodeCount},
+		Yield:       {nil, decodeTrue},
+		Call:        {nil, decodeCall},
+		Loop:        {[]string{"body"}, decodeLoop},
+		Spawn:       {[]string{"as", "budget", "caps"}, decodeSpawn},
+		Nursery:     {[]string{"body", "mode", "timeout", "max_concurrent", "budget", "catch"}, decodeNursery},
+		Cancel:      {nil, decodeCancel},
+		CheckCancel: {nil, decodeTrue},
+		Send:        {nil, decodeChannel},
+		Recv:        {nil, decodeChannel},
+		Close:       {nil, decodeChannel},
+		Sleep:       {nil, decodeCount},
+		Alloc:       {nil, decodeCount},
+		Syscall:     {nil, decodeCount},
+		Recharge:    {[]string{"ops", "memory", "spawn_count", "channel_ops", "syscalls"}, decodeRecharge},
+		Defer:       {[]string{"body"}, decodeName},
+		Using:       {[]string{"body"}, decodeName},
+		Log:         {nil, decodeText},
+		Return:      {nil, decodeInteger},
+		Fail:        {nil, decodeName},
+		Panic:       {nil, decodeText},
+	}
 }
 
 // opKindOf returns the operation named by key, or 0.
@@ -42,8 +68,8 @@ func opKindOf(key string) OpKind {
 }
 
 func isOptionOfAnyOp(key string) bool {
-	for _, opts := range opOptions {
-		if contains(opts, key) {
+	for _, spec := range opSpecs {
+		if contains(spec.options, key) {
 			return true
 		}
 	}
@@ -99,7 +125,9 @@ func (d *decoder) body(v any, path string, ctx *bodyCtx, depth int) []Op {
 	return ops
 }
 
-// op decodes one operation table at path.
+// op decodes one operation table at path: finds its one operation key,
+// checks the other keys are that operation's options, decodes it with its
+// row of opSpecs, then its body.
 func (d *decoder) op(v any, path string, ctx *bodyCtx, depth int) Op {
 	op := Op{Path: path}
 	m, ok := v.(map[string]any)
@@ -109,117 +137,17 @@ func (d *decoder) op(v any, path string, ctx *bodyCtx, depth int) Op {
 	}
 	p := d.pos.lookup(path)
 	op.Line, op.Col = p.line, p.col
-
-	var opKeys []string
-	for _, k := range d.keys(m, path) {
-		if opKindOf(k) != 0 {
-			opKeys = append(opKeys, k)
-		}
-	}
-	switch len(opKeys) {
-	case 0:
-		for _, k := range d.keys(m, path) {
-			if !isOptionOfAnyOp(k) {
-				d.errorf(keyPath(path, k), "unknown operation %q (want one of: %s)", k, allOpNames())
-				return op
-			}
-		}
-		d.errorf(path, "no operation key: a table needs exactly one of: %s", allOpNames())
-		return op
-	case 1:
-	default:
-		d.errorf(path, "several operation keys (%s): an operation table has exactly one", quoteList(opKeys))
+	key, ok := d.opKey(m, path)
+	if !ok {
 		return op
 	}
-	key := opKeys[0]
 	op.Kind = opKindOf(key)
-	kp := keyPath(path, key)
-	val := m[key]
-	opts := opOptions[op.Kind]
-	for _, k := range d.keys(m, path) {
-		if k != key && !contains(opts, k) {
-			if len(opts) == 0 {
-				d.errorf(keyPath(path, k), "unknown option %q: %s takes no options", k, key)
-			} else {
-				d.errorf(keyPath(path, k), "unknown option %q for %s (want one of: %s)", k, key, strings.Join(opts, ", "))
-			}
-			return op
-		}
+	if !d.onlyOptions(m, path, key, opSpecs[op.Kind].options) {
+		return op
 	}
-
-	switch op.Kind {
-	case Compute, Sleep, Alloc, Syscall:
-		op.N, _ = d.intIn(val, kp, 0, math.MaxInt64)
-	case Yield, CheckCancel:
-		if b, ok := d.boolean(val, kp); ok && !b {
-			d.errorf(kp, "must be true (write %s = true, or leave the operation out)", key)
-		}
-	case Call:
-		if name, ok := d.nonEmptyStr(val, kp); ok {
-			op.Str = name
-			if !d.tasks[name] {
-				d.errorf(path, "unknown task %q in call", name)
-				return op
-			}
-			d.calls[ctx.task] = append(d.calls[ctx.task], callSite{target: name, path: path})
-		}
-	case Loop:
-		switch x := val.(type) {
-		case string:
-			if x != "forever" {
-				d.errorf(kp, "must be a count >= 0 or \"forever\", not %q", x)
-				return op
-			}
-			op.N = LoopForever
-		case int64:
-			op.N, _ = d.intIn(x, kp, 0, math.MaxInt64)
-		default:
-			d.errorf(kp, "must be a count >= 0 or \"forever\", not %s", typeName(val))
-		}
-	case Spawn:
-		d.spawn(&op, m, val, ctx)
-	case Nursery:
-		d.nursery(&op, m, val, ctx, depth)
-		return op // the body is decoded with the label pushed
-	case Cancel:
-		if label, ok := d.nonEmptyStr(val, kp); ok {
-			op.Str = label
-			if !contains(ctx.nurseries, label) {
-				d.errorf(path, "cancel of %q: no enclosing nursery of this body has that label", label)
-			}
-		}
-	case Send, Recv, Close:
-		if ch, ok := d.nonEmptyStr(val, kp); ok {
-			op.Str = ch
-			if !d.channels[ch] {
-				d.errorf(path, "unknown channel %q in %s (declare it under [channels])", ch, key)
-			}
-		}
-	case Recharge:
-		if as, ok := d.nonEmptyStr(val, kp); ok {
-			op.Str = as
-			rest := make(map[string]any, len(m))
-			for k, x := range m {
-				if k != key {
-					rest[k] = x
-				}
-			}
-			op.Recharge = d.budgetOverride(rest, path, "recharge")
-			if !d.failed() && op.Recharge.Set == 0 {
-				d.errorf(path, "recharge of %q gives nothing: add at least one of ops, memory, spawn_count, channel_ops, syscalls", as)
-			}
-			ctx.recharges = append(ctx.recharges, rechargeSite{target: as, path: path})
-		}
-	case Defer, Using:
-		op.Str, _ = d.nonEmptyStr(val, kp)
-	case Log:
-		op.Str, _ = d.str(val, kp)
-	case Return:
-		op.N, _ = d.integer(val, kp)
-	case Fail:
-		op.Str, _ = d.nonEmptyStr(val, kp)
-	case Panic:
-		op.Str, _ = d.str(val, kp)
+	a := opArgs{m: m, key: key, val: m[key], kp: keyPath(path, key), ctx: ctx, depth: depth}
+	if !opSpecs[op.Kind].decode(d, &op, a) {
+		return op
 	}
 	if b, ok := m["body"]; ok && !d.failed() {
 		if op.Kind == Defer {
@@ -235,6 +163,159 @@ func (d *decoder) op(v any, path string, ctx *bodyCtx, depth int) Op {
 		}
 	}
 	return op
+}
+
+// opKey returns the one operation key of the table m.
+func (d *decoder) opKey(m map[string]any, path string) (string, bool) {
+	var opKeys []string
+	for _, k := range d.keys(m, path) {
+		if opKindOf(k) != 0 {
+			opKeys = append(opKeys, k)
+		}
+	}
+	switch len(opKeys) {
+	case 0:
+		for _, k := range d.keys(m, path) {
+			if !isOptionOfAnyOp(k) {
+				d.errorf(keyPath(path, k), "unknown operation %q (want one of: %s)", k, allOpNames())
+				return "", false
+			}
+		}
+		d.errorf(path, "no operation key: a table needs exactly one of: %s", allOpNames())
+		return "", false
+	case 1:
+		return opKeys[0], true
+	}
+	d.errorf(path, "several operation keys (%s): an operation table has exactly one", quoteList(opKeys))
+	return "", false
+}
+
+// onlyOptions checks that every key of m but the operation key is one of
+// its options.
+func (d *decoder) onlyOptions(m map[string]any, path, key string, opts []string) bool {
+	for _, k := range d.keys(m, path) {
+		if k != key && !contains(opts, k) {
+			if len(opts) == 0 {
+				d.errorf(keyPath(path, k), "unknown option %q: %s takes no options", k, key)
+			} else {
+				d.errorf(keyPath(path, k), "unknown option %q for %s (want one of: %s)", k, key, strings.Join(opts, ", "))
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// decodeCount: compute, sleep, alloc, syscall take a count >= 0.
+func decodeCount(d *decoder, op *Op, a opArgs) bool {
+	op.N, _ = d.intIn(a.val, a.kp, 0, math.MaxInt64)
+	return true
+}
+
+// decodeTrue: yield and check_cancel are written `= true`.
+func decodeTrue(d *decoder, _ *Op, a opArgs) bool {
+	if b, ok := d.boolean(a.val, a.kp); ok && !b {
+		d.errorf(a.kp, "must be true (write %s = true, or leave the operation out)", a.key)
+	}
+	return true
+}
+
+func decodeCall(d *decoder, op *Op, a opArgs) bool {
+	name, ok := d.nonEmptyStr(a.val, a.kp)
+	if !ok {
+		return true
+	}
+	op.Str = name
+	if !d.tasks[name] {
+		d.errorf(op.Path, "unknown task %q in call", name)
+		return false
+	}
+	d.calls[a.ctx.task] = append(d.calls[a.ctx.task], callSite{target: name, path: op.Path})
+	return true
+}
+
+func decodeLoop(d *decoder, op *Op, a opArgs) bool {
+	switch x := a.val.(type) {
+	case string:
+		if x != "forever" {
+			d.errorf(a.kp, "must be a count >= 0 or \"forever\", not %q", x)
+			return false
+		}
+		op.N = LoopForever
+	case int64:
+		op.N, _ = d.intIn(x, a.kp, 0, math.MaxInt64)
+	default:
+		d.errorf(a.kp, "must be a count >= 0 or \"forever\", not %s", typeName(a.val))
+	}
+	return true
+}
+
+func decodeSpawn(d *decoder, op *Op, a opArgs) bool {
+	d.spawn(op, a.m, a.val, a.ctx)
+	return true
+}
+
+func decodeNursery(d *decoder, op *Op, a opArgs) bool {
+	d.nursery(op, a.m, a.val, a.ctx, a.depth)
+	return false // the body is decoded with the label pushed
+}
+
+func decodeCancel(d *decoder, op *Op, a opArgs) bool {
+	if label, ok := d.nonEmptyStr(a.val, a.kp); ok {
+		op.Str = label
+		if !contains(a.ctx.nurseries, label) {
+			d.errorf(op.Path, "cancel of %q: no enclosing nursery of this body has that label", label)
+		}
+	}
+	return true
+}
+
+// decodeChannel: send, recv and close name a declared channel.
+func decodeChannel(d *decoder, op *Op, a opArgs) bool {
+	if ch, ok := d.nonEmptyStr(a.val, a.kp); ok {
+		op.Str = ch
+		if !d.channels[ch] {
+			d.errorf(op.Path, "unknown channel %q in %s (declare it under [channels])", ch, a.key)
+		}
+	}
+	return true
+}
+
+func decodeRecharge(d *decoder, op *Op, a opArgs) bool {
+	as, ok := d.nonEmptyStr(a.val, a.kp)
+	if !ok {
+		return true
+	}
+	op.Str = as
+	rest := make(map[string]any, len(a.m))
+	for k, x := range a.m {
+		if k != a.key {
+			rest[k] = x
+		}
+	}
+	op.Recharge = d.budgetOverride(rest, op.Path, "recharge")
+	if !d.failed() && op.Recharge.Set == 0 {
+		d.errorf(op.Path, "recharge of %q gives nothing: add at least one of ops, memory, spawn_count, channel_ops, syscalls", as)
+	}
+	a.ctx.recharges = append(a.ctx.recharges, rechargeSite{target: as, path: op.Path})
+	return true
+}
+
+// decodeName: defer, using and fail take a non-empty string.
+func decodeName(d *decoder, op *Op, a opArgs) bool {
+	op.Str, _ = d.nonEmptyStr(a.val, a.kp)
+	return true
+}
+
+// decodeText: log and panic take any string.
+func decodeText(d *decoder, op *Op, a opArgs) bool {
+	op.Str, _ = d.str(a.val, a.kp)
+	return true
+}
+
+func decodeInteger(d *decoder, op *Op, a opArgs) bool {
+	op.N, _ = d.integer(a.val, a.kp)
+	return true
 }
 
 func (d *decoder) spawn(op *Op, m map[string]any, val any, ctx *bodyCtx) {
