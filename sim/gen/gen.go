@@ -412,15 +412,38 @@ func (b *builder) targets(s scope, budget, extra int) []string {
 }
 
 // op draws one op, or the two spawns of a channel pair, costing at most
-// budget checkpoints and at most room ops.
+// budget checkpoints and at most room ops: a kind from the weighted list
+// of kinds that fit, then that kind's row of opGens.
 func (b *builder) op(s scope, budget, room int) ([]scenario.Op, int) {
-	// The weights: spawns and nurseries are what the scheduler is about, so
-	// they come up more often than the plain ops. rapid draws an index
-	// biased towards the front of the list, and shrinks towards index 0:
-	// kLog, the simplest op, comes first and spawns right after it.
+	d := opDraw{s: s, budget: budget, calls: b.targets(s, budget, 1), spawns: b.targets(s, budget, 2)}
+	kinds := b.kinds(&d, room)
+	d.inner = scope{nurseries: s.nurseries, depth: s.depth + 1, nursery: s.nursery, once: s.once}
+	k := rapid.SampledFrom(kinds).Draw(b.t, "kind")
+	if g := opGens[k]; g != nil {
+		return g(b, &d)
+	}
+	return one(scenario.Op{Kind: scenario.Log, Str: b.next("L")}, 0)
+}
+
+// opDraw is what an op generator reads: the scope, the budget left, the
+// tasks that may be called or spawned, and the scope of a nested body.
+type opDraw struct {
+	s             scope
+	inner         scope
+	budget        int
+	calls, spawns []string
+}
+
+func one(op scenario.Op, cost int) ([]scenario.Op, int) { return []scenario.Op{op}, cost }
+
+// kinds is the weighted list op draws from. The weights: spawns and
+// nurseries are what the scheduler is about, so they come up more often
+// than the plain ops. rapid draws an index biased towards the front of
+// the list, and shrinks towards index 0: kLog, the simplest op, comes
+// first and spawns right after it.
+func (b *builder) kinds(d *opDraw, room int) []int {
+	s, budget := d.s, d.budget
 	kinds := []int{kLog}
-	calls := b.targets(s, budget, 1)
-	spawns := b.targets(s, budget, 2)
 	profile := b.sc.Scheduler.Profile
 	if s.nursery != nil {
 		w := 1
@@ -428,7 +451,7 @@ func (b *builder) op(s scope, budget, room int) ([]scenario.Op, int) {
 			w = 3
 		}
 		for range w {
-			if len(spawns) > 0 {
+			if len(d.spawns) > 0 {
 				kinds = append(kinds, kSpawn, kSpawn, kSpawn, kSpawn, kSpawn)
 			}
 			if room >= 2 && b.pairFits(s, budget) {
@@ -453,7 +476,7 @@ func (b *builder) op(s scope, budget, room int) ([]scenario.Op, int) {
 		}
 	}
 	kinds = append(kinds, kCompute, kCompute, kYield, kCheckCancel, kSleep, kAlloc, kSyscall)
-	if len(calls) > 0 {
+	if len(d.calls) > 0 {
 		kinds = append(kinds, kCall)
 	}
 	if len(s.nurseries) > 0 {
@@ -465,100 +488,129 @@ func (b *builder) op(s scope, budget, room int) ([]scenario.Op, int) {
 		}
 		kinds = append(kinds, kUsing, kDefer)
 	}
-	inner := scope{nurseries: s.nurseries, depth: s.depth + 1, nursery: s.nursery, once: s.once}
-	one := func(op scenario.Op, cost int) ([]scenario.Op, int) { return []scenario.Op{op}, cost }
-	switch rapid.SampledFrom(kinds).Draw(b.t, "kind") {
-	case kCompute:
-		// Mostly a few iterations, which interleave finely; sometimes a
-		// long one, which keeps a task busy while others are cancelled.
-		hi := 5
-		if b.chance(4, "long") {
-			hi = computeMax
-		}
-		n := b.draw(0, min(hi, budget), "compute")
-		return one(scenario.Op{Kind: scenario.Compute, N: int64(n)}, n)
-	case kYield:
-		return one(scenario.Op{Kind: scenario.Yield}, min(1, budget))
-	case kCheckCancel:
-		return one(scenario.Op{Kind: scenario.CheckCancel}, min(1, budget))
-	case kSleep:
-		n := b.draw(0, sleepMax, "sleep")
-		return one(scenario.Op{Kind: scenario.Sleep, N: int64(n)}, min(1, budget))
-	case kAlloc:
-		hi := 256
-		if b.chance(4, "big_alloc") {
-			hi = allocMax
-		}
-		n := b.draw(0, hi, "alloc")
-		return one(scenario.Op{Kind: scenario.Alloc, N: int64(n)}, min(1, budget))
-	case kSyscall:
-		n := b.draw(0, min(syscallMax, budget), "syscall")
-		return one(scenario.Op{Kind: scenario.Syscall, N: int64(n)}, n)
-	case kCall:
-		name := rapid.SampledFrom(calls).Draw(b.t, "call")
-		b.refs[name]++
-		return one(scenario.Op{Kind: scenario.Call, Str: name}, 1+b.cost[name])
-	case kSpawn:
-		name := rapid.SampledFrom(spawns).Draw(b.t, "spawn")
-		return one(b.spawn(name), 2+b.cost[name])
-	case kSupervised:
-		return b.supervised(s, budget)
-	case kPair:
-		return b.pair(s, budget)
-	case kSpinner:
-		return b.spinner(s, budget)
-	case kCancel:
-		label := rapid.SampledFrom(s.nurseries).Draw(b.t, "cancel")
-		return one(scenario.Op{Kind: scenario.Cancel, Str: label}, 0)
-	case kNursery:
-		op := scenario.Op{Kind: scenario.Nursery, Str: b.next("n")}
-		op.Mode = rapid.SampledFrom([]string{
-			scenario.ModeFailFast, scenario.ModeCancelRemaining, scenario.ModeCollectAll,
-		}).Draw(b.t, "mode")
-		if !rapid.Bool().Draw(b.t, "unlimited") {
-			op.MaxConcurrent = b.draw(1, maxConcurrentMax, "max_concurrent")
-		}
-		if b.chance(3, "has_timeout") {
-			op.Timeout, op.HasTimeout = int64(b.draw(1, timeoutMax, "timeout")), true
-		}
-		info := &nurseryInfo{mode: op.Mode, maxConcurrent: op.MaxConcurrent, timeout: op.Timeout, poolOps: -1}
-		if b.chance(4, "has_pool") {
-			op.NurseryBudget = b.override()
-			info.poolOps = op.NurseryBudget.Over(b.sc.Budget).Ops
-		}
-		op.Catch = rapid.Bool().Draw(b.t, "catch")
-		inner.nurseries = append(s.nurseries[:len(s.nurseries):len(s.nurseries)], op.Str)
-		inner.nursery = info
-		inner.spawnsMore = true
-		body, c := b.body(inner, nestedOpsMax, budget-2)
-		op.Body = body
-		return one(op, 2+c)
-	case kLoop:
-		n := b.draw(0, min(loopCountMax, budget), "loop")
-		bodyBudget := budget - 1
-		if n > 0 {
-			bodyBudget = budget/n - 1
-		}
-		inner.once = s.once && n <= 1
-		body, c := b.body(inner, nestedOpsMax, bodyBudget)
-		return one(scenario.Op{Kind: scenario.Loop, N: int64(n), Body: body}, n*(1+c))
-	case kUsing:
-		op := scenario.Op{Kind: scenario.Using, Str: b.next("r")}
-		body, c := b.body(inner, nestedOpsMax, budget)
-		op.Body = body
-		return one(op, c)
-	case kDefer:
-		// A defer body runs at task exit, outside every nursery of this
-		// body; the format forbids spawn and cancel there, and a cleanup
-		// is never a checkpoint. Log ops are what it is for.
-		op := scenario.Op{Kind: scenario.Defer, Str: b.next("d")}
-		n := b.draw(0, deferOpsMax, "defer_ops")
-		for i := 0; i < n; i++ {
-			op.Body = append(op.Body, scenario.Op{Kind: scenario.Log, Str: b.next("L")})
-		}
-		return one(op, 0)
+	return kinds
+}
+
+// opGens generates each kind of op; kLog (and the endings, which body
+// draws) have no row: op falls back to a log. It is filled in init because
+// the rows with a body reach it again through builder.body.
+var opGens map[int]func(b *builder, d *opDraw) ([]scenario.Op, int)
+
+func init() {
+	opGens = map[int]func(b *builder, d *opDraw) ([]scenario.Op, int){
+		kCompute: genCompute,
+		kYield: func(b *builder, d *opDraw) ([]scenario.Op, int) {
+			return one(scenario.Op{Kind: scenario.Yield}, min(1, d.budget))
+		},
+		kCheckCancel: func(b *builder, d *opDraw) ([]scenario.Op, int) {
+			return one(scenario.Op{Kind: scenario.CheckCancel}, min(1, d.budget))
+		},
+		kSleep: func(b *builder, d *opDraw) ([]scenario.Op, int) {
+			n := b.draw(0, sleepMax, "sleep")
+			return one(scenario.Op{Kind: scenario.Sleep, N: int64(n)}, min(1, d.budget))
+		},
+		kAlloc: genAlloc,
+		kSyscall: func(b *builder, d *opDraw) ([]scenario.Op, int) {
+			n := b.draw(0, min(syscallMax, d.budget), "syscall")
+			return one(scenario.Op{Kind: scenario.Syscall, N: int64(n)}, n)
+		},
+		kCall: func(b *builder, d *opDraw) ([]scenario.Op, int) {
+			name := rapid.SampledFrom(d.calls).Draw(b.t, "call")
+			b.refs[name]++
+			return one(scenario.Op{Kind: scenario.Call, Str: name}, 1+b.cost[name])
+		},
+		kSpawn: func(b *builder, d *opDraw) ([]scenario.Op, int) {
+			name := rapid.SampledFrom(d.spawns).Draw(b.t, "spawn")
+			return one(b.spawn(name), 2+b.cost[name])
+		},
+		kSupervised: func(b *builder, d *opDraw) ([]scenario.Op, int) { return b.supervised(d.s, d.budget) },
+		kPair:       func(b *builder, d *opDraw) ([]scenario.Op, int) { return b.pair(d.s, d.budget) },
+		kSpinner:    func(b *builder, d *opDraw) ([]scenario.Op, int) { return b.spinner(d.s, d.budget) },
+		kCancel: func(b *builder, d *opDraw) ([]scenario.Op, int) {
+			label := rapid.SampledFrom(d.s.nurseries).Draw(b.t, "cancel")
+			return one(scenario.Op{Kind: scenario.Cancel, Str: label}, 0)
+		},
+		kNursery: genNursery,
+		kLoop:    genLoop,
+		kUsing: func(b *builder, d *opDraw) ([]scenario.Op, int) {
+			op := scenario.Op{Kind: scenario.Using, Str: b.next("r")}
+			body, c := b.body(d.inner, nestedOpsMax, d.budget)
+			op.Body = body
+			return one(op, c)
+		},
+		kDefer: genDefer,
 	}
-	return one(scenario.Op{Kind: scenario.Log, Str: b.next("L")}, 0)
+}
+
+// genCompute: mostly a few iterations, which interleave finely; sometimes
+// a long one, which keeps a task busy while others are cancelled.
+func genCompute(b *builder, d *opDraw) ([]scenario.Op, int) {
+	hi := 5
+	if b.chance(4, "long") {
+		hi = computeMax
+	}
+	n := b.draw(0, min(hi, d.budget), "compute")
+	return one(scenario.Op{Kind: scenario.Compute, N: int64(n)}, n)
+}
+
+func genAlloc(b *builder, d *opDraw) ([]scenario.Op, int) {
+	hi := 256
+	if b.chance(4, "big_alloc") {
+		hi = allocMax
+	}
+	n := b.draw(0, hi, "alloc")
+	return one(scenario.Op{Kind: scenario.Alloc, N: int64(n)}, min(1, d.budget))
+}
+
+func genNursery(b *builder, d *opDraw) ([]scenario.Op, int) {
+	s := d.s
+	op := scenario.Op{Kind: scenario.Nursery, Str: b.next("n")}
+	op.Mode = rapid.SampledFrom([]string{
+		scenario.ModeFailFast, scenario.ModeCancelRemaining, scenario.ModeCollectAll,
+	}).Draw(b.t, "mode")
+	if !rapid.Bool().Draw(b.t, "unlimited") {
+		op.MaxConcurrent = b.draw(1, maxConcurrentMax, "max_concurrent")
+	}
+	if b.chance(3, "has_timeout") {
+		op.Timeout, op.HasTimeout = int64(b.draw(1, timeoutMax, "timeout")), true
+	}
+	info := &nurseryInfo{mode: op.Mode, maxConcurrent: op.MaxConcurrent, timeout: op.Timeout, poolOps: -1}
+	if b.chance(4, "has_pool") {
+		op.NurseryBudget = b.override()
+		info.poolOps = op.NurseryBudget.Over(b.sc.Budget).Ops
+	}
+	op.Catch = rapid.Bool().Draw(b.t, "catch")
+	inner := d.inner
+	inner.nurseries = append(s.nurseries[:len(s.nurseries):len(s.nurseries)], op.Str)
+	inner.nursery = info
+	inner.spawnsMore = true
+	body, c := b.body(inner, nestedOpsMax, d.budget-2)
+	op.Body = body
+	return one(op, 2+c)
+}
+
+func genLoop(b *builder, d *opDraw) ([]scenario.Op, int) {
+	n := b.draw(0, min(loopCountMax, d.budget), "loop")
+	bodyBudget := d.budget - 1
+	if n > 0 {
+		bodyBudget = d.budget/n - 1
+	}
+	inner := d.inner
+	inner.once = d.s.once && n <= 1
+	body, c := b.body(inner, nestedOpsMax, bodyBudget)
+	return one(scenario.Op{Kind: scenario.Loop, N: int64(n), Body: body}, n*(1+c))
+}
+
+// genDefer: a defer body runs at task exit, outside every nursery of this
+// body; the format forbids spawn and cancel there, and a cleanup is never
+// a checkpoint. Log ops are what it is for.
+func genDefer(b *builder, d *opDraw) ([]scenario.Op, int) {
+	op := scenario.Op{Kind: scenario.Defer, Str: b.next("d")}
+	n := b.draw(0, deferOpsMax, "defer_ops")
+	for i := 0; i < n; i++ {
+		op.Body = append(op.Body, scenario.Op{Kind: scenario.Log, Str: b.next("L")})
+	}
+	return one(op, 0)
 }
 
 // spawn is a spawn of an indexed task, with its caps under sovereign and

@@ -141,10 +141,24 @@ func hasBody(k scenario.OpKind) bool {
 
 // candidates lists the edits to try on sc, in the order Shrink documents.
 func candidates(sc *scenario.Scenario) []edit {
-	var out []edit
 	bs := bodies(sc)
+	var out []edit
+	for _, family := range []func(*scenario.Scenario, []*[]scenario.Op) []edit{
+		deleteRuns, unwrapBodies, inlineSpawnsAndCalls, deleteDeadTasks, halveNumbers, halveCapacities,
+	} {
+		out = append(out, family(sc, bs)...)
+	}
+	for k, b := range bs {
+		for i := range *b {
+			out = append(out, dropOptions(k, i, &(*b)[i])...)
+		}
+	}
+	return append(out, dropSettings(sc)...)
+}
 
-	// Delete runs of ops, biggest first.
+// deleteRuns deletes runs of ops, biggest first.
+func deleteRuns(_ *scenario.Scenario, bs []*[]scenario.Op) []edit {
+	var out []edit
 	for k, b := range bs {
 		n := len(*b)
 		for size := n; size >= 1; size /= 2 {
@@ -158,8 +172,12 @@ func candidates(sc *scenario.Scenario) []edit {
 			}
 		}
 	}
+	return out
+}
 
-	// Replace an op that has a body by that body.
+// unwrapBodies replaces an op that has a body by that body.
+func unwrapBodies(_ *scenario.Scenario, bs []*[]scenario.Op) []edit {
+	var out []edit
 	for k, b := range bs {
 		for i := range *b {
 			if !hasBody((*b)[i].Kind) {
@@ -175,10 +193,14 @@ func candidates(sc *scenario.Scenario) []edit {
 			})
 		}
 	}
+	return out
+}
 
-	// Turn a spawn into a call of the same task, so that the nursery
-	// around it may go; then move a task called from one place only into
-	// that place, so that the task may go.
+// inlineSpawnsAndCalls turns a spawn into a call of the same task, so that
+// the nursery around it may go; then moves a task called from one place
+// only into that place, so that the task may go.
+func inlineSpawnsAndCalls(sc *scenario.Scenario, bs []*[]scenario.Op) []edit {
+	var out []edit
 	refs := references(sc)
 	for k, b := range bs {
 		for i := range *b {
@@ -202,25 +224,32 @@ func candidates(sc *scenario.Scenario) []edit {
 			}
 		}
 	}
+	return out
+}
 
-	// Delete the tasks nothing refers to: all at once, then one by one.
-	if dead := unreferenced(sc); len(dead) > 0 {
-		out = append(out, func(c *scenario.Scenario) bool { return dropTasks(c, dead) })
-		for _, name := range dead {
-			name := name
-			out = append(out, func(c *scenario.Scenario) bool { return dropTasks(c, []string{name}) })
-		}
+// deleteDeadTasks deletes the tasks nothing refers to: all at once, then
+// one by one.
+func deleteDeadTasks(sc *scenario.Scenario, _ []*[]scenario.Op) []edit {
+	dead := unreferenced(sc)
+	if len(dead) == 0 {
+		return nil
 	}
+	out := []edit{func(c *scenario.Scenario) bool { return dropTasks(c, dead) }}
+	for _, name := range dead {
+		out = append(out, func(c *scenario.Scenario) bool { return dropTasks(c, []string{name}) })
+	}
+	return out
+}
 
-	// Halve numbers, then fall back to defaults.
+// halveNumbers halves an op's count, a nursery's max_concurrent and its
+// timeout.
+func halveNumbers(_ *scenario.Scenario, bs []*[]scenario.Op) []edit {
+	var out []edit
 	for k, b := range bs {
 		for i := range *b {
 			op := &(*b)[i]
 			k, i := k, i
-			switch {
-			case (op.Kind == scenario.Compute || op.Kind == scenario.Return || op.Kind == scenario.Sleep ||
-				op.Kind == scenario.Alloc || op.Kind == scenario.Syscall) && op.N > 0,
-				op.Kind == scenario.Loop && op.N > 0:
+			if halvable(op.Kind) && op.N > 0 {
 				out = append(out, func(c *scenario.Scenario) bool {
 					(*bodies(c)[k])[i].N /= 2
 					return true
@@ -240,21 +269,29 @@ func candidates(sc *scenario.Scenario) []edit {
 			}
 		}
 	}
+	return out
+}
+
+// halvable reports whether an op's N is a count the shrinker may halve.
+func halvable(k scenario.OpKind) bool {
+	switch k {
+	case scenario.Compute, scenario.Return, scenario.Sleep, scenario.Alloc, scenario.Syscall, scenario.Loop:
+		return true
+	}
+	return false
+}
+
+// halveCapacities halves each channel's capacity.
+func halveCapacities(sc *scenario.Scenario, _ []*[]scenario.Op) []edit {
+	var out []edit
 	for j, ch := range sc.Channels {
 		if ch.Capacity > 0 {
-			j := j
 			out = append(out, func(c *scenario.Scenario) bool {
 				c.Channels[j].Capacity /= 2
 				return true
 			})
 		}
 	}
-	for k, b := range bs {
-		for i := range *b {
-			out = append(out, dropOptions(k, i, &(*b)[i])...)
-		}
-	}
-	out = append(out, dropSettings(sc)...)
 	return out
 }
 
