@@ -281,63 +281,86 @@ func newChecker(scs []*scenario.Scenario, paths []string, o CheckOptions, exec c
 	if len(scs) != len(paths) {
 		return nil, fmt.Errorf("sim: CheckScenarios: %d scenarios but %d paths", len(scs), len(paths))
 	}
+	if err := o.normalize(len(scs)); err != nil {
+		return nil, err
+	}
+	c := &checker{scs: scs, paths: paths, o: o, exec: exec, sampleOf: map[int64]*checkSample{}}
+	c.perScenario = int64(o.Seeds) * int64(len(o.Workers))
+	c.total = c.perScenario * int64(len(scs))
+	if err := c.resolveAll(); err != nil {
+		return nil, err
+	}
+	c.pickSamples()
+	return c, nil
+}
+
+// normalize fills in the defaults and checks the options.
+func (o *CheckOptions) normalize(scenarios int) error {
 	if o.Seeds < 1 {
-		return nil, fmt.Errorf("the number of seeds must be at least 1, got %d", o.Seeds)
+		return fmt.Errorf("the number of seeds must be at least 1, got %d", o.Seeds)
 	}
 	if o.SeedStart > math.MaxInt64 || uint64(o.Seeds-1) > math.MaxInt64-o.SeedStart {
-		return nil, fmt.Errorf("%d seeds starting at %d go past the largest seed, %d", o.Seeds, o.SeedStart, int64(math.MaxInt64))
+		return fmt.Errorf("%d seeds starting at %d go past the largest seed, %d", o.Seeds, o.SeedStart, int64(math.MaxInt64))
 	}
-	if o.Workers == nil {
-		o.Workers = DefaultCheckWorkers()
-	}
-	o.Workers = append([]int(nil), o.Workers...)
-	if len(o.Workers) == 0 {
-		return nil, errors.New("no worker counts given")
-	}
-	seen := map[int]bool{}
-	for _, w := range o.Workers {
-		if w < 1 || w > sched.WorkersMax {
-			return nil, fmt.Errorf("worker count %d is out of range 1..%d", w, sched.WorkersMax)
-		}
-		if seen[w] {
-			return nil, fmt.Errorf("worker count %d is listed twice", w)
-		}
-		seen[w] = true
+	if err := o.normalizeWorkers(); err != nil {
+		return err
 	}
 	switch {
 	case o.Jobs < 0:
-		return nil, fmt.Errorf("the number of jobs must be at least 1, got %d", o.Jobs)
+		return fmt.Errorf("the number of jobs must be at least 1, got %d", o.Jobs)
 	case o.Jobs == 0:
 		o.Jobs = runtime.NumCPU()
 	}
 	if o.Resample < 0 {
-		return nil, fmt.Errorf("the resample count must be 0 or more, got %d", o.Resample)
+		return fmt.Errorf("the resample count must be 0 or more, got %d", o.Resample)
 	}
 	if o.Real {
 		o.Resample = 0 // real mode writes no trace to compare
 	}
 	switch {
 	case o.ReproMax < 0:
-		return nil, fmt.Errorf("the repro bound must be 0 or more, got %d", o.ReproMax)
+		return fmt.Errorf("the repro bound must be 0 or more, got %d", o.ReproMax)
 	case o.ReproMax == 0:
 		o.ReproMax = DefaultReproMax
 	}
 	nw := int64(len(o.Workers))
-	if int64(o.Seeds) > RunsMax/nw/int64(len(scs)) {
-		return nil, fmt.Errorf("%d seeds × %d worker counts × %d scenarios is more than %d runs", o.Seeds, nw, len(scs), int64(RunsMax))
+	if int64(o.Seeds) > RunsMax/nw/int64(scenarios) {
+		return fmt.Errorf("%d seeds × %d worker counts × %d scenarios is more than %d runs", o.Seeds, nw, scenarios, int64(RunsMax))
 	}
+	return nil
+}
 
-	c := &checker{scs: scs, paths: paths, o: o, exec: exec, sampleOf: map[int64]*checkSample{}}
-	c.perScenario = int64(o.Seeds) * nw
-	c.total = c.perScenario * int64(len(scs))
-	// Resolve every scenario under every worker count up front: a scenario
-	// that cannot run (an unsupported operation, a bad victim) is bad
-	// input, reported before hours of runs, not as a failure of each.
-	for i, sc := range scs {
+func (o *CheckOptions) normalizeWorkers() error {
+	if o.Workers == nil {
+		o.Workers = DefaultCheckWorkers()
+	}
+	o.Workers = append([]int(nil), o.Workers...)
+	if len(o.Workers) == 0 {
+		return errors.New("no worker counts given")
+	}
+	seen := map[int]bool{}
+	for _, w := range o.Workers {
+		if w < 1 || w > sched.WorkersMax {
+			return fmt.Errorf("worker count %d is out of range 1..%d", w, sched.WorkersMax)
+		}
+		if seen[w] {
+			return fmt.Errorf("worker count %d is listed twice", w)
+		}
+		seen[w] = true
+	}
+	return nil
+}
+
+// resolveAll resolves every scenario under every worker count up front: a
+// scenario that cannot run (an unsupported operation, a bad victim) is
+// bad input, reported before hours of runs, not as a failure of each.
+func (c *checker) resolveAll() error {
+	o := c.o
+	for i, sc := range c.scs {
 		for _, w := range o.Workers {
 			cfg, err := Resolve(sc, Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean})
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", paths[i], err)
+				return fmt.Errorf("%s: %w", c.paths[i], err)
 			}
 			if len(c.victim) == i {
 				c.victim = append(c.victim, cfg.Victim)
@@ -350,8 +373,15 @@ func newChecker(scs []*scenario.Scenario, paths []string, o CheckOptions, exec c
 		}
 		c.rows = append(c.rows, aggs)
 	}
+	return nil
+}
+
+// pickSamples picks the runs executed twice, over the whole check, and
+// keeps those of this shard.
+func (c *checker) pickSamples() {
+	o := c.o
 	rng := sched.NewXoshiro(resampleSeed)
-	for i := range scs {
+	for i := range c.scs {
 		for _, p := range checkPickResample(rng, len(o.Workers), o.Seeds, o.Resample) {
 			ri := int64(i)*c.perScenario + int64(p.wi)*int64(o.Seeds) + int64(p.seed)
 			if !o.Shard.Owns(ri) {
@@ -362,7 +392,6 @@ func newChecker(scs []*scenario.Scenario, paths []string, o CheckOptions, exec c
 			c.sampleOf[ri] = s
 		}
 	}
-	return c, nil
 }
 
 type checkRunRef struct{ wi, seed int } // worker index, seed index

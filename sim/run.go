@@ -216,81 +216,14 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 	p := newProgram(sc, s)
 	startRoot(s, sc, p)
 
-	workers := s.Workers()
-	ready := make([]*sched.Worker, 0, len(workers))
 	run := &Run{Scenario: sc, Config: c}
-	// MaxSteps bounds the busy steps, those that ran or took a task, as
-	// in real mode: an idle worker's look for work that ends in parking
-	// is not progress of the program, and counting it made a correct
-	// program livelock on 256 workers. Idle steps stay bounded: a parked
-	// worker wakes only when work is pushed or a timer fires, so there
-	// are at most Workers of them per busy step or timer.
-	var step, busy int64
-	for ; !s.Done(); step++ {
-		sk.step = uint64(step)
-		s.FireTimers(sk.tick)
-		if busy >= c.MaxSteps {
-			run.Outcome = OutcomeLivelock
-			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I("max_steps", c.MaxSteps)})
-			break
-		}
-		ready = ready[:0]
-		for _, w := range workers {
-			if !w.Parked() {
-				ready = append(ready, w)
-			}
-		}
-		if len(ready) == 0 {
-			// No worker can act: jump to the next timer, or it is a
-			// deadlock.
-			if next, ok := s.NextTimer(); ok {
-				sk.Emit(-1, trace.KindClock, []trace.Field{trace.I("to", int64(next))})
-				sk.tick = next
-				step--
-				continue
-			}
-			run.Outcome = OutcomeDeadlock
-			sk.Emit(-1, trace.KindDeadlock, []trace.Field{trace.I("live", s.Live())})
-			break
-		}
-		w, err := ch.pick(step, ready)
-		if err == nil {
-			did, msg := safeStep(w)
-			if msg != "" {
-				run.Outcome, run.Crash = OutcomeCrash, msg
-				sk.Emit(-1, trace.KindNote, []trace.Field{trace.S("crash", msg)})
-				break
-			}
-			if did {
-				busy++
-			}
-			err = ch.done(step)
-		}
-		if err != nil {
-			s.Abort()
-			return nil, &ScheduleError{Err: err}
-		}
-		sk.tick++
+	step, err := drive(run, s, sk, ch)
+	if err != nil {
+		return nil, err
 	}
-	run.Steps = step
-	if run.Outcome == "" {
-		run.Outcome = outcomeOf(s.Root().Result())
-	} else {
-		run.Stuck = stuck(s)
-		s.Abort()
+	if err := finish(run, s, sk, tw, step); err != nil {
+		return nil, err
 	}
-	run.Result = s.Root().Result()
-	sk.step = uint64(step)
-	sk.Emit(-1, trace.KindOutcome, []trace.Field{trace.S("outcome", run.Outcome), trace.S("result", run.Result.String())})
-	if tw != nil {
-		if sk.err == nil {
-			sk.err = tw.Flush()
-		}
-		if sk.err != nil {
-			return nil, fmt.Errorf("writing trace: %w", sk.err)
-		}
-	}
-	collect(run, s)
 	run.Checks = append(checkInvariants(run, sk.hist), checkExpect(sc.Expect, run)...)
 	return run, nil
 }

@@ -306,39 +306,14 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 	f.Failed = strings.Split(want, ",")
 	fmt.Fprintf(progress, "fuzz: seed %d failed (%s) with --seed %d --workers %d; shrinking %d ops (budget %d)\n",
 		seed, want, rs, w, f.SizeBefore, o.ShrinkBudget)
-
-	// tries is where a candidate is run: the failing seed first, then
-	// seeds 1..16, all with the failing worker count.
-	tries := []uint64{rs}
-	for s := uint64(1); s <= shrinkSeeds; s++ {
-		if s != rs {
-			tries = append(tries, s)
-		}
-	}
-	var harnessErr error
-	failsAt := func(c *scenario.Scenario) (uint64, *sim.Run, bool) {
-		for _, s := range tries {
-			r, err := Execute(c, s, w, nil)
-			if err != nil {
-				if harnessErr == nil {
-					harnessErr = err
-				}
-				return 0, nil, false
-			}
-			if signature(o.Failing(r)) == want {
-				return s, r, true
-			}
-		}
-		return 0, nil, false
-	}
-	evals := 0
+	sh := candidateRunner{o: o, want: want, workers: w, tries: shrinkTries(rs)}
 	shrunk := Shrink(orig, func(c *scenario.Scenario) bool {
-		evals++
-		_, _, ok := failsAt(c)
+		sh.evals++
+		_, _, ok := sh.failsAt(c)
 		return ok
 	}, o.ShrinkBudget)
-	if harnessErr != nil {
-		return nil, harnessErr
+	if sh.err != nil {
+		return nil, sh.err
 	}
 
 	// Name the repro after its seed and say where it came from; renaming
@@ -350,28 +325,13 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 	if shrunk, err = Reload(named); err != nil {
 		return nil, fmt.Errorf("gen: the shrunk scenario of seed %d does not load: %w", seed, err)
 	}
-	reproSeed, rrun, ok := failsAt(shrunk)
+	reproSeed, rrun, ok := sh.failsAt(shrunk)
 	if !ok {
 		return nil, fmt.Errorf("gen: the shrunk scenario of seed %d no longer fails", seed)
 	}
-	f.Shrunk, f.SizeAfter, f.ShrinkEvals = shrunk, Size(shrunk), evals
+	f.Shrunk, f.SizeAfter, f.ShrinkEvals = shrunk, Size(shrunk), sh.evals
 	f.ReproSeed, f.ReproWorkers = reproSeed, w
-	for _, c := range rrun.Checks {
-		if !c.OK {
-			f.Details = append(f.Details, c.Name+": "+c.Detail)
-		}
-	}
-	if rrun.Outcome == sim.OutcomeDeadlock || rrun.Outcome == sim.OutcomeLivelock || rrun.Outcome == sim.OutcomeCrash {
-		what := strings.Join(rrun.Stuck, ", ")
-		switch {
-		case rrun.Crash != "" && what != "":
-			what += "; " + rrun.Crash
-		case rrun.Crash != "":
-			what = rrun.Crash
-		}
-		f.Details = append(f.Details, fmt.Sprintf("outcome: %s %s", rrun.Outcome, what))
-	}
-
+	f.Details = details(rrun)
 	f.Dir = filepath.Join(o.Out, fmt.Sprintf("fuzz-%d", seed))
 	file := filepath.Join(f.Dir, "scenario.toml")
 	f.Command = rrun.Config.Command(file)
@@ -379,6 +339,69 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 		return nil, fmt.Errorf("writing the repro of seed %d: %w", seed, err)
 	}
 	return f, nil
+}
+
+// shrinkTries is where a candidate is run: the failing seed first, then
+// seeds 1..shrinkSeeds.
+func shrinkTries(rs uint64) []uint64 {
+	tries := []uint64{rs}
+	for s := uint64(1); s <= shrinkSeeds; s++ {
+		if s != rs {
+			tries = append(tries, s)
+		}
+	}
+	return tries
+}
+
+// candidateRunner runs shrink candidates and says whether they still fail
+// the way the original did.
+type candidateRunner struct {
+	o       FuzzOptions
+	want    string // the failure's signature
+	workers int
+	tries   []uint64
+	evals   int
+	err     error // the first harness error
+}
+
+// failsAt reports the first run seed of tries under which c fails as
+// wanted, with that run.
+func (sh *candidateRunner) failsAt(c *scenario.Scenario) (uint64, *sim.Run, bool) {
+	for _, s := range sh.tries {
+		r, err := Execute(c, s, sh.workers, nil)
+		if err != nil {
+			if sh.err == nil {
+				sh.err = err
+			}
+			return 0, nil, false
+		}
+		if signature(sh.o.Failing(r)) == sh.want {
+			return s, r, true
+		}
+	}
+	return 0, nil, false
+}
+
+// details lists what broke in a run: each failed check, and the outcome
+// when it is deadlock, livelock or crash.
+func details(run *sim.Run) []string {
+	var out []string
+	for _, c := range run.Checks {
+		if !c.OK {
+			out = append(out, c.Name+": "+c.Detail)
+		}
+	}
+	if run.Outcome == sim.OutcomeDeadlock || run.Outcome == sim.OutcomeLivelock || run.Outcome == sim.OutcomeCrash {
+		what := strings.Join(run.Stuck, ", ")
+		switch {
+		case run.Crash != "" && what != "":
+			what += "; " + run.Crash
+		case run.Crash != "":
+			what = run.Crash
+		}
+		out = append(out, fmt.Sprintf("outcome: %s %s", run.Outcome, what))
+	}
+	return out
 }
 
 // writeRepro writes the failure's directory: every file atomically, the
