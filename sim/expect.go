@@ -47,37 +47,43 @@ func checkExpect(x *scenario.Expect, run *Run) []Check {
 		add("expect.log_order", ok, detail)
 	}
 	for _, label := range x.NurseryLabels {
-		xn := x.Nursery[label]
-		name := "expect.nursery." + label
-		var rows []NurseryRow
-		for _, n := range run.Nurseries {
-			if n.Label == label {
-				rows = append(rows, n)
-			}
+		checks = append(checks, checkExpectNursery(label, x.Nursery[label], run)...)
+	}
+	return checks
+}
+
+// checkExpectNursery checks [expect.nursery.LABEL] against every nursery
+// instance with that label. A run that never opened one (its owner was
+// cancelled before it got there) has nothing to check; the loader already
+// refused labels no nursery op has.
+func checkExpectNursery(label string, xn *scenario.ExpectNursery, run *Run) []Check {
+	var checks []Check
+	add := func(name string, ok bool, detail string) {
+		checks = append(checks, Check{Kind: "expect", Name: name, OK: ok, Detail: detail})
+	}
+	name := "expect.nursery." + label
+	for _, n := range run.Nurseries {
+		if n.Label != label {
+			continue
 		}
-		// Every instance must match; a run that never opened one (its
-		// owner was cancelled before it got there) has nothing to check.
-		// The loader already refused labels no nursery op has.
-		for _, n := range rows {
-			if xn.Result != nil {
-				add(name+".result", scenario.Match(xn.Result, n.Result),
-					fmt.Sprintf("n%d: want %s, got %s", n.ID, strings.Join(xn.Result, "|"), n.Result))
+		if xn.Result != nil {
+			add(name+".result", scenario.Match(xn.Result, n.Result),
+				fmt.Sprintf("n%d: want %s, got %s", n.ID, strings.Join(xn.Result, "|"), n.Result))
+		}
+		if xn.Error != nil {
+			add(name+".error", n.FirstError != "" && scenario.Match(xn.Error, n.FirstError),
+				fmt.Sprintf("n%d: want %s, got %q", n.ID, strings.Join(xn.Error, "|"), n.FirstError))
+		}
+		if xn.HasResults {
+			ok := len(xn.Results) == len(n.Results)
+			for i := 0; ok && i < len(n.Results); i++ {
+				ok = scenario.Match(xn.Results[i], n.Results[i])
 			}
-			if xn.Error != nil {
-				add(name+".error", n.FirstError != "" && scenario.Match(xn.Error, n.FirstError),
-					fmt.Sprintf("n%d: want %s, got %q", n.ID, strings.Join(xn.Error, "|"), n.FirstError))
+			want := make([]string, len(xn.Results))
+			for i, alts := range xn.Results {
+				want[i] = strings.Join(alts, "|")
 			}
-			if xn.HasResults {
-				ok := len(xn.Results) == len(n.Results)
-				for i := 0; ok && i < len(n.Results); i++ {
-					ok = scenario.Match(xn.Results[i], n.Results[i])
-				}
-				want := make([]string, len(xn.Results))
-				for i, alts := range xn.Results {
-					want[i] = strings.Join(alts, "|")
-				}
-				add(name+".results", ok, fmt.Sprintf("n%d: want %s, got %s", n.ID, quoteAll(want), quoteAll(n.Results)))
-			}
+			add(name+".results", ok, fmt.Sprintf("n%d: want %s, got %s", n.ID, quoteAll(want), quoteAll(n.Results)))
 		}
 	}
 	return checks

@@ -285,38 +285,61 @@ type partner struct {
 
 // channel checks rule 3 for one channel.
 func (v *safety) channel(ch scenario.Channel) error {
-	var prod, cons *partner
+	prod, cons, err := v.partners(ch)
+	if err != nil || (prod == nil && cons == nil) {
+		return err
+	}
+	if err := v.producerShape(prod); err != nil {
+		return err
+	}
+	if cons == nil {
+		if prod.n > ch.Capacity {
+			return fmt.Errorf("task.%s sends %d with no consumer and capacity %d", prod.name, prod.n, ch.Capacity)
+		}
+		return nil
+	}
+	return v.pairShape(ch, prod, cons)
+}
+
+// partners finds the channel's one producer (sends or closes) and one
+// consumer, and checks each one's own shape.
+func (v *safety) partners(ch scenario.Channel) (prod, cons *partner, err error) {
 	for _, name := range v.order {
 		sends, recvs, closes := countChan(v.sc.Tasks[name].Ops, ch.Name)
 		if sends+closes > 0 {
 			if prod != nil {
-				return fmt.Errorf("two producers, %s and %s", prod.name, name)
+				return nil, nil, fmt.Errorf("two producers, %s and %s", prod.name, name)
 			}
 			prod = &partner{name: name, n: sends, closes: closes}
 		}
 		if recvs > 0 {
 			if cons != nil {
-				return fmt.Errorf("two consumers, %s and %s", cons.name, name)
+				return nil, nil, fmt.Errorf("two consumers, %s and %s", cons.name, name)
 			}
 			cons = &partner{name: name, n: recvs}
 		}
 	}
 	switch {
 	case prod == nil && cons == nil:
-		return nil
+		return nil, nil, nil
 	case prod == nil:
-		return fmt.Errorf("task.%s receives but no task sends", cons.name)
+		return nil, nil, fmt.Errorf("task.%s receives but no task sends", cons.name)
 	case cons != nil && prod.name == cons.name:
-		return fmt.Errorf("task.%s both sends and receives", prod.name)
+		return nil, nil, fmt.Errorf("task.%s both sends and receives", prod.name)
 	}
 	for _, p := range []*partner{prod, cons} {
 		if p == nil {
 			continue
 		}
 		if err := v.partnerShape(p, ch.Name); err != nil {
-			return fmt.Errorf("task.%s: %w", p.name, err)
+			return nil, nil, fmt.Errorf("task.%s: %w", p.name, err)
 		}
 	}
+	return prod, cons, nil
+}
+
+// producerShape: a producer closes at most once, as its last channel op.
+func (v *safety) producerShape(prod *partner) error {
 	if prod.closes > 1 {
 		return fmt.Errorf("task.%s closes it %d times", prod.name, prod.closes)
 	}
@@ -326,12 +349,12 @@ func (v *safety) channel(ch scenario.Channel) error {
 			return fmt.Errorf("task.%s sends after its close", prod.name)
 		}
 	}
-	if cons == nil {
-		if prod.n > ch.Capacity {
-			return fmt.Errorf("task.%s sends %d with no consumer and capacity %d", prod.name, prod.n, ch.Capacity)
-		}
-		return nil
-	}
+	return nil
+}
+
+// pairShape: the sends and receives match up, and the two are spawned
+// side by side into a nursery that lets both run to the end.
+func (v *safety) pairShape(ch scenario.Channel, prod, cons *partner) error {
 	rp, rc := v.refs[prod.name][0], v.refs[cons.name][0]
 	failFast := rp.inner.Mode == scenario.ModeFailFast
 	// A partner left blocked is freed when the other fails under
