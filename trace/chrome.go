@@ -340,30 +340,8 @@ func (c *chromeConv) taskLabel(task Field) string {
 func (c *chromeConv) instantName(e *Event) string {
 	var b strings.Builder
 	b.WriteString(e.Kind.String())
-	field := func(key string) (string, bool) {
-		f, ok := chromeField(e, key)
-		return chromeText(f), ok
-	}
 	if e.Kind == KindNursery {
-		if f, ok := chromeField(e, "nursery"); ok {
-			b.WriteString(" ")
-			if label, ok := field("label"); ok {
-				b.WriteString(label + " (" + chromeID("n", f) + ")")
-			} else {
-				b.WriteString(chromeID("n", f))
-			}
-		}
-		to, hasTo := field("to")
-		from, hasFrom := field("from")
-		outcome, hasOutcome := field("outcome")
-		switch {
-		case hasTo && hasFrom:
-			b.WriteString(": " + from + " -> " + to)
-		case hasTo:
-			b.WriteString(": -> " + to)
-		case hasOutcome:
-			b.WriteString(": outcome " + outcome)
-		}
+		c.nurseryInstant(&b, e)
 		return b.String()
 	}
 	if f, ok := chromeField(e, "task"); ok {
@@ -375,10 +353,62 @@ func (c *chromeConv) instantName(e *Event) string {
 	} else if f, ok := chromeField(e, "nursery"); ok {
 		b.WriteString(" " + chromeID("n", f)) // "cancel n1": a mark on a whole nursery
 	}
-	suffix := func(format string, keys ...string) bool {
-		for _, k := range keys {
-			if v, ok := field(k); ok {
-				b.WriteString(strings.Replace(format, "%", v, 1))
+	instantSuffix(&b, e)
+	return b.String()
+}
+
+// nurseryInstant names a nursery event: its label and id, then the
+// transition or the outcome.
+func (c *chromeConv) nurseryInstant(b *strings.Builder, e *Event) {
+	if f, ok := chromeField(e, "nursery"); ok {
+		b.WriteString(" ")
+		if label, ok := chromeFieldText(e, "label"); ok {
+			b.WriteString(label + " (" + chromeID("n", f) + ")")
+		} else {
+			b.WriteString(chromeID("n", f))
+		}
+	}
+	to, hasTo := chromeFieldText(e, "to")
+	from, hasFrom := chromeFieldText(e, "from")
+	outcome, hasOutcome := chromeFieldText(e, "outcome")
+	switch {
+	case hasTo && hasFrom:
+		b.WriteString(": " + from + " -> " + to)
+	case hasTo:
+		b.WriteString(": -> " + to)
+	case hasOutcome:
+		b.WriteString(": outcome " + outcome)
+	}
+}
+
+// chromeSuffix is one part of an instant's name: format with % replaced
+// by the first of keys the event has.
+type chromeSuffix struct {
+	format string
+	keys   []string
+}
+
+// chromeSuffixes is what each kind of instant adds to its name; steal,
+// result and clock, which need more than a field, are in instantSuffix.
+var chromeSuffixes = map[Kind][]chromeSuffix{
+	KindYield:     {{" (%)", []string{"why", "reason"}}},
+	KindBlock:     {{" on %", []string{"on"}}},
+	KindWake:      {{" by %", []string{"by"}}},
+	KindExhausted: {{" (%)", []string{"comp"}}},
+	KindRecharge:  {{" from %", []string{"from"}}},
+	KindCancel:    {{" (%)", []string{"reason"}}},
+	KindObserve:   {{" at %", []string{"at"}}},
+	KindCleanup:   {{" %", []string{"do"}}, {": %", []string{"label"}}},
+	KindLog:       {{": %", []string{"text", "msg"}}},
+	KindOutcome:   {{" %", []string{"outcome", "status"}}, {" %", []string{"result", "err"}}},
+	KindNote:      {{": %", []string{"text", "crash"}}},
+}
+
+func instantSuffix(b *strings.Builder, e *Event) {
+	suffix := func(sf chromeSuffix) bool {
+		for _, k := range sf.keys {
+			if v, ok := chromeFieldText(e, k); ok {
+				b.WriteString(strings.Replace(sf.format, "%", v, 1))
 				return true
 			}
 		}
@@ -389,42 +419,26 @@ func (c *chromeConv) instantName(e *Event) string {
 		if f, ok := chromeField(e, "victim"); ok {
 			b.WriteString(" from " + chromeID("w", f))
 		}
-	case KindYield:
-		suffix(" (%)", "why", "reason")
-	case KindBlock:
-		suffix(" on %", "on")
-	case KindWake:
-		suffix(" by %", "by")
-	case KindExhausted:
-		suffix(" (%)", "comp")
-	case KindRecharge:
-		suffix(" from %", "from")
-	case KindCancel:
-		suffix(" (%)", "reason")
-	case KindObserve:
-		suffix(" at %", "at")
-	case KindCleanup:
-		suffix(" %", "do")
-		suffix(": %", "label")
-	case KindLog:
-		suffix(": %", "text", "msg")
 	case KindResult:
-		if !suffix(" %", "result") && !suffix(" err:%", "err") {
-			suffix(" ok:%", "value")
+		if !suffix(chromeSuffix{" %", []string{"result"}}) && !suffix(chromeSuffix{" err:%", []string{"err"}}) {
+			suffix(chromeSuffix{" ok:%", []string{"value"}})
 		}
 	case KindClock:
-		from, hasFrom := field("from")
-		to, hasTo := field("to")
+		from, hasFrom := chromeFieldText(e, "from")
+		to, hasTo := chromeFieldText(e, "to")
 		if hasFrom && hasTo {
 			b.WriteString(" " + from + " -> " + to)
 		}
-	case KindOutcome:
-		suffix(" %", "outcome", "status")
-		suffix(" %", "result", "err")
-	case KindNote:
-		suffix(": %", "text", "crash")
 	}
-	return b.String()
+	for _, sf := range chromeSuffixes[e.Kind] {
+		suffix(sf)
+	}
+}
+
+// chromeFieldText is the text of the event's field key, if it has one.
+func chromeFieldText(e *Event, key string) (string, bool) {
+	f, ok := chromeField(e, key)
+	return chromeText(f), ok
 }
 
 // write writes the converted trace. Every event is one line, so that a
