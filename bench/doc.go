@@ -1,6 +1,6 @@
 // Package bench measures the sched package against what a Go programmer uses
 // today: goroutines with a sync.WaitGroup, golang.org/x/sync/errgroup and
-// github.com/sourcegraph/conc (issue 6). The same workloads back the
+// github.com/sourcegraph/conc (docs/spec.md#peer-targets). The same workloads back the
 // benchmarks of package sched (sched/bench_test.go), the simulator's
 // benchmarks here (bench_test.go) and `cbcsim bench`:
 //

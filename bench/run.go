@@ -152,7 +152,7 @@ type TreeFigure struct {
 
 // Target is one performance target and whether this run met it.
 type Target struct {
-	Source string `json:"source"` // "issue 6" or "seed 001 §13"
+	Source string `json:"source"` // the docs/spec.md anchor of the target
 	Name   string `json:"name"`
 	Want   string `json:"want"`
 	Got    string `json:"got"`

@@ -345,7 +345,7 @@ func FanOutTree(impl string, workers int) Func {
 // FiberSwitch is one resume of a fiber that yields at once, and back:
 // cbcsim is package fiber's Fiber (what every task runs on), iterpull the
 // bare iter.Pull coroutine underneath. Their ratio is the fiber's own
-// overhead, issue 6's "fiber switch within 1.2x of iter.Pull";
+// overhead, docs/spec.md#peer-targets' "fiber switch within 1.2x of iter.Pull";
 // YieldPingPong adds the scheduling around a switch.
 func FiberSwitch(impl string) Func {
 	switch impl {

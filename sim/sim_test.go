@@ -60,7 +60,7 @@ func failures(run *Run) string {
 	return b.String()
 }
 
-// TestBundledScenariosAllSeeds is the contract of issue 3: every bundled
+// TestBundledScenariosAllSeeds is the contract of scenarios/README.md: every bundled
 // scenario holds for seeds 1..200 on 1, 2, 4 and 8 workers. -short runs 25
 // seeds.
 func TestBundledScenariosAllSeeds(t *testing.T) {

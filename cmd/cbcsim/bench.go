@@ -26,7 +26,7 @@ process and prints one table: for each operation cbcsim's figure, each
 peer's (goroutines with sync.WaitGroup, errgroup, conc, a bare iter.Pull
 switch) and the ratio peer/cbcsim, above 1x when cbcsim costs less. Then
 the fan-out tree's throughput from 1 worker to GOMAXPROCS, and the targets
-of issue 6 and seed 001 section 13 beside the figures.
+of docs/spec.md (peer and design targets) beside the figures.
 
 Each figure is the median of --count rounds, a round measuring every
 implementation once, in turn, for at least --duration each; a ratio is the

@@ -221,11 +221,11 @@ ops = [
 	}
 }
 
-// TestFormatReadableIssue5 pins the layout of the options issue 5 added:
+// TestFormatReadableOptions pins the layout of the nursery, spawn and recharge options:
 // [budget] with only what differs from the defaults, [channels], main's
 // caps, and the options of spawn, nursery and recharge after the
 // operation key.
-func TestFormatReadableIssue5(t *testing.T) {
+func TestFormatReadableOptions(t *testing.T) {
 	budget := scenario.DefaultBudget
 	budget.Ops, budget.ChannelOps = 50, 4
 	x := &scenario.Scenario{

@@ -173,7 +173,7 @@ ops = [
 }
 
 // TestShrinkDropsOptions: with a failure that needs only a nursery, every
-// option and setting issue 5 added goes back to its default: timeouts,
+// option and setting beyond the first format goes back to its default: timeouts,
 // budgets, caps, `as`, unused channels, [budget], the profile and main's
 // caps.
 func TestShrinkDropsOptions(t *testing.T) {
