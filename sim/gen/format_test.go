@@ -221,10 +221,9 @@ ops = [
 	}
 }
 
-// TestFormatReadableOptions pins the layout of the nursery, spawn and recharge options:
-// [budget] with only what differs from the defaults, [channels], main's
-// caps, and the options of spawn, nursery and recharge after the
-// operation key.
+// TestFormatReadableOptions pins the layout of the options: [budget] with
+// only what differs from the defaults, [channels], main's caps, and the
+// options of spawn, nursery and recharge after the operation key.
 func TestFormatReadableOptions(t *testing.T) {
 	budget := scenario.DefaultBudget
 	budget.Ops, budget.ChannelOps = 50, 4
