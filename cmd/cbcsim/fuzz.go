@@ -18,14 +18,17 @@ import (
 // nil in the tool: every invariant must hold.
 var fuzzFailing func(*sim.Run) []string
 
+// fuzzFlags are fuzz's flags: the sweep vocabulary and its own.
+type fuzzFlags struct {
+	sw           sweepFlags
+	duration     time.Duration
+	start        uint64
+	out          string
+	shrinkBudget int
+}
+
 func newFuzzCmd() *cobra.Command {
-	var (
-		sw           sweepFlags
-		duration     time.Duration
-		start        uint64
-		out          string
-		shrinkBudget int
-	)
+	var ff fuzzFlags
 	cmd := &cobra.Command{
 		Use:   "fuzz (--seeds N | --duration D)",
 		Short: "Run generated scenarios, shrink the first failure and write a repro",
@@ -44,54 +47,66 @@ the CPU count.
 Exit status: 0 when every run held, 1 when a failure was found (after writing
 its repro), 2 for bad input.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			f := cmd.Flags()
-			if err := sw.resolve(cmd); err != nil {
-				return err
-			}
-			if f.Changed("start") {
-				sw.seedStart = start
-			}
-			switch {
-			case f.Changed("seeds") && f.Changed("duration"):
-				return badInput(errors.New("give --seeds or --duration, not both: one bounds the run by a count, the other by time"))
-			case !f.Changed("seeds") && !f.Changed("duration"):
-				return badInput(errors.New("give --seeds N or --duration D: fuzz needs to know when to stop"))
-			case f.Changed("duration") && duration <= 0:
-				return badInput(fmt.Errorf("--duration must be positive, not %s", duration))
-			case sw.seedStart < 1:
-				return badInput(errors.New("--seed-start must be at least 1"))
-			case shrinkBudget < 1:
-				return badInput(fmt.Errorf("--shrink-budget must be at least 1, not %d", shrinkBudget))
-			}
-			stderr := cmd.ErrOrStderr()
-			opts := gen.FuzzOptions{Seeds: sw.seeds, Duration: duration, Start: sw.seedStart, Workers: sw.workerList,
-				Out: out, ShrinkBudget: shrinkBudget, Failing: fuzzFailing, Parallel: sw.jobs, Shard: sw.shardOf,
-				ProgressTerminal: isTerminal(stderr)}
-			if err := opts.Normalize(); err != nil {
-				return badInput(err)
-			}
-			stdout := cmd.OutOrStdout()
-			printHeader(stdout, opts)
-			rep, err := gen.Fuzz(opts, stderr)
-			if err != nil {
-				// The options were checked above, so an error here is the
-				// generator's or the disk's.
-				return fmt.Errorf("fuzz: %w", err)
-			}
-			return printFuzzReport(stdout, rep)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return ff.run(cmd) },
 	}
-	sw.add(cmd, gen.DefaultWorkers)
+	ff.sw.add(cmd, gen.DefaultWorkers)
 	f := cmd.Flags()
-	f.DurationVar(&duration, "duration", 0, "run seeds from --seed-start on until this much time has passed (e.g. 30s, 5m)")
+	f.DurationVar(&ff.duration, "duration", 0, "run seeds from --seed-start on until this much time has passed (e.g. 30s, 5m)")
 	// --start is the name --seed-start had before check and fuzz shared
 	// one vocabulary; scripts that use it keep working.
-	f.Uint64Var(&start, "start", gen.DefaultStart, "first seed")
+	f.Uint64Var(&ff.start, "start", gen.DefaultStart, "first seed")
 	_ = f.MarkDeprecated("start", "use --seed-start")
-	f.StringVar(&out, "out", gen.DefaultOut, "directory for the repro of a failure (OUT/fuzz-SEED/)")
-	f.IntVar(&shrinkBudget, "shrink-budget", gen.DefaultShrinkBudget, "most shrink candidates to run (each one up to 17 runs)")
+	f.StringVar(&ff.out, "out", gen.DefaultOut, "directory for the repro of a failure (OUT/fuzz-SEED/)")
+	f.IntVar(&ff.shrinkBudget, "shrink-budget", gen.DefaultShrinkBudget, "most shrink candidates to run (each one up to 17 runs)")
 	return cmd
+}
+
+// run is `cbcsim fuzz`: check the flags, print the session's parameters,
+// fuzz, print the report.
+func (ff *fuzzFlags) run(cmd *cobra.Command) error {
+	opts, err := ff.options(cmd)
+	if err != nil {
+		return err
+	}
+	stdout := cmd.OutOrStdout()
+	printHeader(stdout, opts)
+	rep, err := gen.Fuzz(opts, cmd.ErrOrStderr())
+	if err != nil {
+		// The options were checked, so an error here is the generator's
+		// or the disk's.
+		return fmt.Errorf("fuzz: %w", err)
+	}
+	return printFuzzReport(stdout, rep)
+}
+
+// options checks the flags and returns the fuzzer's options.
+func (ff *fuzzFlags) options(cmd *cobra.Command) (gen.FuzzOptions, error) {
+	f, sw := cmd.Flags(), &ff.sw
+	if err := sw.resolve(cmd); err != nil {
+		return gen.FuzzOptions{}, err
+	}
+	if f.Changed("start") {
+		sw.seedStart = ff.start
+	}
+	switch {
+	case f.Changed("seeds") && f.Changed("duration"):
+		return gen.FuzzOptions{}, badInput(errors.New("give --seeds or --duration, not both: one bounds the run by a count, the other by time"))
+	case !f.Changed("seeds") && !f.Changed("duration"):
+		return gen.FuzzOptions{}, badInput(errors.New("give --seeds N or --duration D: fuzz needs to know when to stop"))
+	case f.Changed("duration") && ff.duration <= 0:
+		return gen.FuzzOptions{}, badInput(fmt.Errorf("--duration must be positive, not %s", ff.duration))
+	case sw.seedStart < 1:
+		return gen.FuzzOptions{}, badInput(errors.New("--seed-start must be at least 1"))
+	case ff.shrinkBudget < 1:
+		return gen.FuzzOptions{}, badInput(fmt.Errorf("--shrink-budget must be at least 1, not %d", ff.shrinkBudget))
+	}
+	opts := gen.FuzzOptions{Seeds: sw.seeds, Duration: ff.duration, Start: sw.seedStart, Workers: sw.workerList,
+		Out: ff.out, ShrinkBudget: ff.shrinkBudget, Failing: fuzzFailing, Parallel: sw.jobs, Shard: sw.shardOf,
+		ProgressTerminal: isTerminal(cmd.ErrOrStderr())}
+	if err := opts.Normalize(); err != nil {
+		return opts, badInput(err)
+	}
+	return opts, nil
 }
 
 // printHeader prints every parameter of the session first, so a log of it

@@ -12,17 +12,20 @@ import (
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
+// runFlags are run's flags.
+type runFlags struct {
+	seed      uint64
+	workers   int
+	victim    string
+	tracePath string
+	asJSON    bool
+	real      bool
+	lean      bool
+	maxSteps  int64
+}
+
 func newRunCmd() *cobra.Command {
-	var (
-		seed      uint64
-		workers   int
-		victim    string
-		tracePath string
-		asJSON    bool
-		real      bool
-		lean      bool
-		maxSteps  int64
-	)
+	var rf runFlags
 	cmd := &cobra.Command{
 		Use:   "run FILE",
 		Short: "Run a scenario once under the seeded simulator (or --real) and check it",
@@ -31,70 +34,78 @@ driver, and prints the task, nursery and worker tables, every invariant and
 expectation with pass/fail, and the seed. Exit status: 0 when everything
 holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkRunFlags(cmd, workers, victim, maxSteps); err != nil {
-				return err
-			}
-			if lean && !real {
-				return badInput(errLeanNeedsReal)
-			}
-			if real && tracePath != "" {
-				return badInput(fmt.Errorf("--trace and --real cannot be combined: real mode has no deterministic trace"))
-			}
-			sc, err := scenario.Load(args[0])
-			if err != nil {
-				return badInput(err)
-			}
-			opts := sim.Options{Workers: workers, Victim: victim, Real: real, Lean: lean, MaxSteps: maxSteps}
-			if cmd.Flags().Changed("seed") {
-				opts.Seed, opts.HasSeed = seed, true
-			}
-			cfg, err := sim.Resolve(sc, opts)
-			if err != nil {
-				return badInput(fmt.Errorf("%s: %w", args[0], err))
-			}
-			var af *sim.AtomicFile
-			if tracePath != "" {
-				if af, err = sim.CreateAtomic(tracePath); err != nil {
-					return badInput(fmt.Errorf("creating trace: %w", err))
-				}
-				bw := bufio.NewWriterSize(af, 1<<16)
-				opts.Trace = bw
-				defer func() {
-					if af != nil {
-						af.Abort()
-					}
-				}()
-				run, err := sim.Execute(sc, cfg, opts)
-				if err == nil {
-					err = bw.Flush()
-				}
-				if err == nil {
-					err = af.Commit()
-					af = nil
-				}
-				if err != nil {
-					return fmt.Errorf("%s: %w", args[0], err)
-				}
-				return report(cmd, run, args[0], asJSON)
-			}
-			run, err := sim.Execute(sc, cfg, opts)
-			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
-			}
-			return report(cmd, run, args[0], asJSON)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return rf.run(cmd, args[0]) },
 	}
 	f := cmd.Flags()
-	f.Uint64Var(&seed, "seed", 0, "seed for the driver and the workers (default: the scenario's)")
-	f.IntVar(&workers, "workers", 0, "worker count 1..256 (default: the scenario's, else the CPU count)")
-	f.StringVar(&victim, "victim", "", "steal-victim strategy: random, round_robin or least_loaded")
-	f.StringVar(&tracePath, "trace", "", "write the trace to this file (atomically)")
-	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	f.BoolVar(&real, "real", false, "run on real worker goroutines instead of the seeded driver")
-	f.BoolVar(&lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (tables stay empty; main's expectations only)")
-	f.Int64Var(&maxSteps, "max-steps", 0, "step bound past which the run is a livelock (default: the scenario's)")
+	f.Uint64Var(&rf.seed, "seed", 0, "seed for the driver and the workers (default: the scenario's)")
+	f.IntVar(&rf.workers, "workers", 0, "worker count 1..256 (default: the scenario's, else the CPU count)")
+	f.StringVar(&rf.victim, "victim", "", "steal-victim strategy: random, round_robin or least_loaded")
+	f.StringVar(&rf.tracePath, "trace", "", "write the trace to this file (atomically)")
+	f.BoolVar(&rf.asJSON, "json", false, "print the result as JSON")
+	f.BoolVar(&rf.real, "real", false, "run on real worker goroutines instead of the seeded driver")
+	f.BoolVar(&rf.lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (tables stay empty; main's expectations only)")
+	f.Int64Var(&rf.maxSteps, "max-steps", 0, "step bound past which the run is a livelock (default: the scenario's)")
 	return cmd
+}
+
+// run is `cbcsim run FILE`: check the flags, load, resolve, execute (with
+// the trace written atomically), report.
+func (rf *runFlags) run(cmd *cobra.Command, file string) error {
+	if err := checkRunFlags(cmd, rf.workers, rf.victim, rf.maxSteps); err != nil {
+		return err
+	}
+	if rf.lean && !rf.real {
+		return badInput(errLeanNeedsReal)
+	}
+	if rf.real && rf.tracePath != "" {
+		return badInput(fmt.Errorf("--trace and --real cannot be combined: real mode has no deterministic trace"))
+	}
+	sc, err := scenario.Load(file)
+	if err != nil {
+		return badInput(err)
+	}
+	opts := sim.Options{Workers: rf.workers, Victim: rf.victim, Real: rf.real, Lean: rf.lean, MaxSteps: rf.maxSteps}
+	if cmd.Flags().Changed("seed") {
+		opts.Seed, opts.HasSeed = rf.seed, true
+	}
+	cfg, err := sim.Resolve(sc, opts)
+	if err != nil {
+		return badInput(fmt.Errorf("%s: %w", file, err))
+	}
+	run, err := executeTraced(sc, cfg, opts, rf.tracePath)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return report(cmd, run, file, rf.asJSON)
+}
+
+// executeTraced executes the run, writing its trace to tracePath (when
+// given) through a temporary file renamed into place only when the run
+// and the write succeeded. A file that cannot be created is bad input.
+func executeTraced(sc *scenario.Scenario, cfg sim.Config, opts sim.Options, tracePath string) (*sim.Run, error) {
+	if tracePath == "" {
+		return sim.Execute(sc, cfg, opts)
+	}
+	af, err := sim.CreateAtomic(tracePath)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("creating trace: %w", err))
+	}
+	defer func() {
+		if af != nil {
+			af.Abort()
+		}
+	}()
+	bw := bufio.NewWriterSize(af, 1<<16)
+	opts.Trace = bw
+	run, err := sim.Execute(sc, cfg, opts)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = af.Commit()
+		af = nil
+	}
+	return run, err
 }
 
 // checkRunFlags refuses a flag given with a value that would otherwise
