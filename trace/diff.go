@@ -986,6 +986,14 @@ func (d *DiffResult) writeSummary(b *strings.Builder) {
 	fmt.Fprintf(tw, "  outcome\t%s\t%s\n", outcome(d.A), outcome(d.B))
 	tw.Flush()
 
+	d.writeItemSummary(b)
+	b.WriteString(d.endsLine())
+}
+
+// writeItemSummary writes the task results, the tasks of one side only
+// and the nursery outcomes that differ.
+func (d *DiffResult) writeItemSummary(b *strings.Builder) {
+	var tw *tabwriter.Writer
 	item := func(it ItemDiff) string {
 		if it.Name != "" {
 			return it.ID + " (" + it.Name + ")"
@@ -1040,7 +1048,6 @@ func (d *DiffResult) writeSummary(b *strings.Builder) {
 		}
 		tw.Flush()
 	}
-	b.WriteString(d.endsLine())
 }
 
 // endsLine says, in one line, whether the two runs end alike: what a user
