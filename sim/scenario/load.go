@@ -14,6 +14,8 @@ import (
 	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/cbcsim/cbcsim/sched"
 )
 
 // Limits on what a file may ask for. They keep a typo (or a fuzzer) from
@@ -22,7 +24,7 @@ import (
 const (
 	maxFileBytes     = 256 << 10 // a scenario is a page of TOML, not a data set
 	maxBodyDepth     = 64        // nested bodies (loop, nursery, defer, using)
-	maxWorkers       = 256
+	maxWorkers       = sched.WorkersMax
 	maxCapacity      = 1_000_000 // channel capacity
 	maxConcurrentMax = 1_000_000
 	maxYieldInterval = math.MaxInt32

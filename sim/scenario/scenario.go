@@ -1,5 +1,7 @@
 package scenario
 
+import "github.com/cbcsim/cbcsim/sched"
+
 // Version is the only scenario format version this package reads.
 const Version = 1
 
@@ -50,14 +52,9 @@ const (
 )
 
 // DefaultBudget is the task budget used for every component that [budget]
-// leaves out.
-var DefaultBudget = Budget{
-	Ops:        100_000,
-	Memory:     1_048_576,
-	SpawnCount: 64,
-	ChannelOps: 1024,
-	Syscalls:   64,
-}
+// leaves out: the library's default, which it owns, so that a scenario and
+// a Go program start from the same budget.
+var DefaultBudget = Budget(sched.DefaultBudget)
 
 // Scenario is a loaded, validated scenario file. Every reference in it
 // (task, channel, nursery label) has been resolved at load time.
