@@ -113,7 +113,7 @@ type CheckReport struct {
 type ScenarioCheck struct {
 	Path     string
 	Name     string
-	Victim   string
+	Victim   sched.Victim
 	Rows     []CheckRow // one per worker count, in the order given
 	Total    CheckRow   // Workers is 0
 	Failures []CheckFailure
@@ -163,7 +163,7 @@ type Nondeterminism struct {
 	Scenario string
 	Seed     uint64
 	Workers  int
-	Victim   string
+	Victim   sched.Victim
 	Line     int    // first differing trace line, 1-based
 	First    string // that line in the first trace ("" past its end)
 	Second   string // that line in the second trace
@@ -209,7 +209,7 @@ type checker struct {
 	paths  []string
 	o      CheckOptions
 	exec   checkExecFunc
-	victim []string // per scenario
+	victim []sched.Victim // per scenario
 	base   []Config // per scenario, resolved at the first seed and worker count
 
 	perScenario int64 // runs per scenario: Seeds × len(Workers)

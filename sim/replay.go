@@ -73,7 +73,7 @@ func LoadTrace(file string, data []byte) (*trace.Trace, *scenario.Scenario, Conf
 	if err != nil {
 		return bad(err)
 	}
-	if c.Profile != want["profile"] || int64(c.YieldInterval) != nums["yield_interval"] {
+	if c.Profile.String() != want["profile"] || int64(c.YieldInterval) != nums["yield_interval"] {
 		return bad(fmt.Errorf("header: profile %s / yield_interval %d disagree with the embedded scenario (%s / %d)",
 			want["profile"], nums["yield_interval"], c.Profile, c.YieldInterval))
 	}

@@ -118,3 +118,14 @@ func (r *Run) WriteJSON(w io.Writer, replay string) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(j)
 }
+
+// MarshalJSON writes the victim strategy and the profile by name, as the
+// scenario format and the trace header do.
+func (c Config) MarshalJSON() ([]byte, error) {
+	type plain Config // without this method
+	return json.Marshal(struct {
+		plain
+		Victim  string
+		Profile string
+	}{plain(c), c.Victim.String(), c.Profile.String()})
+}

@@ -21,7 +21,7 @@ func (c Config) Command(path string) string {
 		return strings.Join(parts, " ")
 	}
 	parts = append(parts, fmt.Sprintf("--seed %d --workers %d --victim %s --max-steps %d",
-		c.Seed, c.Workers, ShellQuote(c.Victim), c.MaxSteps))
+		c.Seed, c.Workers, ShellQuote(c.Victim.String()), c.MaxSteps))
 	return strings.Join(parts, " ")
 }
 

@@ -55,8 +55,8 @@ func safeStep(w *sched.Worker) (busy bool, msg string) {
 type Config struct {
 	Seed          uint64
 	Workers       int
-	Victim        string
-	Profile       string
+	Victim        sched.Victim  // parsed once, by Resolve
+	Profile       sched.Profile // parsed once, by Resolve
 	YieldInterval int
 	MaxSteps      int64
 	Real          bool
@@ -131,10 +131,14 @@ func (r *Run) Passed() bool {
 // Resolve computes the run's configuration from the scenario and overrides.
 func Resolve(sc *scenario.Scenario, o Options) (Config, error) {
 	c := Config{
-		Seed: sc.Scheduler.Seed, Workers: sc.Scheduler.Workers, Victim: sc.Scheduler.Victim,
-		Profile: sc.Scheduler.Profile, YieldInterval: sc.Scheduler.YieldInterval,
+		Seed: sc.Scheduler.Seed, Workers: sc.Scheduler.Workers, YieldInterval: sc.Scheduler.YieldInterval,
 		MaxSteps: sc.Scheduler.MaxSteps, Real: o.Real, Lean: o.Real && o.Lean,
 	}
+	profile, ok := sched.ParseProfile(sc.Scheduler.Profile)
+	if !ok {
+		return c, fmt.Errorf("unknown profile %q", sc.Scheduler.Profile)
+	}
+	c.Profile = profile
 	if o.HasSeed {
 		c.Seed = o.Seed
 	}
@@ -150,11 +154,12 @@ func Resolve(sc *scenario.Scenario, o Options) (Config, error) {
 	if c.Workers < 1 || c.Workers > sched.WorkersMax {
 		return c, fmt.Errorf("workers %d out of range 1..%d", c.Workers, sched.WorkersMax)
 	}
+	victim := sc.Scheduler.Victim
 	if o.Victim != "" {
-		c.Victim = o.Victim
+		victim = o.Victim
 	}
-	if _, ok := sched.ParseVictim(c.Victim); !ok {
-		return c, fmt.Errorf("unknown victim strategy %q (want random, round_robin or least_loaded)", c.Victim)
+	if c.Victim, ok = sched.ParseVictim(victim); !ok {
+		return c, fmt.Errorf("unknown victim strategy %q (want random, round_robin or least_loaded)", victim)
 	}
 	if o.MaxSteps != 0 {
 		c.MaxSteps = o.MaxSteps
@@ -173,8 +178,8 @@ func Header(sc *scenario.Scenario, c Config) *trace.Header {
 			trace.S("scenario-sha256", sc.SHA256),
 			trace.I("seed", int64(c.Seed)),
 			trace.I("workers", int64(c.Workers)),
-			trace.S("victim", c.Victim),
-			trace.S("profile", c.Profile),
+			trace.S("victim", c.Victim.String()),
+			trace.S("profile", c.Profile.String()),
 			trace.I("yield_interval", int64(c.YieldInterval)),
 			trace.I("max_steps", c.MaxSteps),
 		},
@@ -237,13 +242,8 @@ func (e *ScheduleError) Error() string { return "schedule replay: " + e.Err.Erro
 func (e *ScheduleError) Unwrap() error { return e.Err }
 
 func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims sched.VictimSource) (*sched.Scheduler, error) {
-	victim, _ := sched.ParseVictim(c.Victim)
-	profile, ok := sched.ParseProfile(c.Profile)
-	if !ok {
-		return nil, fmt.Errorf("unknown profile %q", c.Profile)
-	}
 	cfg := sched.Config{
-		Workers: c.Workers, Seed: c.Seed, Victim: victim, Profile: profile,
+		Workers: c.Workers, Seed: c.Seed, Victim: c.Victim, Profile: c.Profile,
 		YieldInterval: c.YieldInterval, Budget: budgetOf(sc.Budget), KeepTasks: !c.Lean,
 		MaxSteps: c.MaxSteps, Victims: victims,
 	}
