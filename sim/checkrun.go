@@ -210,7 +210,7 @@ type checker struct {
 	o      CheckOptions
 	exec   checkExecFunc
 	victim []sched.Victim // per scenario
-	base   []Config // per scenario, resolved at the first seed and worker count
+	base   []Config       // per scenario, resolved at the first seed and worker count
 
 	perScenario int64 // runs per scenario: Seeds × len(Workers)
 	total       int64 // runs, without the second executions
