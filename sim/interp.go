@@ -79,7 +79,7 @@ type execFunc func(p *program, t *sched.Task, sc scope, op *scenario.Op) error
 // table docs/scenarios.md describes, on the real scheduler's Task API. It
 // is filled in init because the rows that run bodies (call, loop, ...)
 // reach execs again through program.exec.
-var execs [scenario.Panic + 1]execFunc
+var execs [scenario.OpKindEnd]execFunc
 
 func init() {
 	execs = [...]execFunc{

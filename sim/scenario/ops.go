@@ -29,7 +29,7 @@ type opArgs struct {
 // opSpecs is the decoder's table, one row per operation
 // (docs/scenarios.md#operations). It is filled in init because the rows
 // with a body reach the table again through decoder.body.
-var opSpecs [Panic + 1]opSpec
+var opSpecs [OpKindEnd]opSpec
 
 func init() {
 	opSpecs = [...]opSpec{
@@ -59,7 +59,7 @@ func init() {
 
 // opKindOf returns the operation named by key, or 0.
 func opKindOf(key string) OpKind {
-	for k := Compute; k <= Panic; k++ {
+	for k := Compute; k < OpKindEnd; k++ {
 		if opKindNames[k] == key {
 			return k
 		}
@@ -77,8 +77,8 @@ func isOptionOfAnyOp(key string) bool {
 }
 
 func allOpNames() string {
-	names := make([]string, 0, Panic)
-	for k := Compute; k <= Panic; k++ {
+	names := make([]string, 0, OpKindEnd)
+	for k := Compute; k < OpKindEnd; k++ {
 		names = append(names, opKindNames[k])
 	}
 	return strings.Join(names, ", ")

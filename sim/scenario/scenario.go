@@ -133,9 +133,13 @@ const (
 	Return
 	Fail
 	Panic
+
+	// OpKindEnd is not an operation: it is one past the last, the length
+	// of every table indexed by OpKind. A new operation goes before it.
+	OpKindEnd
 )
 
-var opKindNames = [...]string{
+var opKindNames = [OpKindEnd]string{
 	Compute:     "compute",
 	Yield:       "yield",
 	Call:        "call",
