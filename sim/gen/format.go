@@ -150,64 +150,88 @@ func (w *formatter) indent(depth int) {
 	}
 }
 
+// op writes one operation: its key and value, its options (its row of
+// opFormats), then its body.
 func (w *formatter) op(op *scenario.Op, depth int) {
-	k := op.Kind.String()
 	w.printf("{ ")
-	switch op.Kind {
-	case scenario.Compute, scenario.Sleep, scenario.Alloc, scenario.Syscall, scenario.Return:
-		w.printf("%s = %d", k, op.N)
-	case scenario.Yield, scenario.CheckCancel:
-		w.printf("%s = true", k)
-	case scenario.Loop:
-		if op.N == scenario.LoopForever {
-			w.printf(`loop = "forever"`)
-		} else {
-			w.printf("loop = %d", op.N)
-		}
-	case scenario.Spawn:
-		w.printf("spawn = %s", quote(op.Str))
-		if op.As != "" {
-			w.printf(", as = %s", quote(op.As))
-		}
-		if op.SpawnBudget != nil {
-			w.printf(", budget = %s", budgetTable(*op.SpawnBudget))
-		}
-		if op.HasCaps {
-			w.printf(", caps = %s", stringArray(op.Caps))
-		}
-	case scenario.Nursery:
-		w.printf("nursery = %s", quote(op.Str))
-		mode := op.Mode
-		if mode == "" {
-			mode = scenario.DefaultMode
-		}
-		w.printf(", mode = %s", quote(mode))
-		if op.HasTimeout {
-			w.printf(", timeout = %d", op.Timeout)
-		}
-		if op.MaxConcurrent != 0 {
-			w.printf(", max_concurrent = %d", op.MaxConcurrent)
-		}
-		if op.NurseryBudget != nil {
-			w.printf(", budget = %s", budgetTable(*op.NurseryBudget))
-		}
-		if op.Catch {
-			w.printf(", catch = true")
-		}
-	case scenario.Recharge:
-		w.printf("recharge = %s", quote(op.Str))
-		if f := budgetFields(op.Recharge); f != "" {
-			w.printf(", %s", f)
-		}
-	default: // call, cancel, send, recv, close, defer, using, log, fail, panic
-		w.printf("%s = %s", k, quote(op.Str))
+	if f := opFormats[op.Kind]; f != nil {
+		f(w, op)
+	} else { // call, cancel, send, recv, close, defer, using, log, fail, panic
+		w.printf("%s = %s", op.Kind, quote(op.Str))
 	}
-	switch op.Kind {
-	case scenario.Loop, scenario.Nursery, scenario.Defer, scenario.Using:
+	if op.Kind.HasBody() {
 		w.printf(", body = ")
 		w.body(op.Body, depth)
 	}
 	w.printf(" }")
+}
+
+// opFormats writes the operations whose value is not a string; the rest
+// are `key = "value"`.
+var opFormats = [scenario.OpKindEnd]func(w *formatter, op *scenario.Op){
+	scenario.Compute:     formatCount,
+	scenario.Sleep:       formatCount,
+	scenario.Alloc:       formatCount,
+	scenario.Syscall:     formatCount,
+	scenario.Return:      formatCount,
+	scenario.Yield:       formatTrue,
+	scenario.CheckCancel: formatTrue,
+	scenario.Loop:        formatLoop,
+	scenario.Spawn:       formatSpawn,
+	scenario.Nursery:     formatNursery,
+	scenario.Recharge:    formatRecharge,
+}
+
+func formatCount(w *formatter, op *scenario.Op) { w.printf("%s = %d", op.Kind, op.N) }
+func formatTrue(w *formatter, op *scenario.Op)  { w.printf("%s = true", op.Kind) }
+
+func formatLoop(w *formatter, op *scenario.Op) {
+	if op.N == scenario.LoopForever {
+		w.printf(`loop = "forever"`)
+	} else {
+		w.printf("loop = %d", op.N)
+	}
+}
+
+func formatSpawn(w *formatter, op *scenario.Op) {
+	w.printf("spawn = %s", quote(op.Str))
+	if op.As != "" {
+		w.printf(", as = %s", quote(op.As))
+	}
+	if op.SpawnBudget != nil {
+		w.printf(", budget = %s", budgetTable(*op.SpawnBudget))
+	}
+	if op.HasCaps {
+		w.printf(", caps = %s", stringArray(op.Caps))
+	}
+}
+
+func formatNursery(w *formatter, op *scenario.Op) {
+	w.printf("nursery = %s", quote(op.Str))
+	mode := op.Mode
+	if mode == "" {
+		mode = scenario.DefaultMode
+	}
+	w.printf(", mode = %s", quote(mode))
+	if op.HasTimeout {
+		w.printf(", timeout = %d", op.Timeout)
+	}
+	if op.MaxConcurrent != 0 {
+		w.printf(", max_concurrent = %d", op.MaxConcurrent)
+	}
+	if op.NurseryBudget != nil {
+		w.printf(", budget = %s", budgetTable(*op.NurseryBudget))
+	}
+	if op.Catch {
+		w.printf(", catch = true")
+	}
+}
+
+func formatRecharge(w *formatter, op *scenario.Op) {
+	w.printf("recharge = %s", quote(op.Str))
+	if f := budgetFields(op.Recharge); f != "" {
+		w.printf(", %s", f)
+	}
 }
 
 // budgetFields writes the components o sets as "ops = 1, memory = 2".

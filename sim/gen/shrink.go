@@ -120,7 +120,7 @@ func bodies(sc *scenario.Scenario) []*[]scenario.Op {
 	walk = func(ops *[]scenario.Op) {
 		out = append(out, ops)
 		for i := range *ops {
-			if hasBody((*ops)[i].Kind) {
+			if (*ops)[i].Kind.HasBody() {
 				walk(&(*ops)[i].Body)
 			}
 		}
@@ -129,14 +129,6 @@ func bodies(sc *scenario.Scenario) []*[]scenario.Op {
 		walk(&sc.Tasks[name].Ops)
 	}
 	return out
-}
-
-func hasBody(k scenario.OpKind) bool {
-	switch k {
-	case scenario.Loop, scenario.Nursery, scenario.Defer, scenario.Using:
-		return true
-	}
-	return false
 }
 
 // candidates lists the edits to try on sc, in the order Shrink documents.
@@ -180,7 +172,7 @@ func unwrapBodies(_ *scenario.Scenario, bs []*[]scenario.Op) []edit {
 	var out []edit
 	for k, b := range bs {
 		for i := range *b {
-			if !hasBody((*b)[i].Kind) {
+			if !(*b)[i].Kind.HasBody() {
 				continue
 			}
 			k, i := k, i

@@ -57,6 +57,10 @@ func init() {
 	}
 }
 
+// HasBody reports whether the operation takes a body (loop, nursery,
+// defer, using): its row of the decoder's table lists the option.
+func (k OpKind) HasBody() bool { return k < OpKindEnd && contains(opSpecs[k].options, "body") }
+
 // opKindOf returns the operation named by key, or 0.
 func opKindOf(key string) OpKind {
 	for k := Compute; k < OpKindEnd; k++ {
