@@ -64,11 +64,11 @@ const (
 	// every machine and every invocation.
 	resampleSeed uint64 = 0x636865636b5f7273 // "check_rs"
 
-	seedsShownMax    = 10  // other seeds listed per kind of failure
-	kindsShownMax    = 5   // kinds of failure shown per (scenario, workers) row
-	diffLineMax      = 200 // bytes of a differing trace line shown
-	outcomeError     = "error"
-	checkKindHarness = "harness"
+	seedsShownMax            = 10      // other seeds listed per kind of failure
+	kindsShownMax            = 5       // kinds of failure shown per (scenario, workers) row
+	diffLineMax              = 200     // bytes of a differing trace line shown
+	outcomeError     Outcome = "error" // the harness could not execute the run
+	checkKindHarness         = "harness"
 )
 
 // CheckOptions configures CheckScenarios.
@@ -128,9 +128,9 @@ type CheckRow struct {
 	FirstFailSeed uint64 // meaningful when Failed > 0
 	StepsTotal    int64
 	StepsMax      int64
-	Outcomes      map[string]int64 // outcome name → runs
-	Resampled     int              // runs executed twice
-	Differ        int              // of those, how many gave different traces
+	Outcomes      map[Outcome]int64 // outcome name → runs
+	Resampled     int               // runs executed twice
+	Differ        int               // of those, how many gave different traces
 }
 
 // CheckFailure is one kind of failure of one (scenario, workers) row: the
@@ -141,7 +141,7 @@ type CheckFailure struct {
 	Scenario string
 	Seed     uint64
 	Config   Config // the failing run's configuration: Seed, Workers, Victim, Real
-	Outcome  string
+	Outcome  Outcome
 	Main     string  // main's result
 	Checks   []Check // the broken checks only
 	Count    int64   // runs of the row that failed this way
@@ -258,7 +258,7 @@ func (s *checkSample) executed() {
 // checkSummary is what a check keeps of a run.
 type checkSummary struct {
 	cfg     Config
-	outcome string
+	outcome Outcome
 	main    string
 	steps   int64
 	failed  []Check
@@ -266,7 +266,7 @@ type checkSummary struct {
 
 func (s *checkSummary) signature() string {
 	var b strings.Builder
-	b.WriteString(s.outcome)
+	b.WriteString(string(s.outcome))
 	for _, c := range s.failed {
 		b.WriteByte('|')
 		b.WriteString(c.Name)
@@ -369,7 +369,7 @@ func (c *checker) resolveAll() error {
 		}
 		aggs := make([]*checkRow, len(o.Workers))
 		for wi, w := range o.Workers {
-			aggs[wi] = &checkRow{row: CheckRow{Workers: w, Outcomes: map[string]int64{}}, kinds: map[string]*CheckFailure{}}
+			aggs[wi] = &checkRow{row: CheckRow{Workers: w, Outcomes: map[Outcome]int64{}}, kinds: map[string]*CheckFailure{}}
 		}
 		c.rows = append(c.rows, aggs)
 	}
@@ -584,7 +584,7 @@ func (c *checker) report() *CheckReport {
 	r := &CheckReport{Options: c.o}
 	for i, sc := range c.scs {
 		s := ScenarioCheck{Path: c.paths[i], Name: sc.Name, Victim: c.victim[i]}
-		s.Total = CheckRow{Outcomes: map[string]int64{}}
+		s.Total = CheckRow{Outcomes: map[Outcome]int64{}}
 		for _, a := range c.rows[i] {
 			s.Rows = append(s.Rows, a.row)
 			kinds := make([]*CheckFailure, 0, len(a.kinds))
@@ -1039,11 +1039,11 @@ func (row CheckRow) cells(real bool) []string {
 	}
 	names := make([]string, 0, len(row.Outcomes))
 	for k := range row.Outcomes {
-		names = append(names, k)
+		names = append(names, string(k))
 	}
 	sort.Strings(names)
 	for j, k := range names {
-		names[j] = k + ":" + i(row.Outcomes[k])
+		names[j] = k + ":" + i(row.Outcomes[Outcome(k)])
 	}
 	twice := "-"
 	switch {

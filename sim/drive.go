@@ -86,7 +86,7 @@ func finish(run *Run, s *sched.Scheduler, sk *sink, tw *trace.Writer, step int64
 	}
 	run.Result = s.Root().Result()
 	sk.step = uint64(step)
-	sk.Emit(-1, trace.KindOutcome, []trace.Field{trace.S("outcome", run.Outcome), trace.S("result", run.Result.String())})
+	sk.Emit(-1, trace.KindOutcome, []trace.Field{trace.S("outcome", string(run.Outcome)), trace.S("result", run.Result.String())})
 	if tw != nil {
 		if sk.err == nil {
 			sk.err = tw.Flush()

@@ -20,7 +20,7 @@ func checkExpect(x *scenario.Expect, run *Run) []Check {
 		checks = append(checks, Check{Kind: "expect", Name: name, OK: ok, Detail: detail})
 	}
 	if x.Outcome != nil {
-		ok := scenario.Match(x.Outcome, run.Outcome)
+		ok := scenario.Match(x.Outcome, string(run.Outcome))
 		add("expect.outcome", ok, fmt.Sprintf("want %s, got %s (main: %s)", strings.Join(x.Outcome, "|"), run.Outcome, run.Result))
 	}
 	if x.Value != nil {

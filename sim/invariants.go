@@ -59,8 +59,7 @@ type view struct {
 
 // checkInvariants checks every invariant on the run's recorded events.
 func checkInvariants(run *Run, h *history) []Check {
-	v := &view{run: run, h: h, taskIDs: ids(h.tasks),
-		finished: run.Outcome != OutcomeDeadlock && run.Outcome != OutcomeLivelock && run.Crash == ""}
+	v := &view{run: run, h: h, taskIDs: ids(h.tasks), finished: run.Outcome.Ended() && run.Crash == ""}
 	checks := make([]Check, 0, len(invariants))
 	for _, inv := range invariants {
 		bad := inv.check(v)

@@ -90,7 +90,7 @@ func i(v int64) string  { return strconv.FormatInt(v, 10) }
 type jsonRun struct {
 	Scenario  string       `json:"scenario"`
 	Config    Config       `json:"config"`
-	Outcome   string       `json:"outcome"`
+	Outcome   Outcome      `json:"outcome"`
 	Main      string       `json:"main"`
 	Steps     int64        `json:"steps"`
 	Passed    bool         `json:"passed"`

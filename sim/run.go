@@ -25,17 +25,27 @@ type Options struct {
 	Schedule *Schedule // drive the run from recorded decisions instead of the PRNG
 }
 
-// Outcome names of main, as the scenario format's `outcome` names them.
+// Outcome is how a run ended, named as the scenario format's `outcome`
+// names it.
+type Outcome string
+
+// The outcomes of a run.
 const (
-	OutcomeOK        = scenario.OutcomeOK
-	OutcomeFailed    = scenario.OutcomeFailed
-	OutcomeCancelled = scenario.OutcomeCancelled
-	OutcomeDeadlock  = scenario.OutcomeDeadlock
-	OutcomeLivelock  = scenario.OutcomeLivelock
+	OutcomeOK        Outcome = scenario.OutcomeOK
+	OutcomeFailed    Outcome = scenario.OutcomeFailed
+	OutcomeCancelled Outcome = scenario.OutcomeCancelled
+	OutcomeDeadlock  Outcome = scenario.OutcomeDeadlock
+	OutcomeLivelock  Outcome = scenario.OutcomeLivelock
 	// OutcomeCrash is an extension: the scheduler itself panicked (an
 	// internal assertion failed). It always fails the run.
-	OutcomeCrash = "crash"
+	OutcomeCrash Outcome = "crash"
 )
+
+// Ended reports whether the run ended by itself: not a deadlock, a
+// livelock or a crash.
+func (o Outcome) Ended() bool {
+	return o != OutcomeDeadlock && o != OutcomeLivelock && o != OutcomeCrash
+}
 
 // safeStep runs one worker step and turns a panic of the scheduler itself
 // (not of a task: those are results) into a message, so that a scheduler
@@ -71,7 +81,7 @@ type Config struct {
 type Run struct {
 	Scenario  *scenario.Scenario
 	Config    Config
-	Outcome   string       // ok, failed, cancelled, deadlock, livelock
+	Outcome   Outcome
 	Result    sched.Result // main's result
 	Steps     int64
 	Log       []string
@@ -270,7 +280,7 @@ func setRootCaps(s *sched.Scheduler, sc *scenario.Scenario) {
 }
 
 // outcomeOf maps main's result to its outcome name.
-func outcomeOf(r sched.Result) string {
+func outcomeOf(r sched.Result) Outcome {
 	switch r.Kind {
 	case nursery.KindOK:
 		return OutcomeOK

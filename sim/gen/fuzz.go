@@ -107,7 +107,7 @@ func FailedChecks(run *sim.Run) []string {
 	}
 	switch run.Outcome {
 	case sim.OutcomeDeadlock, sim.OutcomeLivelock, sim.OutcomeCrash:
-		out = append(out, "outcome:"+run.Outcome)
+		out = append(out, "outcome:"+string(run.Outcome))
 	}
 	return out
 }
