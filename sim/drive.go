@@ -30,7 +30,7 @@ func drive(run *Run, s *sched.Scheduler, sk *sink, ch chooser) (int64, error) {
 		s.FireTimers(sk.tick)
 		if busy >= c.MaxSteps {
 			run.Outcome = OutcomeLivelock
-			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I("max_steps", c.MaxSteps)})
+			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I(trace.KeyMaxSteps, c.MaxSteps)})
 			break
 		}
 		ready = ready[:0]
@@ -43,13 +43,13 @@ func drive(run *Run, s *sched.Scheduler, sk *sink, ch chooser) (int64, error) {
 			// No worker can act: jump to the next timer, or it is a
 			// deadlock.
 			if next, ok := s.NextTimer(); ok {
-				sk.Emit(-1, trace.KindClock, []trace.Field{trace.I("to", int64(next))})
+				sk.Emit(-1, trace.KindClock, []trace.Field{trace.I(trace.KeyTo, int64(next))})
 				sk.tick = next
 				step--
 				continue
 			}
 			run.Outcome = OutcomeDeadlock
-			sk.Emit(-1, trace.KindDeadlock, []trace.Field{trace.I("live", s.Live())})
+			sk.Emit(-1, trace.KindDeadlock, []trace.Field{trace.I(trace.KeyLive, s.Live())})
 			break
 		}
 		w, err := ch.pick(step, ready)
@@ -57,7 +57,7 @@ func drive(run *Run, s *sched.Scheduler, sk *sink, ch chooser) (int64, error) {
 			did, msg := safeStep(w)
 			if msg != "" {
 				run.Outcome, run.Crash = OutcomeCrash, msg
-				sk.Emit(-1, trace.KindNote, []trace.Field{trace.S("crash", msg)})
+				sk.Emit(-1, trace.KindNote, []trace.Field{trace.S(trace.KeyCrash, msg)})
 				break
 			}
 			if did {
@@ -86,7 +86,7 @@ func finish(run *Run, s *sched.Scheduler, sk *sink, tw *trace.Writer, step int64
 	}
 	run.Result = s.Root().Result()
 	sk.step = uint64(step)
-	sk.Emit(-1, trace.KindOutcome, []trace.Field{trace.S("outcome", string(run.Outcome)), trace.S("result", run.Result.String())})
+	sk.Emit(-1, trace.KindOutcome, []trace.Field{trace.S(trace.KeyOutcome, string(run.Outcome)), trace.S(trace.KeyResult, run.Result.String())})
 	if tw != nil {
 		if sk.err == nil {
 			sk.err = tw.Flush()

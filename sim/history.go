@@ -95,21 +95,21 @@ func (h *history) add(e *trace.Event) {
 	case trace.KindRun:
 		h.run(e, i)
 	case trace.KindSpawn:
-		t := h.task(intField(e, "task"))
-		t.nursery, t.spawnAt = intField(e, "nursery"), i
+		t := h.task(intField(e, trace.KeyTask))
+		t.nursery, t.spawnAt = intField(e, trace.KeyNursery), i
 		if n := h.nurseries[t.nursery]; n != nil {
 			n.children = append(n.children, t.id)
 		}
 	case trace.KindCancel:
-		t := h.task(intField(e, "task"))
+		t := h.task(intField(e, trace.KeyTask))
 		if t.markAt < 0 {
-			t.markAt, t.markWhy = i, strField(e, "reason")
+			t.markAt, t.markWhy = i, strField(e, trace.KeyReason)
 		}
 	case trace.KindResult:
-		t := h.task(intField(e, "task"))
+		t := h.task(intField(e, trace.KeyTask))
 		t.results++
 		if t.resultAt < 0 {
-			t.resultAt, t.result = i, strField(e, "result")
+			t.resultAt, t.result = i, strField(e, trace.KeyResult)
 		}
 	case trace.KindCleanup:
 		h.cleanup(e)
@@ -120,7 +120,7 @@ func (h *history) add(e *trace.Event) {
 
 // run is the hot path: one run event per step, mostly the same task.
 func (h *history) run(e *trace.Event, i int) {
-	id := intField(e, "task")
+	id := intField(e, trace.KeyTask)
 	t := h.last
 	if t == nil || t.id != id {
 		t = h.task(id)
@@ -137,17 +137,17 @@ func (h *history) run(e *trace.Event, i int) {
 // written and its stack is no longer kept, so a scheduler that runs every
 // cleanup out of order costs one pass, not one per cleanup.
 func (h *history) cleanup(e *trace.Event) {
-	t := h.task(intField(e, "task"))
+	t := h.task(intField(e, trace.KeyTask))
 	if t.lifoBad != "" {
 		return
 	}
-	seq := intField(e, "seq")
-	if strField(e, "do") == "push" {
+	seq := intField(e, trace.KeySeq)
+	if strField(e, trace.KeyDo) == "push" {
 		t.pushed = append(t.pushed, seq)
 		return
 	}
 	if len(t.pushed) == 0 || t.pushed[len(t.pushed)-1] != seq {
-		t.lifoBad = fmt.Sprintf("task t%d ran cleanup #%d (%s) while #%v were pushed later", t.id, seq, strField(e, "label"), t.pushed)
+		t.lifoBad = fmt.Sprintf("task t%d ran cleanup #%d (%s) while #%v were pushed later", t.id, seq, strField(e, trace.KeyLabel), t.pushed)
 		t.pushed = nil
 		return
 	}
@@ -156,10 +156,10 @@ func (h *history) cleanup(e *trace.Event) {
 
 // nursery records an open, a state transition or an end.
 func (h *history) nursery(e *trace.Event, i int) {
-	id := intField(e, "nursery")
+	id := intField(e, trace.KeyNursery)
 	n := h.nurseries[id]
-	if _, ok := field(e, "mode"); ok { // open
-		n = &nurseryHist{id: id, label: strField(e, "label"), owner: intField(e, "task"), openAt: i,
+	if _, ok := field(e, trace.KeyMode); ok { // open
+		n = &nurseryHist{id: id, label: strField(e, trace.KeyLabel), owner: intField(e, trace.KeyTask), openAt: i,
 			state: nursery.Open, termAt: -1, cancelAt: -1}
 		h.nurseries[id] = n
 		h.order = append(h.order, id)
@@ -171,14 +171,14 @@ func (h *history) nursery(e *trace.Event, i int) {
 	if n == nil {
 		return
 	}
-	if out, ok := field(e, "outcome"); ok {
-		n.outcome, n.errText = out.Str, strField(e, "error")
+	if out, ok := field(e, trace.KeyOutcome); ok {
+		n.outcome, n.errText = out.Str, strField(e, trace.KeyError)
 		if n.termAt < 0 {
 			n.termAt = i
 		}
 		return
 	}
-	from, to := parseState(strField(e, "from")), parseState(strField(e, "to"))
+	from, to := parseState(strField(e, trace.KeyFrom)), parseState(strField(e, trace.KeyTo))
 	if n.state.Terminal() && n.afterTerm == "" {
 		n.afterTerm = fmt.Sprintf("nursery %s (n%d) moved %s -> %s after it was terminal", n.label, n.id, from, to)
 	}
@@ -187,7 +187,7 @@ func (h *history) nursery(e *trace.Event, i int) {
 	}
 	n.state = to
 	if to == nursery.Cancelling && n.cancelAt < 0 {
-		n.cancelAt, n.reason = i, strField(e, "reason")
+		n.cancelAt, n.reason = i, strField(e, trace.KeyReason)
 	}
 }
 

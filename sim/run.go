@@ -184,14 +184,14 @@ func Resolve(sc *scenario.Scenario, o Options) (Config, error) {
 func Header(sc *scenario.Scenario, c Config) *trace.Header {
 	return &trace.Header{
 		Fields: []trace.Field{
-			trace.S("name", sc.Name),
-			trace.S("scenario-sha256", sc.SHA256),
-			trace.I("seed", int64(c.Seed)),
-			trace.I("workers", int64(c.Workers)),
-			trace.S("victim", c.Victim.String()),
-			trace.S("profile", c.Profile.String()),
-			trace.I("yield_interval", int64(c.YieldInterval)),
-			trace.I("max_steps", c.MaxSteps),
+			trace.S(trace.KeyName, sc.Name),
+			trace.S(trace.KeySHA256, sc.SHA256),
+			trace.I(trace.KeySeed, int64(c.Seed)),
+			trace.I(trace.KeyWorkers, int64(c.Workers)),
+			trace.S(trace.KeyVictim, c.Victim.String()),
+			trace.S(trace.KeyProfile, c.Profile.String()),
+			trace.I(trace.KeyYieldInterval, int64(c.YieldInterval)),
+			trace.I(trace.KeyMaxSteps, c.MaxSteps),
 		},
 		Source: string(sc.Source),
 	}

@@ -1,0 +1,32 @@
+package trace
+
+// The field keys an event or the header carries, one owner for each: the
+// scheduler writes them (sched), the checkers, the oracles, diff and
+// export read them. docs/trace-format.md lists which kind carries which.
+const (
+	KeyTask     = "task"    // the task an event is about: t<id>
+	KeyNursery  = "nursery" // the nursery: n<id>
+	KeyParent   = "parent"  // a spawn's spawning task
+	KeyLabel    = "label"   // a nursery's or cleanup's label
+	KeyMode     = "mode"    // a nursery's mode; present only on its open
+	KeyFrom     = "from"    // a transition's state before
+	KeyTo       = "to"      // a transition's state after; the clock's new time
+	KeyReason   = "reason"  // a cancellation's reason
+	KeyResult   = "result"  // a task's or the run's result
+	KeyOutcome  = "outcome" // a nursery's or the run's outcome
+	KeyError    = "error"   // a nursery's first error
+	KeySeq      = "seq"     // a cleanup's sequence number in its task
+	KeyDo       = "do"      // a cleanup event's action: push or run
+	KeyVictim   = "victim"  // a steal's victim worker; the header's strategy
+	KeyMaxSteps = "max_steps"
+	KeyLive     = "live"  // a deadlock's live task count
+	KeyCrash    = "crash" // a note of the scheduler's own panic
+
+	// Header keys.
+	KeyName          = "name"
+	KeySHA256        = "scenario-sha256"
+	KeySeed          = "seed"
+	KeyWorkers       = "workers"
+	KeyProfile       = "profile"
+	KeyYieldInterval = "yield_interval"
+)
