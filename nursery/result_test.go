@@ -13,12 +13,12 @@ import (
 	"pgregory.net/rapid"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testdata/")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestResultGolden renders every kind of Result with String, parses each
 // string back with ParseResult, and compares the whole table, including the
 // texts ParseResult must refuse, with testdata/results.golden. Run with
-// -rewrite to regenerate the file, then read the diff.
+// -update to regenerate the file, then read the diff.
 func TestResultGolden(t *testing.T) {
 	cases := []struct {
 		expr string
@@ -65,7 +65,7 @@ func TestResultGolden(t *testing.T) {
 		fmt.Fprintf(&b, "%-32q %v\n", s, err)
 	}
 	path := filepath.Join("testdata", "results.golden")
-	if *rewrite {
+	if *update {
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -73,10 +73,10 @@ func TestResultGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run with -rewrite to create it)", err)
+		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if got := b.String(); got != string(want) {
-		t.Errorf("%s differs (run with -rewrite and read the diff):\n--- got\n%s--- want\n%s", path, got, want)
+		t.Errorf("%s differs (run with -update and read the diff):\n--- got\n%s--- want\n%s", path, got, want)
 	}
 }
 

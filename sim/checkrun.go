@@ -64,11 +64,10 @@ const (
 	// every machine and every invocation.
 	resampleSeed uint64 = 0x636865636b5f7273 // "check_rs"
 
-	seedsShownMax            = 10      // other seeds listed per kind of failure
-	kindsShownMax            = 5       // kinds of failure shown per (scenario, workers) row
-	diffLineMax              = 200     // bytes of a differing trace line shown
-	outcomeError     Outcome = "error" // the harness could not execute the run
-	checkKindHarness         = "harness"
+	seedsShownMax         = 10      // other seeds listed per kind of failure
+	kindsShownMax         = 5       // kinds of failure shown per (scenario, workers) row
+	diffLineMax           = 200     // bytes of a differing trace line shown
+	outcomeError  Outcome = "error" // the harness could not execute the run
 )
 
 // CheckOptions configures CheckScenarios.
@@ -496,7 +495,7 @@ func checkExecute(sc *scenario.Scenario, o Options, exec checkExecFunc) (sum che
 	defer func() {
 		if r := recover(); r != nil {
 			sum.outcome = OutcomeCrash
-			sum.failed = []Check{{Kind: checkKindHarness, Name: "run-no-panic", Detail: fmt.Sprint(r)}}
+			sum.failed = []Check{{Class: ClassHarness, Name: "run-no-panic", Detail: fmt.Sprint(r)}}
 		}
 	}()
 	cfg, err := Resolve(sc, o)
@@ -514,7 +513,7 @@ func checkExecute(sc *scenario.Scenario, o Options, exec checkExecFunc) (sum che
 		}
 	}
 	sum.outcome = outcomeError
-	sum.failed = []Check{{Kind: checkKindHarness, Name: "execute", Detail: err.Error()}}
+	sum.failed = []Check{{Class: ClassHarness, Name: "execute", Detail: err.Error()}}
 	return sum
 }
 

@@ -269,7 +269,7 @@ func TestCheckReproRerunDiffers(t *testing.T) {
 		defer mu.Unlock()
 		if c.Seed == 2 && calls == 0 {
 			calls++
-			run.Checks = append(run.Checks, Check{Kind: "expect", Name: "flaky", Detail: "only once"})
+			run.Checks = append(run.Checks, Check{Class: ClassExpect, Name: "flaky", Detail: "only once"})
 		}
 		return run, err
 	}

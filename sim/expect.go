@@ -17,7 +17,7 @@ func checkExpect(x *scenario.Expect, run *Run) []Check {
 	}
 	var checks []Check
 	add := func(name string, ok bool, detail string) {
-		checks = append(checks, Check{Kind: "expect", Name: name, OK: ok, Detail: detail})
+		checks = append(checks, Check{Class: ClassExpect, Name: name, OK: ok, Detail: detail})
 	}
 	if x.Outcome != nil {
 		ok := scenario.Match(x.Outcome, string(run.Outcome))
@@ -59,7 +59,7 @@ func checkExpect(x *scenario.Expect, run *Run) []Check {
 func checkExpectNursery(label string, xn *scenario.ExpectNursery, run *Run) []Check {
 	var checks []Check
 	add := func(name string, ok bool, detail string) {
-		checks = append(checks, Check{Kind: "expect", Name: name, OK: ok, Detail: detail})
+		checks = append(checks, Check{Class: ClassExpect, Name: name, OK: ok, Detail: detail})
 	}
 	name := "expect.nursery." + label
 	for _, n := range run.Nurseries {

@@ -35,7 +35,7 @@ func TestGoldenBundled(t *testing.T) {
 				}
 				b.WriteString("---- checks\n")
 				for _, c := range run.Checks {
-					fmt.Fprintf(&b, "%s %s ok=%v %s\n", c.Kind, c.Name, c.OK, c.Detail)
+					fmt.Fprintf(&b, "%s %s ok=%v %s\n", c.Class, c.Name, c.OK, c.Detail)
 				}
 				compareGolden(t, filepath.Join("testdata", "golden", name+".golden"), b.Bytes())
 			})

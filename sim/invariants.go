@@ -63,7 +63,7 @@ func checkInvariants(run *Run, h *history) []Check {
 	checks := make([]Check, 0, len(invariants))
 	for _, inv := range invariants {
 		bad := inv.check(v)
-		checks = append(checks, Check{Kind: "invariant", Name: inv.name, OK: bad == "", Detail: bad})
+		checks = append(checks, Check{Class: ClassInvariant, Name: inv.name, OK: bad == "", Detail: bad})
 	}
 	return checks
 }
@@ -292,7 +292,7 @@ func checkFinal(run *Run) []Check {
 	checks := make([]Check, 0, len(finalInvariants))
 	for _, inv := range finalInvariants {
 		bad := inv.check(run)
-		checks = append(checks, Check{Kind: "invariant", Name: inv.name, OK: bad == "", Detail: bad})
+		checks = append(checks, Check{Class: ClassInvariant, Name: inv.name, OK: bad == "", Detail: bad})
 	}
 	return checks
 }

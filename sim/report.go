@@ -74,7 +74,7 @@ func (r *Run) WriteTables(w io.Writer) error {
 		if !c.OK {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(w, "  %s  %-9s %s\n", mark, c.Kind, c.Name)
+		fmt.Fprintf(w, "  %s  %-9s %s\n", mark, c.Class, c.Name)
 		if !c.OK {
 			fmt.Fprintf(w, "        %s\n", c.Detail)
 		}

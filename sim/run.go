@@ -122,11 +122,22 @@ type WorkerRow struct {
 
 // Check is one invariant or expectation and whether it held.
 type Check struct {
-	Kind   string // "invariant" or "expect"
+	Class  CheckClass `json:"Kind"` // the JSON key predates the rename
 	Name   string
 	OK     bool
 	Detail string // what was observed when it failed
 }
+
+// CheckClass says what a Check checks.
+type CheckClass string
+
+// The classes of checks.
+const (
+	ClassInvariant CheckClass = "invariant" // docs/spec.md#invariants
+	ClassExpect    CheckClass = "expect"    // the scenario's [expect]
+	ClassOracle    CheckClass = "oracle"    // the fuzzer's oracles (sim/gen)
+	ClassHarness   CheckClass = "harness"   // the run could not execute
+)
 
 // Passed reports whether every check held.
 func (r *Run) Passed() bool {

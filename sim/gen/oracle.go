@@ -76,7 +76,7 @@ func walkOps(ops []scenario.Op, fn func(op *scenario.Op)) {
 func Oracles(sc *scenario.Scenario, events []trace.Event) []sim.Check {
 	var out []sim.Check
 	add := func(name, bad string) {
-		out = append(out, sim.Check{Kind: "oracle", Name: name, OK: bad == "", Detail: bad})
+		out = append(out, sim.Check{Class: sim.ClassOracle, Name: name, OK: bad == "", Detail: bad})
 	}
 	if sc.Scheduler.Profile == scenario.ProfileSovereign {
 		add(OracleCaps, checkCaps(sc, events))

@@ -135,7 +135,7 @@ func TestOraclesHoldOnBundled(t *testing.T) {
 			}
 			n := 0
 			for _, c := range run.Checks {
-				if c.Kind != "oracle" {
+				if c.Class != "oracle" {
 					continue
 				}
 				n++
