@@ -14,14 +14,17 @@ import (
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
+// checkFlags are check's flags: the sweep vocabulary and its own.
+type checkFlags struct {
+	sw       sweepFlags
+	real     bool
+	lean     bool
+	out      string
+	resample int
+}
+
 func newCheckCmd() *cobra.Command {
-	var (
-		sw       sweepFlags
-		real     bool
-		lean     bool
-		out      string
-		resample int
-	)
+	var cf checkFlags
 	cmd := &cobra.Command{
 		Use:   "check FILE|DIR... --seeds N",
 		Short: "Run scenarios over many seeds and worker counts; a table per scenario, a repro per failure",
@@ -34,55 +37,66 @@ are executed twice and their traces compared byte for byte; a difference is a
 failure of its own (nondeterminism). Exit status: 0 when every run passed, 1
 when a run failed or was nondeterministic, 2 for bad input.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("seeds") {
-				return badInput(errors.New("--seeds is required: how many seeds to run per scenario and worker count"))
-			}
-			if err := sw.resolve(cmd); err != nil {
-				return err
-			}
-			if resample < 0 {
-				return badInput(fmt.Errorf("--resample must be 0 or more, got %d", resample))
-			}
-			if lean && !real {
-				return badInput(errLeanNeedsReal)
-			}
-			if real && cmd.Flags().Changed("resample") && resample > 0 {
-				return badInput(errors.New("--resample and --real cannot be combined: real mode has no deterministic trace to compare"))
-			}
-			paths, err := expandScenarioPaths(args)
-			if err != nil {
-				return badInput(err)
-			}
-			scs, err := loadScenarios(paths)
-			if err != nil {
-				return badInput(err)
-			}
-			stderr := cmd.ErrOrStderr()
-			report, err := sim.CheckScenarios(scs, paths, sim.CheckOptions{
-				Seeds: sw.seeds, SeedStart: sw.seedStart, Workers: sw.workerList, Real: real, Lean: lean, Jobs: sw.jobs,
-				Resample: resample, ReproDir: out, ProgressTerminal: isTerminal(stderr), Shard: sw.shardOf,
-			}, stderr)
-			if err != nil {
-				return badInput(err)
-			}
-			if err := report.Write(cmd.OutOrStdout()); err != nil {
-				return err
-			}
-			if report.Failed() {
-				return &exitError{code: 1, err: fmt.Errorf("%d of %d runs failed, %d nondeterministic",
-					report.FailedRuns, report.Runs, len(report.Nondeterminism))}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return cf.run(cmd, args) },
 	}
-	sw.add(cmd, sim.DefaultCheckWorkers())
+	cf.sw.add(cmd, sim.DefaultCheckWorkers())
 	f := cmd.Flags()
-	f.BoolVar(&real, "real", false, "run on real worker goroutines: no traces, no byte comparison")
-	f.BoolVar(&lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (main's expectations only)")
-	f.StringVar(&out, "out", "repro", `directory for repro directories ("" writes none)`)
-	f.IntVar(&resample, "resample", sim.DefaultResample, "runs per scenario executed twice and compared byte for byte (0: none)")
+	f.BoolVar(&cf.real, "real", false, "run on real worker goroutines: no traces, no byte comparison")
+	f.BoolVar(&cf.lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (main's expectations only)")
+	f.StringVar(&cf.out, "out", "repro", `directory for repro directories ("" writes none)`)
+	f.IntVar(&cf.resample, "resample", sim.DefaultResample, "runs per scenario executed twice and compared byte for byte (0: none)")
 	return cmd
+}
+
+// run is `cbcsim check`: check the flags, load every scenario, run the
+// sweep, print the report; a failed or nondeterministic run is exit 1.
+func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
+	if err := cf.check(cmd); err != nil {
+		return err
+	}
+	paths, err := expandScenarioPaths(args)
+	if err != nil {
+		return badInput(err)
+	}
+	scs, err := loadScenarios(paths)
+	if err != nil {
+		return badInput(err)
+	}
+	stderr := cmd.ErrOrStderr()
+	report, err := sim.CheckScenarios(scs, paths, sim.CheckOptions{
+		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Real: cf.real, Lean: cf.lean,
+		Jobs: cf.sw.jobs, Resample: cf.resample, ReproDir: cf.out, ProgressTerminal: isTerminal(stderr), Shard: cf.sw.shardOf,
+	}, stderr)
+	if err != nil {
+		return badInput(err)
+	}
+	if err := report.Write(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	if report.Failed() {
+		return &exitError{code: 1, err: fmt.Errorf("%d of %d runs failed, %d nondeterministic",
+			report.FailedRuns, report.Runs, len(report.Nondeterminism))}
+	}
+	return nil
+}
+
+// check refuses missing, out-of-range and conflicting flags.
+func (cf *checkFlags) check(cmd *cobra.Command) error {
+	if !cmd.Flags().Changed("seeds") {
+		return badInput(errors.New("--seeds is required: how many seeds to run per scenario and worker count"))
+	}
+	if err := cf.sw.resolve(cmd); err != nil {
+		return err
+	}
+	switch {
+	case cf.resample < 0:
+		return badInput(fmt.Errorf("--resample must be 0 or more, got %d", cf.resample))
+	case cf.lean && !cf.real:
+		return badInput(errLeanNeedsReal)
+	case cf.real && cmd.Flags().Changed("resample") && cf.resample > 0:
+		return badInput(errors.New("--resample and --real cannot be combined: real mode has no deterministic trace to compare"))
+	}
+	return nil
 }
 
 // expandScenarioPaths replaces each directory by its *.toml files, sorted by
