@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
 // pairwiseInnerBeforeOuter is the definition of inner-before-outer's
@@ -104,4 +106,13 @@ ops = [ { loop = 20000, body = [ { nursery = "n", body = [] } ] } ]
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("20,000 empty nurseries took %v to run and check", d)
 	}
+}
+
+func parseSrc(t *testing.T, name, src string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cbcsim/cbcsim/sim"
+	"github.com/cbcsim/cbcsim/sim/check"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
@@ -39,12 +39,12 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return cf.run(cmd, args) },
 	}
-	cf.sw.add(cmd, sim.DefaultCheckWorkers())
+	cf.sw.add(cmd, check.DefaultWorkers())
 	f := cmd.Flags()
 	f.BoolVar(&cf.real, "real", false, "run on real worker goroutines: no traces, no byte comparison")
 	f.BoolVar(&cf.lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (main's expectations only)")
 	f.StringVar(&cf.out, "out", "repro", `directory for repro directories ("" writes none)`)
-	f.IntVar(&cf.resample, "resample", sim.DefaultResample, "runs per scenario executed twice and compared byte for byte (0: none)")
+	f.IntVar(&cf.resample, "resample", check.DefaultResample, "runs per scenario executed twice and compared byte for byte (0: none)")
 	return cmd
 }
 
@@ -63,7 +63,7 @@ func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
 		return badInput(err)
 	}
 	stderr := cmd.ErrOrStderr()
-	report, err := sim.CheckScenarios(scs, paths, sim.CheckOptions{
+	report, err := check.Scenarios(scs, paths, check.Options{
 		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Real: cf.real, Lean: cf.lean,
 		Jobs: cf.sw.jobs, Resample: cf.resample, ReproDir: cf.out, ProgressTerminal: isTerminal(stderr), Shard: cf.sw.shardOf,
 	}, stderr)

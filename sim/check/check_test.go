@@ -1,4 +1,4 @@
-package sim
+package check
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 	"github.com/cbcsim/cbcsim/trace"
 )
@@ -45,7 +46,7 @@ func parseSrc(t *testing.T, name, src string) *scenario.Scenario {
 	return sc
 }
 
-func mustCheck(t *testing.T, scs []*scenario.Scenario, paths []string, o CheckOptions, exec checkExecFunc) *CheckReport {
+func mustCheck(t *testing.T, scs []*scenario.Scenario, paths []string, o Options, exec execFunc) *Report {
 	t.Helper()
 	c, err := newChecker(scs, paths, o, exec)
 	if err != nil {
@@ -54,7 +55,7 @@ func mustCheck(t *testing.T, scs []*scenario.Scenario, paths []string, o CheckOp
 	return c.run(nil)
 }
 
-func reportText(t *testing.T, r *CheckReport) string {
+func reportText(t *testing.T, r *Report) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := r.Write(&b); err != nil {
@@ -64,9 +65,9 @@ func reportText(t *testing.T, r *CheckReport) string {
 }
 
 func TestCheckPassingScenarios(t *testing.T) {
-	paths := []string{"../scenarios/fail_fast.toml", "../scenarios/lifo_cleanup.toml"}
+	paths := []string{"../../scenarios/fail_fast.toml", "../../scenarios/lifo_cleanup.toml"}
 	scs := []*scenario.Scenario{loadFile(t, paths[0]), loadFile(t, paths[1])}
-	r, err := CheckScenarios(scs, paths, CheckOptions{Seeds: 4, SeedStart: 1, Workers: []int{1, 2}, Jobs: 2, Resample: 3}, nil)
+	r, err := Scenarios(scs, paths, Options{Seeds: 4, SeedStart: 1, Workers: []int{1, 2}, Jobs: 2, Resample: 3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestCheckPassingScenarios(t *testing.T) {
 	}
 	for _, want := range []string{
 		"check: 2 scenario(s) × seeds 1..4 × workers 1,2, seeded mode: 16 runs, 6 executed twice",
-		`scenario "fail-fast cancels siblings" (../scenarios/fail_fast.toml), victim random`,
+		`scenario "fail-fast cancels siblings" (../../scenarios/fail_fast.toml), victim random`,
 		"FIRST FAILING SEED", "failed:4", "ok: all 16 runs passed; 6 run(s) executed twice gave identical traces",
 	} {
 		if !strings.Contains(out, want) {
@@ -100,12 +101,12 @@ func TestCheckPassingScenarios(t *testing.T) {
 func TestCheckFirstFailingSeed(t *testing.T) {
 	sc := parseSrc(t, "race.toml", raceSrc)
 	workers := []int{1, 2, 4}
-	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"race.toml"}, CheckOptions{Seeds: 8, SeedStart: 1, Workers: workers, Jobs: 3}, Execute)
+	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"race.toml"}, Options{Seeds: 8, SeedStart: 1, Workers: workers, Jobs: 3}, sim.Execute)
 	for wi, w := range workers {
 		var failed int64
 		var first uint64
 		for seed := uint64(1); seed <= 8; seed++ {
-			run, _ := runOnce(t, sc, Options{Seed: seed, HasSeed: true, Workers: w})
+			run, _ := runOnce(t, sc, sim.Options{Seed: seed, HasSeed: true, Workers: w})
 			if !run.Passed() {
 				if failed == 0 {
 					first = seed
@@ -134,7 +135,7 @@ func TestCheckReproDirs(t *testing.T) {
 	dir := t.TempDir()
 	sc := parseSrc(t, "wrong.toml", wrongSrc)
 	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"cases/wrong.toml"},
-		CheckOptions{Seeds: 3, SeedStart: 5, Workers: []int{1, 2}, Jobs: 2, Resample: 2, ReproDir: dir}, Execute)
+		Options{Seeds: 3, SeedStart: 5, Workers: []int{1, 2}, Jobs: 2, Resample: 2, ReproDir: dir}, sim.Execute)
 	if r.FailedRuns != 6 || len(r.Nondeterminism) != 0 {
 		t.Fatalf("failed runs %d, nondeterminism %v", r.FailedRuns, r.Nondeterminism)
 	}
@@ -184,7 +185,7 @@ func TestCheckReproBound(t *testing.T) {
 	dir := t.TempDir()
 	sc := parseSrc(t, "wrong.toml", wrongSrc)
 	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"wrong.toml"},
-		CheckOptions{Seeds: 2, Workers: []int{1, 2, 4}, Jobs: 2, ReproDir: dir, ReproMax: 1}, Execute)
+		Options{Seeds: 2, Workers: []int{1, 2, 4}, Jobs: 2, ReproDir: dir, ReproMax: 1}, sim.Execute)
 	if len(r.ReproDirs) != 1 || r.ReproSkipped != 2 {
 		t.Fatalf("dirs %v, skipped %d", r.ReproDirs, r.ReproSkipped)
 	}
@@ -197,11 +198,11 @@ func TestCheckReproBound(t *testing.T) {
 }
 
 func TestCheckReportIndependentOfJobs(t *testing.T) {
-	scs := []*scenario.Scenario{parseSrc(t, "race.toml", raceSrc), loadFile(t, "../scenarios/fail_fast.toml"), parseSrc(t, "wrong.toml", wrongSrc)}
-	paths := []string{"race.toml", "../scenarios/fail_fast.toml", "wrong.toml"}
+	scs := []*scenario.Scenario{parseSrc(t, "race.toml", raceSrc), loadFile(t, "../../scenarios/fail_fast.toml"), parseSrc(t, "wrong.toml", wrongSrc)}
+	paths := []string{"race.toml", "../../scenarios/fail_fast.toml", "wrong.toml"}
 	var outs []string
 	for _, jobs := range []int{1, 4} {
-		r := mustCheck(t, scs, paths, CheckOptions{Seeds: 6, SeedStart: 1, Jobs: jobs, Resample: 5}, Execute)
+		r := mustCheck(t, scs, paths, Options{Seeds: 6, SeedStart: 1, Jobs: jobs, Resample: 5}, sim.Execute)
 		outs = append(outs, reportText(t, r))
 	}
 	if outs[0] != outs[1] {
@@ -214,8 +215,8 @@ func TestCheckReportIndependentOfJobs(t *testing.T) {
 func TestCheckNondeterminismCaught(t *testing.T) {
 	var mu sync.Mutex
 	calls := map[[2]uint64]int{}
-	exec := func(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
-		run, err := Execute(sc, c, o)
+	exec := func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error) {
+		run, err := sim.Execute(sc, c, o)
 		mu.Lock()
 		key := [2]uint64{c.Seed, uint64(c.Workers)}
 		calls[key]++
@@ -227,15 +228,15 @@ func TestCheckNondeterminismCaught(t *testing.T) {
 		return run, err
 	}
 	dir := t.TempDir()
-	sc := loadFile(t, "../scenarios/lifo_cleanup.toml")
+	sc := loadFile(t, "../../scenarios/lifo_cleanup.toml")
 	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"lifo.toml"},
-		CheckOptions{Seeds: 3, SeedStart: 1, Workers: []int{1, 2}, Jobs: 3, Resample: 5, ReproDir: dir}, exec)
+		Options{Seeds: 3, SeedStart: 1, Workers: []int{1, 2}, Jobs: 3, Resample: 5, ReproDir: dir}, exec)
 	if r.FailedRuns != 0 || !r.Failed() || len(r.Nondeterminism) != 5 {
 		t.Fatalf("failed runs %d, failed %v, nondeterminism %d", r.FailedRuns, r.Failed(), len(r.Nondeterminism))
 	}
 	out := reportText(t, r)
 	for _, n := range r.Nondeterminism {
-		_, tr := runOnce(t, sc, Options{Seed: n.Seed, HasSeed: true, Workers: n.Workers})
+		_, tr := runOnce(t, sc, sim.Options{Seed: n.Seed, HasSeed: true, Workers: n.Workers})
 		line := strings.Count(tr, "\n") + 1
 		want := fmt.Sprintf("nondeterminism: seed %d workers %d: traces differ at line %d", n.Seed, n.Workers, line)
 		// Which execution is the second call depends on the job
@@ -263,19 +264,19 @@ func TestCheckNondeterminismCaught(t *testing.T) {
 func TestCheckReproRerunDiffers(t *testing.T) {
 	var mu sync.Mutex
 	calls := 0
-	exec := func(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
-		run, err := Execute(sc, c, o)
+	exec := func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error) {
+		run, err := sim.Execute(sc, c, o)
 		mu.Lock()
 		defer mu.Unlock()
 		if c.Seed == 2 && calls == 0 {
 			calls++
-			run.Checks = append(run.Checks, Check{Class: ClassExpect, Name: "flaky", Detail: "only once"})
+			run.Checks = append(run.Checks, sim.Check{Class: sim.ClassExpect, Name: "flaky", Detail: "only once"})
 		}
 		return run, err
 	}
-	sc := loadFile(t, "../scenarios/basic_completion.toml")
+	sc := loadFile(t, "../../scenarios/basic_completion.toml")
 	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"basic.toml"},
-		CheckOptions{Seeds: 3, SeedStart: 1, Workers: []int{1}, Jobs: 1, ReproDir: t.TempDir()}, exec)
+		Options{Seeds: 3, SeedStart: 1, Workers: []int{1}, Jobs: 1, ReproDir: t.TempDir()}, exec)
 	if r.FailedRuns != 1 || len(r.Nondeterminism) != 1 {
 		t.Fatalf("failed runs %d, nondeterminism %v", r.FailedRuns, r.Nondeterminism)
 	}
@@ -286,16 +287,16 @@ func TestCheckReproRerunDiffers(t *testing.T) {
 }
 
 func TestCheckHarnessPanicIsAFailure(t *testing.T) {
-	exec := func(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
+	exec := func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error) {
 		if c.Seed == 2 {
 			panic("interp: boom")
 		}
-		return Execute(sc, c, o)
+		return sim.Execute(sc, c, o)
 	}
-	sc := loadFile(t, "../scenarios/basic_completion.toml")
-	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"basic.toml"}, CheckOptions{Seeds: 3, SeedStart: 1, Workers: []int{1}, Jobs: 2}, exec)
+	sc := loadFile(t, "../../scenarios/basic_completion.toml")
+	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"basic.toml"}, Options{Seeds: 3, SeedStart: 1, Workers: []int{1}, Jobs: 2}, exec)
 	row := r.Scenarios[0].Rows[0]
-	if row.Failed != 1 || row.FirstFailSeed != 2 || row.Outcomes[OutcomeCrash] != 1 {
+	if row.Failed != 1 || row.FirstFailSeed != 2 || row.Outcomes[sim.OutcomeCrash] != 1 {
 		t.Fatalf("row %+v", row)
 	}
 	if out := reportText(t, r); !strings.Contains(out, "run-no-panic: interp: boom") {
@@ -304,9 +305,9 @@ func TestCheckHarnessPanicIsAFailure(t *testing.T) {
 }
 
 func TestCheckRealMode(t *testing.T) {
-	sc := loadFile(t, "../scenarios/basic_completion.toml")
-	r, err := CheckScenarios([]*scenario.Scenario{sc}, []string{"basic.toml"},
-		CheckOptions{Seeds: 2, SeedStart: 1, Workers: []int{1, 2}, Real: true, Jobs: 2, Resample: 5}, nil)
+	sc := loadFile(t, "../../scenarios/basic_completion.toml")
+	r, err := Scenarios([]*scenario.Scenario{sc}, []string{"basic.toml"},
+		Options{Seeds: 2, SeedStart: 1, Workers: []int{1, 2}, Real: true, Jobs: 2, Resample: 5}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,22 +318,22 @@ func TestCheckRealMode(t *testing.T) {
 }
 
 func TestCheckBadOptions(t *testing.T) {
-	sc := loadFile(t, "../scenarios/basic_completion.toml")
+	sc := loadFile(t, "../../scenarios/basic_completion.toml")
 	cases := []struct {
-		o    CheckOptions
+		o    Options
 		want string
 	}{
-		{CheckOptions{Seeds: 0}, "number of seeds must be at least 1, got 0"},
-		{CheckOptions{Seeds: 1, Workers: []int{}}, "no worker counts"},
-		{CheckOptions{Seeds: 1, Workers: []int{0}}, "worker count 0 is out of range 1..256"},
-		{CheckOptions{Seeds: 1, Workers: []int{257}}, "worker count 257 is out of range"},
-		{CheckOptions{Seeds: 1, Workers: []int{2, 2}}, "worker count 2 is listed twice"},
-		{CheckOptions{Seeds: 1, Jobs: -1}, "jobs must be at least 1"},
-		{CheckOptions{Seeds: 1, Resample: -1}, "resample count must be 0 or more"},
-		{CheckOptions{Seeds: 2, SeedStart: 1<<63 - 1}, "go past the largest seed"},
+		{Options{Seeds: 0}, "number of seeds must be at least 1, got 0"},
+		{Options{Seeds: 1, Workers: []int{}}, "no worker counts"},
+		{Options{Seeds: 1, Workers: []int{0}}, "worker count 0 is out of range 1..256"},
+		{Options{Seeds: 1, Workers: []int{257}}, "worker count 257 is out of range"},
+		{Options{Seeds: 1, Workers: []int{2, 2}}, "worker count 2 is listed twice"},
+		{Options{Seeds: 1, Jobs: -1}, "jobs must be at least 1"},
+		{Options{Seeds: 1, Resample: -1}, "resample count must be 0 or more"},
+		{Options{Seeds: 2, SeedStart: 1<<63 - 1}, "go past the largest seed"},
 	}
 	for _, c := range cases {
-		_, err := CheckScenarios([]*scenario.Scenario{sc}, []string{"b.toml"}, c.o, nil)
+		_, err := Scenarios([]*scenario.Scenario{sc}, []string{"b.toml"}, c.o, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.o, err, c.want)
 		}
@@ -340,12 +341,12 @@ func TestCheckBadOptions(t *testing.T) {
 }
 
 func TestCheckPickResample(t *testing.T) {
-	a := checkPickResample(sched.NewXoshiro(resampleSeed), 4, 100, 5)
-	b := checkPickResample(sched.NewXoshiro(resampleSeed), 4, 100, 5)
+	a := pickResample(sched.NewXoshiro(resampleSeed), 4, 100, 5)
+	b := pickResample(sched.NewXoshiro(resampleSeed), 4, 100, 5)
 	if fmt.Sprint(a) != fmt.Sprint(b) || len(a) != 5 {
 		t.Fatalf("not deterministic or wrong size: %v %v", a, b)
 	}
-	seen := map[checkRunRef]bool{}
+	seen := map[runRef]bool{}
 	perWorker := map[int]int{}
 	for _, r := range a {
 		if seen[r] || r.wi < 0 || r.wi >= 4 || r.seed < 0 || r.seed >= 100 {
@@ -357,13 +358,13 @@ func TestCheckPickResample(t *testing.T) {
 	if len(perWorker) != 4 {
 		t.Errorf("5 picks over 4 worker counts cover only %v", perWorker)
 	}
-	if got := checkPickResample(sched.NewXoshiro(1), 2, 3, 6); len(got) != 6 {
+	if got := pickResample(sched.NewXoshiro(1), 2, 3, 6); len(got) != 6 {
 		t.Errorf("k = all runs picked %d", len(got))
 	}
-	if got := checkPickResample(sched.NewXoshiro(1), 2, 3, 5); len(got) != 5 {
+	if got := pickResample(sched.NewXoshiro(1), 2, 3, 5); len(got) != 5 {
 		t.Errorf("k = all runs - 1 picked %d", len(got))
 	}
-	if got := checkPickResample(sched.NewXoshiro(1), 2, 3, 0); got != nil {
+	if got := pickResample(sched.NewXoshiro(1), 2, 3, 0); got != nil {
 		t.Errorf("k = 0 picked %v", got)
 	}
 }
@@ -381,9 +382,48 @@ func TestCheckDiffLine(t *testing.T) {
 		{"", "a\n", 1, "", "a"},
 	}
 	for _, c := range cases {
-		line, la, lb, differ := checkDiffLine([]byte(c.a), []byte(c.b))
+		line, la, lb, differ := diffLine([]byte(c.a), []byte(c.b))
 		if line != c.line || la != c.la || lb != c.lb || differ != (c.line > 0) {
 			t.Errorf("%q vs %q: line %d %q %q %v", c.a, c.b, line, la, lb, differ)
 		}
 	}
+}
+
+func loadFile(t *testing.T, path string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// bundled loads every scenario shipped in scenarios/.
+func bundled(t *testing.T) []*scenario.Scenario {
+	t.Helper()
+	paths, err := filepath.Glob("../../scenarios/*.toml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no bundled scenarios: %v", err)
+	}
+	var out []*scenario.Scenario
+	for _, p := range paths {
+		out = append(out, loadFile(t, p))
+	}
+	return out
+}
+
+// runOnce resolves and executes one seeded run, its trace in memory.
+func runOnce(t *testing.T, sc *scenario.Scenario, o sim.Options) (*sim.Run, string) {
+	t.Helper()
+	c, err := sim.Resolve(sc, o)
+	if err != nil {
+		t.Fatalf("%s: %v", sc.Name, err)
+	}
+	var buf bytes.Buffer
+	o.Trace = &buf
+	run, err := sim.Execute(sc, c, o)
+	if err != nil {
+		t.Fatalf("%s: %v", sc.Name, err)
+	}
+	return run, buf.String()
 }

@@ -1,9 +1,9 @@
-package sim
+package check
 
 // This file is `cbcsim check`: many seeds and worker counts per scenario,
 // run in parallel, summarized in a deterministic report.
 //
-// Design notes. Each run is one Resolve + Execute, single-threaded and
+// Design notes. Each run is one sim.Resolve + sim.Execute, single-threaded and
 // deterministic, so runs are spread over J goroutines that take job indices
 // from one atomic counter; no Run is ever shared. Results are folded into
 // one aggregate per (scenario, worker count) under that row's mutex, and
@@ -39,11 +39,12 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 	"github.com/cbcsim/cbcsim/sim/sweep"
 )
 
-// Defaults of CheckOptions.
+// Defaults of Options.
 const (
 	DefaultResample = 5  // runs per scenario executed twice and compared
 	DefaultReproMax = 20 // repro directories written per check
@@ -54,9 +55,9 @@ const (
 	RunsMax = 1 << 40
 )
 
-// DefaultCheckWorkers returns the worker counts a check runs when none are
+// DefaultWorkers returns the worker counts a check runs when none are
 // given: 1, 2, 4 and 8.
-func DefaultCheckWorkers() []int { return []int{1, 2, 4, 8} }
+func DefaultWorkers() []int { return []int{1, 2, 4, 8} }
 
 const (
 	// resampleSeed seeds the generator that picks the runs executed twice.
@@ -64,17 +65,17 @@ const (
 	// every machine and every invocation.
 	resampleSeed uint64 = 0x636865636b5f7273 // "check_rs"
 
-	seedsShownMax         = 10      // other seeds listed per kind of failure
-	kindsShownMax         = 5       // kinds of failure shown per (scenario, workers) row
-	diffLineMax           = 200     // bytes of a differing trace line shown
-	outcomeError  Outcome = "error" // the harness could not execute the run
+	seedsShownMax             = 10      // other seeds listed per kind of failure
+	kindsShownMax             = 5       // kinds of failure shown per (scenario, workers) row
+	diffLineMax               = 200     // bytes of a differing trace line shown
+	outcomeError  sim.Outcome = "error" // the harness could not execute the run
 )
 
-// CheckOptions configures CheckScenarios.
-type CheckOptions struct {
+// Options configures Scenarios.
+type Options struct {
 	Seeds     int    // seeds per scenario and worker count; at least 1
 	SeedStart uint64 // the first seed: runs use SeedStart .. SeedStart+Seeds-1
-	Workers   []int  // worker counts, each 1..256, no repeats; nil: DefaultCheckWorkers
+	Workers   []int  // worker counts, each 1..256, no repeats; nil: DefaultWorkers
 	Real      bool   // real worker goroutines: no trace, so no resample and no run.trace
 	Lean      bool   // with Real: keep no tasks (Options.Lean)
 	Jobs      int    // goroutines running runs; 0: runtime.NumCPU()
@@ -92,13 +93,13 @@ type CheckOptions struct {
 	ProgressTerminal bool
 }
 
-// CheckReport is the result of CheckScenarios. Everything in it, and
+// Report is the result of Scenarios. Everything in it, and
 // everything Write prints, is independent of the number of jobs and of
 // which run finished first (real mode aside: its step counts and outcomes
 // depend on the OS).
-type CheckReport struct {
-	Options        CheckOptions // with defaults filled in
-	Scenarios      []ScenarioCheck
+type Report struct {
+	Options        Options // with defaults filled in
+	Scenarios      []ScenarioReport
 	Nondeterminism []Nondeterminism
 	Runs           int64 // runs, not counting the second execution of resampled ones
 	FailedRuns     int64
@@ -108,18 +109,18 @@ type CheckReport struct {
 	ReproErrors    []string // repro directories that could not be written
 }
 
-// ScenarioCheck is one scenario's part of the report.
-type ScenarioCheck struct {
+// ScenarioReport is one scenario's part of the report.
+type ScenarioReport struct {
 	Path     string
 	Name     string
 	Victim   sched.Victim
-	Rows     []CheckRow // one per worker count, in the order given
-	Total    CheckRow   // Workers is 0
-	Failures []CheckFailure
+	Rows     []Row // one per worker count, in the order given
+	Total    Row   // Workers is 0
+	Failures []Failure
 }
 
-// CheckRow sums the runs of one worker count (or of all, in Total).
-type CheckRow struct {
+// Row sums the runs of one worker count (or of all, in Total).
+type Row struct {
 	Workers       int
 	Runs          int64
 	Passed        int64
@@ -127,23 +128,23 @@ type CheckRow struct {
 	FirstFailSeed uint64 // meaningful when Failed > 0
 	StepsTotal    int64
 	StepsMax      int64
-	Outcomes      map[Outcome]int64 // outcome name → runs
-	Resampled     int               // runs executed twice
-	Differ        int               // of those, how many gave different traces
+	Outcomes      map[sim.Outcome]int64 // outcome name → runs
+	Resampled     int                   // runs executed twice
+	Differ        int                   // of those, how many gave different traces
 }
 
-// CheckFailure is one kind of failure of one (scenario, workers) row: the
+// Failure is one kind of failure of one (scenario, workers) row: the
 // runs that ended with the same outcome and the same broken checks. Seed is
 // the smallest such seed, and the details are that run's.
-type CheckFailure struct {
+type Failure struct {
 	Path     string
 	Scenario string
 	Seed     uint64
-	Config   Config // the failing run's configuration: Seed, Workers, Victim, Real
-	Outcome  Outcome
-	Main     string  // main's result
-	Checks   []Check // the broken checks only
-	Count    int64   // runs of the row that failed this way
+	Config   sim.Config // the failing run's configuration: Seed, Workers, Victim, Real
+	Outcome  sim.Outcome
+	Main     string      // main's result
+	Checks   []sim.Check // the broken checks only
+	Count    int64       // runs of the row that failed this way
 	Seeds    []uint64
 	// Seeds lists the smallest few other seeds that failed this way.
 
@@ -152,7 +153,7 @@ type CheckFailure struct {
 }
 
 // Command is the command line that reruns the failing run.
-func (f *CheckFailure) Command() string { return f.Config.Command(f.Path) }
+func (f *Failure) Command() string { return f.Config.Command(f.Path) }
 
 // Nondeterminism is a run that did not repeat itself: its two executions
 // gave different traces (Line > 0), or the re-run that wrote the repro did
@@ -168,9 +169,9 @@ type Nondeterminism struct {
 	Second   string // that line in the second trace
 	Detail   string
 	ReproDir string
-	Config   Config // the run's configuration, for its repro command
+	Config   sim.Config // the run's configuration, for its repro command
 
-	sample *checkSample // the two executions, when Line > 0
+	sample *sample // the two executions, when Line > 0
 }
 
 func (n *Nondeterminism) String() string {
@@ -181,9 +182,9 @@ func (n *Nondeterminism) String() string {
 }
 
 // Failed reports whether any run failed or any run was nondeterministic.
-func (r *CheckReport) Failed() bool { return r.FailedRuns > 0 || len(r.Nondeterminism) > 0 }
+func (r *Report) Failed() bool { return r.FailedRuns > 0 || len(r.Nondeterminism) > 0 }
 
-// CheckScenarios runs every scenario under every seed and worker count of
+// Scenarios runs every scenario under every seed and worker count of
 // o, on o.Jobs goroutines, and returns the report. paths[i] is the file
 // scs[i] was loaded from; it names the scenario in the report, in the
 // commands that reproduce a failure and in the repro directory's name.
@@ -192,45 +193,45 @@ func (r *CheckReport) Failed() bool { return r.FailedRuns > 0 || len(r.Nondeterm
 // a second. The error is for bad input only (options, or a scenario that
 // cannot run under them) and comes before any run starts; a run that fails,
 // panics or cannot execute is a failure in the report.
-func CheckScenarios(scs []*scenario.Scenario, paths []string, o CheckOptions, progress io.Writer) (*CheckReport, error) {
-	c, err := newChecker(scs, paths, o, Execute)
+func Scenarios(scs []*scenario.Scenario, paths []string, o Options, progress io.Writer) (*Report, error) {
+	c, err := newChecker(scs, paths, o, sim.Execute)
 	if err != nil {
 		return nil, err
 	}
 	return c.run(progress), nil
 }
 
-// checkExecFunc is Execute; tests pass another to provoke nondeterminism.
-type checkExecFunc func(*scenario.Scenario, Config, Options) (*Run, error)
+// execFunc is sim.Execute; tests pass another to provoke nondeterminism.
+type execFunc func(*scenario.Scenario, sim.Config, sim.Options) (*sim.Run, error)
 
 type checker struct {
 	scs    []*scenario.Scenario
 	paths  []string
-	o      CheckOptions
-	exec   checkExecFunc
+	o      Options
+	exec   execFunc
 	victim []sched.Victim // per scenario
-	base   []Config       // per scenario, resolved at the first seed and worker count
+	base   []sim.Config   // per scenario, resolved at the first seed and worker count
 
 	perScenario int64 // runs per scenario: Seeds × len(Workers)
 	total       int64 // runs, without the second executions
-	rows        [][]*checkRow
-	samples     []*checkSample         // in report order
-	sampleOf    map[int64]*checkSample // job index of a sampled run → its sample; read-only once running
+	rows        [][]*rowAgg
+	samples     []*sample         // in report order
+	sampleOf    map[int64]*sample // job index of a sampled run → its sample; read-only once running
 }
 
-// checkRow folds the results of one (scenario, workers) row. Any job
+// rowAgg folds the results of one (scenario, workers) row. Any job
 // goroutine may call add; the mutex serializes them.
-type checkRow struct {
+type rowAgg struct {
 	mu    sync.Mutex
-	row   CheckRow
-	kinds map[string]*CheckFailure // by signature
+	row   Row
+	kinds map[string]*Failure // by signature
 }
 
-// checkSample is a run executed twice; each execution writes its own
+// sample is a run executed twice; each execution writes its own
 // buffer. Whichever execution finishes second compares the two and, when
 // they agree, drops them, so that memory holds only the traces of runs in
 // flight and of those that differ.
-type checkSample struct {
+type sample struct {
 	sc, wi        int
 	seed          uint64
 	first, second bytes.Buffer
@@ -245,25 +246,25 @@ type checkSample struct {
 // executed records one execution. Called by a job goroutine, once per
 // execution; the atomic add orders the other execution's writes to its
 // buffer before the compare.
-func (s *checkSample) executed() {
+func (s *sample) executed() {
 	if s.finished.Add(1) == 2 {
-		s.line, s.la, s.lb, s.differ = checkDiffLine(s.first.Bytes(), s.second.Bytes())
+		s.line, s.la, s.lb, s.differ = diffLine(s.first.Bytes(), s.second.Bytes())
 		if !s.differ {
 			s.first, s.second = bytes.Buffer{}, bytes.Buffer{}
 		}
 	}
 }
 
-// checkSummary is what a check keeps of a run.
-type checkSummary struct {
-	cfg     Config
-	outcome Outcome
+// summary is what a check keeps of a run.
+type summary struct {
+	cfg     sim.Config
+	outcome sim.Outcome
 	main    string
 	steps   int64
-	failed  []Check
+	failed  []sim.Check
 }
 
-func (s *checkSummary) signature() string {
+func (s *summary) signature() string {
 	var b strings.Builder
 	b.WriteString(string(s.outcome))
 	for _, c := range s.failed {
@@ -273,17 +274,17 @@ func (s *checkSummary) signature() string {
 	return b.String()
 }
 
-func newChecker(scs []*scenario.Scenario, paths []string, o CheckOptions, exec checkExecFunc) (*checker, error) {
+func newChecker(scs []*scenario.Scenario, paths []string, o Options, exec execFunc) (*checker, error) {
 	if len(scs) == 0 {
 		return nil, errors.New("no scenarios to check")
 	}
 	if len(scs) != len(paths) {
-		return nil, fmt.Errorf("sim: CheckScenarios: %d scenarios but %d paths", len(scs), len(paths))
+		return nil, fmt.Errorf("sim: Scenarios: %d scenarios but %d paths", len(scs), len(paths))
 	}
 	if err := o.normalize(len(scs)); err != nil {
 		return nil, err
 	}
-	c := &checker{scs: scs, paths: paths, o: o, exec: exec, sampleOf: map[int64]*checkSample{}}
+	c := &checker{scs: scs, paths: paths, o: o, exec: exec, sampleOf: map[int64]*sample{}}
 	c.perScenario = int64(o.Seeds) * int64(len(o.Workers))
 	c.total = c.perScenario * int64(len(scs))
 	if err := c.resolveAll(); err != nil {
@@ -294,7 +295,7 @@ func newChecker(scs []*scenario.Scenario, paths []string, o CheckOptions, exec c
 }
 
 // normalize fills in the defaults and checks the options.
-func (o *CheckOptions) normalize(scenarios int) error {
+func (o *Options) normalize(scenarios int) error {
 	if o.Seeds < 1 {
 		return fmt.Errorf("the number of seeds must be at least 1, got %d", o.Seeds)
 	}
@@ -329,9 +330,9 @@ func (o *CheckOptions) normalize(scenarios int) error {
 	return nil
 }
 
-func (o *CheckOptions) normalizeWorkers() error {
+func (o *Options) normalizeWorkers() error {
 	if o.Workers == nil {
-		o.Workers = DefaultCheckWorkers()
+		o.Workers = DefaultWorkers()
 	}
 	o.Workers = append([]int(nil), o.Workers...)
 	if len(o.Workers) == 0 {
@@ -357,7 +358,7 @@ func (c *checker) resolveAll() error {
 	o := c.o
 	for i, sc := range c.scs {
 		for _, w := range o.Workers {
-			cfg, err := Resolve(sc, Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean})
+			cfg, err := sim.Resolve(sc, sim.Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean})
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.paths[i], err)
 			}
@@ -366,9 +367,9 @@ func (c *checker) resolveAll() error {
 				c.base = append(c.base, cfg)
 			}
 		}
-		aggs := make([]*checkRow, len(o.Workers))
+		aggs := make([]*rowAgg, len(o.Workers))
 		for wi, w := range o.Workers {
-			aggs[wi] = &checkRow{row: CheckRow{Workers: w, Outcomes: map[Outcome]int64{}}, kinds: map[string]*CheckFailure{}}
+			aggs[wi] = &rowAgg{row: Row{Workers: w, Outcomes: map[sim.Outcome]int64{}}, kinds: map[string]*Failure{}}
 		}
 		c.rows = append(c.rows, aggs)
 	}
@@ -381,38 +382,38 @@ func (c *checker) pickSamples() {
 	o := c.o
 	rng := sched.NewXoshiro(resampleSeed)
 	for i := range c.scs {
-		for _, p := range checkPickResample(rng, len(o.Workers), o.Seeds, o.Resample) {
+		for _, p := range pickResample(rng, len(o.Workers), o.Seeds, o.Resample) {
 			ri := int64(i)*c.perScenario + int64(p.wi)*int64(o.Seeds) + int64(p.seed)
 			if !o.Shard.Owns(ri) {
 				continue // another shard runs it, and runs it twice
 			}
-			s := &checkSample{sc: i, wi: p.wi, seed: o.SeedStart + uint64(p.seed)}
+			s := &sample{sc: i, wi: p.wi, seed: o.SeedStart + uint64(p.seed)}
 			c.samples = append(c.samples, s)
 			c.sampleOf[ri] = s
 		}
 	}
 }
 
-type checkRunRef struct{ wi, seed int } // worker index, seed index
+type runRef struct{ wi, seed int } // worker index, seed index
 
-// checkPickResample chooses k distinct runs out of nw worker counts × seeds,
+// pickResample chooses k distinct runs out of nw worker counts × seeds,
 // spread over the worker counts: the i-th pick takes worker count
 // (off+i) mod nw, or the next one with seeds left, and a random seed not
 // yet picked for it. k ≥ nw×seeds picks every run. The result is sorted.
-func checkPickResample(rng *sched.Xoshiro, nw, seeds, k int) []checkRunRef {
-	var out []checkRunRef
+func pickResample(rng *sched.Xoshiro, nw, seeds, k int) []runRef {
+	var out []runRef
 	if k <= 0 {
 		return nil
 	}
 	if int64(k) >= int64(nw)*int64(seeds) {
 		for wi := 0; wi < nw; wi++ {
 			for s := 0; s < seeds; s++ {
-				out = append(out, checkRunRef{wi, s})
+				out = append(out, runRef{wi, s})
 			}
 		}
 		return out
 	}
-	picked := map[checkRunRef]bool{}
+	picked := map[runRef]bool{}
 	perWorker := make([]int, nw)
 	off := rng.Intn(nw)
 	for i := 0; i < k; i++ {
@@ -423,12 +424,12 @@ func checkPickResample(rng *sched.Xoshiro, nw, seeds, k int) []checkRunRef {
 			wi = (wi + 1) % nw
 		}
 		s := rng.Intn(seeds)
-		for picked[checkRunRef{wi, s}] {
+		for picked[runRef{wi, s}] {
 			s = (s + 1) % seeds
 		}
-		picked[checkRunRef{wi, s}] = true
+		picked[runRef{wi, s}] = true
 		perWorker[wi]++
-		out = append(out, checkRunRef{wi, s})
+		out = append(out, runRef{wi, s})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].wi != out[j].wi {
@@ -441,7 +442,7 @@ func checkPickResample(rng *sched.Xoshiro, nw, seeds, k int) []checkRunRef {
 
 // run executes this shard's runs, then the second executions of its
 // sampled runs, and builds the report.
-func (c *checker) run(progressW io.Writer) *CheckReport {
+func (c *checker) run(progressW io.Writer) *Report {
 	runs := c.o.Shard.Count(c.total)
 	jobs := runs + int64(len(c.samples)) // second executions go last
 	sweep.Run(context.Background(), jobs, sweep.Options{Jobs: c.o.Jobs, Name: "check", Progress: progressW, Terminal: c.o.ProgressTerminal},
@@ -483,25 +484,25 @@ func (c *checker) do(i int64) (failed bool) {
 // execute runs one seed; the trace goes to buf when buf is not nil. A panic
 // or an error of the harness becomes a failed check, so one bad run never
 // stops the others.
-func (c *checker) execute(sc, wi int, seed uint64, buf *bytes.Buffer) (sum checkSummary) {
-	o := Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real, Lean: c.o.Lean}
+func (c *checker) execute(sc, wi int, seed uint64, buf *bytes.Buffer) (sum summary) {
+	o := sim.Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real, Lean: c.o.Lean}
 	if buf != nil {
 		o.Trace = buf
 	}
-	return checkExecute(c.scs[sc], o, c.exec)
+	return runOne(c.scs[sc], o, c.exec)
 }
 
-func checkExecute(sc *scenario.Scenario, o Options, exec checkExecFunc) (sum checkSummary) {
+func runOne(sc *scenario.Scenario, o sim.Options, exec execFunc) (sum summary) {
 	defer func() {
 		if r := recover(); r != nil {
-			sum.outcome = OutcomeCrash
-			sum.failed = []Check{{Class: ClassHarness, Name: "run-no-panic", Detail: fmt.Sprint(r)}}
+			sum.outcome = sim.OutcomeCrash
+			sum.failed = []sim.Check{{Class: sim.ClassHarness, Name: "run-no-panic", Detail: fmt.Sprint(r)}}
 		}
 	}()
-	cfg, err := Resolve(sc, o)
+	cfg, err := sim.Resolve(sc, o)
 	sum.cfg = cfg
 	if err == nil {
-		var run *Run
+		var run *sim.Run
 		if run, err = exec(sc, cfg, o); err == nil {
 			sum.outcome, sum.main, sum.steps = run.Outcome, run.Result.String(), run.Steps
 			for _, ch := range run.Checks {
@@ -513,12 +514,12 @@ func checkExecute(sc *scenario.Scenario, o Options, exec checkExecFunc) (sum che
 		}
 	}
 	sum.outcome = outcomeError
-	sum.failed = []Check{{Class: ClassHarness, Name: "execute", Detail: err.Error()}}
+	sum.failed = []sim.Check{{Class: sim.ClassHarness, Name: "execute", Detail: err.Error()}}
 	return sum
 }
 
 // add folds one run into the row.
-func (a *checkRow) add(c *checker, sc int, seed uint64, s *checkSummary) {
+func (a *rowAgg) add(c *checker, sc int, seed uint64, s *summary) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	r := &a.row
@@ -538,32 +539,32 @@ func (a *checkRow) add(c *checker, sc int, seed uint64, s *checkSummary) {
 	k := a.kinds[sig]
 	switch {
 	case k == nil:
-		k = &CheckFailure{Path: c.paths[sc], Scenario: c.scs[sc].Name}
+		k = &Failure{Path: c.paths[sc], Scenario: c.scs[sc].Name}
 		a.kinds[sig] = k
 	case seed < k.Seed:
-		k.Seeds = checkInsertSmallest(k.Seeds, k.Seed, seedsShownMax)
+		k.Seeds = insertSmallest(k.Seeds, k.Seed, seedsShownMax)
 	default:
-		k.Seeds = checkInsertSmallest(k.Seeds, seed, seedsShownMax)
+		k.Seeds = insertSmallest(k.Seeds, seed, seedsShownMax)
 		k.Count++
 		return
 	}
 	k.Count++
 	k.Seed, k.Outcome, k.Main, k.Checks = seed, s.outcome, s.main, s.failed
-	// The run's own Config, with what the check set filled in even when
-	// Resolve panicked before returning it.
+	// The run's own sim.Config, with what the check set filled in even when
+	// sim.Resolve panicked before returning it.
 	k.Config = c.config(sc, slices.Index(c.o.Workers, r.Workers), seed)
 }
 
 // config is the configuration of one run of the check: the scenario's,
 // resolved, at a seed and a worker count.
-func (c *checker) config(sc, wi int, seed uint64) Config {
+func (c *checker) config(sc, wi int, seed uint64) sim.Config {
 	cfg := c.base[sc]
 	cfg.Seed, cfg.Workers = seed, c.o.Workers[wi]
 	return cfg
 }
 
-// checkInsertSmallest inserts v into the sorted list, keeping the n smallest.
-func checkInsertSmallest(list []uint64, v uint64, n int) []uint64 {
+// insertSmallest inserts v into the sorted list, keeping the n smallest.
+func insertSmallest(list []uint64, v uint64, n int) []uint64 {
 	i := sort.Search(len(list), func(i int) bool { return list[i] >= v })
 	if i >= n {
 		return list
@@ -579,14 +580,14 @@ func checkInsertSmallest(list []uint64, v uint64, n int) []uint64 {
 
 // report builds the report once every job is done: the rows, the
 // comparison of the resampled runs, then the repro directories.
-func (c *checker) report() *CheckReport {
-	r := &CheckReport{Options: c.o}
+func (c *checker) report() *Report {
+	r := &Report{Options: c.o}
 	for i, sc := range c.scs {
-		s := ScenarioCheck{Path: c.paths[i], Name: sc.Name, Victim: c.victim[i]}
-		s.Total = CheckRow{Outcomes: map[Outcome]int64{}}
+		s := ScenarioReport{Path: c.paths[i], Name: sc.Name, Victim: c.victim[i]}
+		s.Total = Row{Outcomes: map[sim.Outcome]int64{}}
 		for _, a := range c.rows[i] {
 			s.Rows = append(s.Rows, a.row)
-			kinds := make([]*CheckFailure, 0, len(a.kinds))
+			kinds := make([]*Failure, 0, len(a.kinds))
 			for _, k := range a.kinds {
 				kinds = append(kinds, k)
 			}
@@ -638,24 +639,24 @@ func (c *checker) report() *CheckReport {
 	return r
 }
 
-// checkDiffLine finds the first line where a and b differ, 1-based. A line
+// diffLine finds the first line where a and b differ, 1-based. A line
 // present in one and missing in the other differs from it ("").
-func checkDiffLine(a, b []byte) (line int, la, lb string, differ bool) {
+func diffLine(a, b []byte) (line int, la, lb string, differ bool) {
 	if bytes.Equal(a, b) {
 		return 0, "", "", false
 	}
 	for line = 1; ; line++ {
 		var x, y []byte
-		x, a = checkCutLine(a)
-		y, b = checkCutLine(b)
+		x, a = cutLine(a)
+		y, b = cutLine(b)
 		if !bytes.Equal(x, y) || (x == nil) != (y == nil) {
-			return line, checkClip(x), checkClip(y), true
+			return line, clip(x), clip(y), true
 		}
 	}
 }
 
-// checkCutLine splits off the first line, with its newline; nil when s is empty.
-func checkCutLine(s []byte) (line, rest []byte) {
+// cutLine splits off the first line, with its newline; nil when s is empty.
+func cutLine(s []byte) (line, rest []byte) {
 	if len(s) == 0 {
 		return nil, nil
 	}
@@ -665,7 +666,7 @@ func checkCutLine(s []byte) (line, rest []byte) {
 	return s, nil
 }
 
-func checkClip(b []byte) string {
+func clip(b []byte) string {
 	s := strings.TrimSuffix(string(b), "\n")
 	if len(s) > diffLineMax {
 		s = s[:diffLineMax] + "…"
@@ -676,7 +677,7 @@ func checkClip(b []byte) string {
 // writeRepros writes, in report order, a directory for the first failing
 // seed of each failing (scenario, workers) row, then one for each
 // nondeterministic run, up to ReproMax.
-func (c *checker) writeRepros(r *CheckReport) {
+func (c *checker) writeRepros(r *Report) {
 	used := map[string]bool{}
 	nondet := r.Nondeterminism
 	r.Nondeterminism = nil
@@ -706,7 +707,7 @@ func (c *checker) writeRepros(r *CheckReport) {
 				f.ReproDir = dir
 				if !f.Config.Real {
 					f.Trace = filepath.Join(dir, "run.trace")
-					if sig := again.signature(); sig != (&checkSummary{outcome: f.Outcome, failed: f.Checks}).signature() {
+					if sig := again.signature(); sig != (&summary{outcome: f.Outcome, failed: f.Checks}).signature() {
 						r.Nondeterminism = append(r.Nondeterminism, Nondeterminism{
 							Path: s.Path, Scenario: s.Name, Seed: f.Seed, Workers: f.Config.Workers, Victim: f.Config.Victim, Config: f.Config,
 							Detail: fmt.Sprintf("the re-run for the repro ended %s (%s), the first run %s (%s)",
@@ -726,7 +727,7 @@ func (c *checker) writeRepros(r *CheckReport) {
 				r.ReproSkipped++
 			} else {
 				dir := c.reproName(used, s.Path, n.Seed, n.Workers, "-nondeterminism")
-				if err := checkWriteNondetRepro(dir, c.scs[i], &n); err != nil {
+				if err := writeNondetRepro(dir, c.scs[i], &n); err != nil {
 					r.ReproErrors = append(r.ReproErrors, fmt.Sprintf("%s: %v", dir, err))
 				} else {
 					r.ReproDirs = append(r.ReproDirs, dir)
@@ -738,7 +739,7 @@ func (c *checker) writeRepros(r *CheckReport) {
 	}
 }
 
-func checkNames(cs []Check) string {
+func checkNames(cs []sim.Check) string {
 	if len(cs) == 0 {
 		return "all checks held"
 	}
@@ -764,20 +765,20 @@ func (c *checker) reproName(used map[string]bool, path string, seed uint64, work
 // writeFailureRepro writes scenario.toml, run.trace (seeded mode; the seed
 // run again with its trace written) and README.txt, and returns the
 // re-run's summary.
-func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *CheckFailure) (checkSummary, error) {
-	var again checkSummary
+func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *Failure) (summary, error) {
+	var again summary
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return again, err
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, "scenario.toml"), func(w io.Writer) error {
+	if err := sim.WriteFileAtomic(filepath.Join(dir, "scenario.toml"), func(w io.Writer) error {
 		_, err := w.Write(sc.Source)
 		return err
 	}); err != nil {
 		return again, err
 	}
 	if !f.Config.Real {
-		err := WriteFileAtomic(filepath.Join(dir, "run.trace"), func(w io.Writer) error {
-			again = checkExecute(sc, Options{Seed: f.Seed, HasSeed: true, Workers: f.Config.Workers, Trace: w}, c.exec)
+		err := sim.WriteFileAtomic(filepath.Join(dir, "run.trace"), func(w io.Writer) error {
+			again = runOne(sc, sim.Options{Seed: f.Seed, HasSeed: true, Workers: f.Config.Workers, Trace: w}, c.exec)
 			if again.outcome == outcomeError {
 				return errors.New(again.failed[0].Detail)
 			}
@@ -799,17 +800,17 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *CheckF
 	}
 	fmt.Fprintf(&b, "\nreproduce:\n  %s\n  %s\n", f.Config.Command(f.Path), f.Config.Command(filepath.Join(dir, "scenario.toml")))
 	if !f.Config.Real {
-		fmt.Fprintf(&b, "\nreplay the trace:\n  cbcsim replay %s\n", ShellQuote(filepath.Join(dir, "run.trace")))
+		fmt.Fprintf(&b, "\nreplay the trace:\n  cbcsim replay %s\n", sim.ShellQuote(filepath.Join(dir, "run.trace")))
 	}
-	return again, WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
+	return again, sim.WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	})
 }
 
-// checkWriteNondetRepro writes scenario.toml, the two differing traces and
+// writeNondetRepro writes scenario.toml, the two differing traces and
 // README.txt.
-func checkWriteNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism) error {
+func writeNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism) error {
 	first, second := n.sample.first.Bytes(), n.sample.second.Bytes()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -819,7 +820,7 @@ func checkWriteNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism)
 		data []byte
 	}{{"scenario.toml", sc.Source}, {"first.trace", first}, {"second.trace", second}}
 	for _, f := range files {
-		if err := WriteFileAtomic(filepath.Join(dir, f.name), func(w io.Writer) error {
+		if err := sim.WriteFileAtomic(filepath.Join(dir, f.name), func(w io.Writer) error {
 			_, err := w.Write(f.data)
 			return err
 		}); err != nil {
@@ -827,10 +828,10 @@ func checkWriteNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism)
 		}
 	}
 	readme := fmt.Sprintf("cbcsim check repro: nondeterminism\n\nscenario: %s\nfile:     %s\nseed:     %d\nworkers:  %d\nvictim:   %s\n\n%s\n  first:  %s\n  second: %s\n\nthe same run twice gave different traces; compare them:\n  cbcsim diff %s %s\nrun it again:\n  %s --trace a.trace\n  %s --trace b.trace\n",
-		n.Scenario, n.Path, n.Seed, n.Workers, n.Victim, n.String(), checkOrEnd(n.First), checkOrEnd(n.Second),
-		ShellQuote(filepath.Join(dir, "first.trace")), ShellQuote(filepath.Join(dir, "second.trace")),
+		n.Scenario, n.Path, n.Seed, n.Workers, n.Victim, n.String(), orEnd(n.First), orEnd(n.Second),
+		sim.ShellQuote(filepath.Join(dir, "first.trace")), sim.ShellQuote(filepath.Join(dir, "second.trace")),
 		n.Config.Command(n.Path), n.Config.Command(n.Path))
-	return WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
+	return sim.WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, readme)
 		return err
 	})
@@ -840,7 +841,7 @@ func checkWriteNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism)
 // per scenario, each kind of failure with the commands that reproduce it,
 // the nondeterministic runs, the repro directories and a last line that
 // sums it up.
-func (r *CheckReport) Write(w io.Writer) error {
+func (r *Report) Write(w io.Writer) error {
 	var b bytes.Buffer
 	for _, section := range []func(*bytes.Buffer) error{
 		r.writeHeader, r.writeTables, r.writeFailures, r.writeNondeterminism, r.writeRepros, r.writeSummary,
@@ -853,7 +854,7 @@ func (r *CheckReport) Write(w io.Writer) error {
 	return err
 }
 
-func (r *CheckReport) writeHeader(b *bytes.Buffer) error {
+func (r *Report) writeHeader(b *bytes.Buffer) error {
 	o := r.Options
 	mode := "seeded"
 	switch {
@@ -878,11 +879,11 @@ func (r *CheckReport) writeHeader(b *bytes.Buffer) error {
 	return nil
 }
 
-func (r *CheckReport) writeTables(b *bytes.Buffer) error {
+func (r *Report) writeTables(b *bytes.Buffer) error {
 	for _, s := range r.Scenarios {
 		fmt.Fprintf(b, "\nscenario %q (%s), victim %s\n", s.Name, s.Path, s.Victim)
 		t := tablewriter.NewTable(b, tablewriter.WithHeader([]string{"workers", "runs", "passed", "failed", "first failing seed", "mean steps", "max steps", "outcomes", "run twice"}))
-		for _, row := range append(append([]CheckRow(nil), s.Rows...), s.Total) {
+		for _, row := range append(append([]Row(nil), s.Rows...), s.Total) {
 			if err := t.Append(row.cells(r.Options.Real)); err != nil {
 				return err
 			}
@@ -894,7 +895,7 @@ func (r *CheckReport) writeTables(b *bytes.Buffer) error {
 	return nil
 }
 
-func (r *CheckReport) writeFailures(b *bytes.Buffer) error {
+func (r *Report) writeFailures(b *bytes.Buffer) error {
 	if r.FailedRuns > 0 {
 		b.WriteString("\nFailures\n")
 	}
@@ -922,32 +923,32 @@ func (r *CheckReport) writeFailures(b *bytes.Buffer) error {
 	return nil
 }
 
-func (r *CheckReport) writeNondeterminism(b *bytes.Buffer) error {
+func (r *Report) writeNondeterminism(b *bytes.Buffer) error {
 	if len(r.Nondeterminism) > 0 {
 		b.WriteString("\nNondeterminism\n")
 	}
 	for _, n := range r.Nondeterminism {
 		fmt.Fprintf(b, "\n%q (%s): %s\n", n.Scenario, n.Path, n.String())
 		if n.Line > 0 {
-			fmt.Fprintf(b, "  first:  %s\n  second: %s\n", checkOrEnd(n.First), checkOrEnd(n.Second))
+			fmt.Fprintf(b, "  first:  %s\n  second: %s\n", orEnd(n.First), orEnd(n.Second))
 		}
 		cmd := n.Config.Command(n.Path)
 		fmt.Fprintf(b, "  reproduce: %s --trace a.trace; %s --trace b.trace; cbcsim diff a.trace b.trace\n", cmd, cmd)
 		if n.ReproDir != "" && n.Line > 0 {
 			fmt.Fprintf(b, "  compare:   cbcsim diff %s %s\n",
-				ShellQuote(filepath.Join(n.ReproDir, "first.trace")), ShellQuote(filepath.Join(n.ReproDir, "second.trace")))
+				sim.ShellQuote(filepath.Join(n.ReproDir, "first.trace")), sim.ShellQuote(filepath.Join(n.ReproDir, "second.trace")))
 		}
 	}
 	return nil
 }
 
-func (r *CheckReport) writeRepros(b *bytes.Buffer) error {
+func (r *Report) writeRepros(b *bytes.Buffer) error {
 	o := r.Options
 	if len(r.ReproDirs) > 0 || r.ReproSkipped > 0 || len(r.ReproErrors) > 0 {
 		b.WriteString("\n")
 	}
 	if len(r.ReproDirs) > 0 {
-		fmt.Fprintf(b, "repro: %d director%s written under %s\n", len(r.ReproDirs), checkPlural(len(r.ReproDirs), "y", "ies"), o.ReproDir)
+		fmt.Fprintf(b, "repro: %d director%s written under %s\n", len(r.ReproDirs), plural(len(r.ReproDirs), "y", "ies"), o.ReproDir)
 	}
 	if r.ReproSkipped > 0 {
 		fmt.Fprintf(b, "repro: the bound of %d directories was reached; %d more failure(s) have none (rerun them with the commands above)\n",
@@ -959,7 +960,7 @@ func (r *CheckReport) writeRepros(b *bytes.Buffer) error {
 	return nil
 }
 
-func (r *CheckReport) writeSummary(b *bytes.Buffer) error {
+func (r *Report) writeSummary(b *bytes.Buffer) error {
 	b.WriteString("\n")
 	failedScenarios := 0
 	for _, s := range r.Scenarios {
@@ -979,7 +980,7 @@ func (r *CheckReport) writeSummary(b *bytes.Buffer) error {
 	return nil
 }
 
-func (f *CheckFailure) write(b *bytes.Buffer) {
+func (f *Failure) write(b *bytes.Buffer) {
 	fmt.Fprintf(b, "  seed %d: outcome %s, main %s", f.Seed, f.Outcome, f.Main)
 	if f.Count > 1 {
 		fmt.Fprintf(b, " (%d runs failed this way)", f.Count)
@@ -990,7 +991,7 @@ func (f *CheckFailure) write(b *bytes.Buffer) {
 	}
 	fmt.Fprintf(b, "    reproduce: %s\n", f.Command())
 	if f.Trace != "" {
-		fmt.Fprintf(b, "    replay:    cbcsim replay %s\n", ShellQuote(f.Trace))
+		fmt.Fprintf(b, "    replay:    cbcsim replay %s\n", sim.ShellQuote(f.Trace))
 	}
 	if f.ReproDir != "" {
 		fmt.Fprintf(b, "    repro:     %s\n", f.ReproDir)
@@ -1008,15 +1009,15 @@ func (f *CheckFailure) write(b *bytes.Buffer) {
 	}
 }
 
-// checkOrEnd shows a line that one trace does not have.
-func checkOrEnd(line string) string {
+// orEnd shows a line that one trace does not have.
+func orEnd(line string) string {
 	if line == "" {
 		return "(end of trace)"
 	}
 	return line
 }
 
-func checkPlural(n int, one, many string) string {
+func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
@@ -1024,7 +1025,7 @@ func checkPlural(n int, one, many string) string {
 }
 
 // cells is the row as table cells.
-func (row CheckRow) cells(real bool) []string {
+func (row Row) cells(real bool) []string {
 	workers := "all"
 	if row.Workers > 0 {
 		workers = strconv.Itoa(row.Workers)
@@ -1042,7 +1043,7 @@ func (row CheckRow) cells(real bool) []string {
 	}
 	sort.Strings(names)
 	for j, k := range names {
-		names[j] = k + ":" + i(row.Outcomes[Outcome(k)])
+		names[j] = k + ":" + i(row.Outcomes[sim.Outcome(k)])
 	}
 	twice := "-"
 	switch {
@@ -1054,3 +1055,5 @@ func (row CheckRow) cells(real bool) []string {
 	}
 	return []string{workers, i(row.Runs), i(row.Passed), i(row.Failed), first, mean, i(row.StepsMax), strings.Join(names, " "), twice}
 }
+
+func i(v int64) string { return strconv.FormatInt(v, 10) }

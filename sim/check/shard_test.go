@@ -1,4 +1,4 @@
-package sim
+package check
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 	"github.com/cbcsim/cbcsim/sim/sweep"
 )
@@ -26,15 +27,15 @@ func TestCheckShardsRunEachRunOnce(t *testing.T) {
 		workers int
 		traced  bool // the first execution of a resampled run writes a trace
 	}
-	record := func(seen map[runKey]int, mu *sync.Mutex) checkExecFunc {
-		return func(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
+	record := func(seen map[runKey]int, mu *sync.Mutex) execFunc {
+		return func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error) {
 			mu.Lock()
 			seen[runKey{sc.Name, c.Seed, c.Workers, o.Trace != nil}]++
 			mu.Unlock()
-			return Execute(sc, c, o)
+			return sim.Execute(sc, c, o)
 		}
 	}
-	o := CheckOptions{Seeds: 7, SeedStart: 3, Workers: []int{1, 3}, Jobs: 2, Resample: 4}
+	o := Options{Seeds: 7, SeedStart: 3, Workers: []int{1, 3}, Jobs: 2, Resample: 4}
 	var mu sync.Mutex
 	whole := map[runKey]int{}
 	all := mustCheck(t, scs, paths, o, record(whole, &mu))
