@@ -37,11 +37,11 @@ const (
 	KindDeadlock                  // the driver found no runnable work and no timer
 	KindLivelock                  // the run passed its step bound
 	KindNote                      // free-form annotation
-	kindEnd                       // one past the last kind; not a kind
+	KindEnd                       // one past the last kind; not a kind: the length of a table indexed by Kind
 )
 
 // kindNames holds the text name of each kind, indexed by Kind.
-var kindNames = [kindEnd]string{
+var kindNames = [KindEnd]string{
 	KindPop:       "pop",
 	KindGlobal:    "global",
 	KindSteal:     "steal",
@@ -71,7 +71,7 @@ var kindNames = [kindEnd]string{
 // in length, so nearly every comparison stops there, and it is faster than
 // a map for 23 names.
 func kindOf[T ~string | ~[]byte](b T) Kind {
-	for k := KindPop; k < kindEnd; k++ {
+	for k := KindPop; k < KindEnd; k++ {
 		if string(b) == kindNames[k] {
 			return k
 		}
@@ -80,7 +80,7 @@ func kindOf[T ~string | ~[]byte](b T) Kind {
 }
 
 // valid reports whether k is one of the defined kinds.
-func (k Kind) valid() bool { return k >= KindPop && k < kindEnd }
+func (k Kind) valid() bool { return k >= KindPop && k < KindEnd }
 
 // String returns the name of k as written in a trace ("steal-fail"), or
 // "kind(N)" for a value that is not a kind.

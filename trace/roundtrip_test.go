@@ -90,7 +90,7 @@ func drawTrace(t *rapid.T) (*Header, []Event) {
 			Step:   step,
 			Tick:   rapid.Uint64().Draw(t, "tick"),
 			Actor:  actorGen.Draw(t, "actor"),
-			Kind:   Kind(rapid.IntRange(int(KindPop), int(kindEnd)-1).Draw(t, "kind")),
+			Kind:   Kind(rapid.IntRange(int(KindPop), int(KindEnd)-1).Draw(t, "kind")),
 			Fields: nilIfEmpty(rapid.SliceOfN(fieldGen, 0, 6).Draw(t, "fields")),
 		})
 	}

@@ -128,7 +128,7 @@ func TestGolden(t *testing.T) {
 	for _, e := range tr.Events {
 		seen[e.Kind] = true
 	}
-	for k := KindPop; k < kindEnd; k++ {
+	for k := KindPop; k < KindEnd; k++ {
 		if !seen[k] {
 			t.Errorf("kind %v missing from the golden trace", k)
 		}
@@ -345,7 +345,7 @@ func TestKinds(t *testing.T) {
 	want := "pop global steal steal-fail park run yield block wake exhausted recharge " +
 		"spawn nursery cancel observe cleanup log result clock outcome deadlock livelock note"
 	var names []string
-	for k := KindPop; k < kindEnd; k++ {
+	for k := KindPop; k < KindEnd; k++ {
 		names = append(names, k.String())
 		if got, ok := ParseKind(k.String()); !ok || got != k {
 			t.Errorf("ParseKind(%q) = %v, %v", k.String(), got, ok)

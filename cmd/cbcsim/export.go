@@ -10,6 +10,7 @@ import (
 
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/trace"
+	"github.com/cbcsim/cbcsim/trace/chrome"
 )
 
 // exportFormats are the values --format accepts, in the order the error
@@ -48,13 +49,13 @@ complete. TRACE "-" reads the trace from stdin. Exit status: 0 on success,
 				return badInput(err)
 			}
 			if outPath == "" || outPath == "-" {
-				return trace.WriteChrome(cmd.OutOrStdout(), tr)
+				return chrome.Write(cmd.OutOrStdout(), tr)
 			}
 			af, err := sim.CreateAtomic(outPath)
 			if err != nil {
 				return badInput(fmt.Errorf("creating %s: %w", outPath, err))
 			}
-			if err := trace.WriteChrome(af, tr); err != nil {
+			if err := chrome.Write(af, tr); err != nil {
 				af.Abort()
 				return fmt.Errorf("writing %s: %w", outPath, err)
 			}

@@ -1,4 +1,4 @@
-package trace
+package chrome
 
 import (
 	"bytes"
@@ -15,10 +15,12 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/cbcsim/cbcsim/trace"
 )
 
-// chromeFile is the JSON Object Format of the Trace Event Format, with only
-// the fields WriteChrome may write: decoding with DisallowUnknownFields
+// chromeFile is the JSON Object Format of the trace.Trace trace.Event Format, with only
+// the fields Write may write: decoding with DisallowUnknownFields
 // catches a misspelt or stray key.
 type chromeFile struct {
 	TraceEvents []chromeJSONEvent `json:"traceEvents"`
@@ -43,25 +45,25 @@ type fataler interface {
 	Fatalf(format string, args ...any)
 }
 
-// chromeOut runs WriteChrome, checks that a second run gives the same
+// chromeOut runs Write, checks that a second run gives the same
 // bytes, and returns the output.
-func chromeOut(t fataler, tr *Trace) []byte {
+func chromeOut(t fataler, tr *trace.Trace) []byte {
 	t.Helper()
 	var a, b bytes.Buffer
-	if err := WriteChrome(&a, tr); err != nil {
-		t.Fatalf("WriteChrome: %v", err)
+	if err := Write(&a, tr); err != nil {
+		t.Fatalf("Write: %v", err)
 	}
-	if err := WriteChrome(&b, tr); err != nil {
-		t.Fatalf("WriteChrome: %v", err)
+	if err := Write(&b, tr); err != nil {
+		t.Fatalf("Write: %v", err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Fatalf("WriteChrome is not deterministic:\n%s", firstDiff(a.Bytes(), b.Bytes()))
+		t.Fatalf("Write is not deterministic:\n%s", firstDiff(a.Bytes(), b.Bytes()))
 	}
 	return a.Bytes()
 }
 
 // jsonString is s as it reads back from JSON: encoding/json, like
-// WriteChrome, replaces each invalid UTF-8 byte with U+FFFD.
+// Write, replaces each invalid UTF-8 byte with U+FFFD.
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	var back string
@@ -72,7 +74,7 @@ func jsonString(s string) string {
 }
 
 // argEqual reports whether the decoded JSON arg v holds f's value.
-func argEqual(v any, f Field) bool {
+func argEqual(v any, f trace.Field) bool {
 	switch v := v.(type) {
 	case json.Number:
 		return f.IsInt && v.String() == strconv.FormatInt(f.Int, 10)
@@ -82,9 +84,9 @@ func argEqual(v any, f Field) bool {
 	return false
 }
 
-// wantLaneName is the lane WriteChrome must give actor.
+// wantLaneName is the lane Write must give actor.
 func wantLaneName(actor string) string {
-	if n, ok := chromeWorkerNumber(actor); ok {
+	if n, ok := workerNumber(actor); ok {
 		return "worker " + strconv.FormatUint(n, 10)
 	}
 	switch actor {
@@ -94,13 +96,13 @@ func wantLaneName(actor string) string {
 	return "actor " + actor
 }
 
-// checkChrome decodes out, the WriteChrome output for tr, and checks its
+// checkChrome decodes out, the Write output for tr, and checks its
 // structure against tr independently of the converter: the metadata, one
 // instant per non-run event with every field as an arg, slices that do not
 // overlap on a lane, and every run step covered by exactly one slice of
 // its task. With strictTicks, every slice starts and ends on the ticks of
 // its runs (true of every simulator trace, whose ticks increase per lane).
-func checkChrome(t fataler, tr *Trace, out []byte, strictTicks bool) *chromeFile {
+func checkChrome(t fataler, tr *trace.Trace, out []byte, strictTicks bool) *chromeFile {
 	t.Helper()
 	if !json.Valid(out) {
 		t.Fatalf("output is not valid JSON:\n%s", out)
@@ -119,7 +121,7 @@ func checkChrome(t fataler, tr *Trace, out []byte, strictTicks bool) *chromeFile
 	// Metadata: one process, one named lane per actor.
 	name := "trace"
 	if h, ok := tr.Header.Get("name"); ok {
-		name = chromeText(h)
+		name = text(h)
 	}
 	tidOf := map[string]int{} // lane name -> tid
 	named := map[int]string{} // tid -> lane name
@@ -127,8 +129,8 @@ func checkChrome(t fataler, tr *Trace, out []byte, strictTicks bool) *chromeFile
 	processes := 0
 	var body []chromeJSONEvent
 	for i, e := range f.TraceEvents {
-		if e.Pid == nil || *e.Pid != chromePid || e.Tid == nil || e.Name == "" {
-			t.Fatalf("event %d: want pid %d, a tid and a name: %+v", i, chromePid, e)
+		if e.Pid == nil || *e.Pid != pid || e.Tid == nil || e.Name == "" {
+			t.Fatalf("event %d: want pid %d, a tid and a name: %+v", i, pid, e)
 		}
 		if e.Ph != "M" {
 			body = append(body, e)
@@ -154,7 +156,7 @@ func checkChrome(t fataler, tr *Trace, out []byte, strictTicks bool) *chromeFile
 			if _, dup := tidOf[ln]; dup {
 				t.Fatalf("two lanes named %q", ln)
 			}
-			if _, dup := named[*e.Tid]; dup || *e.Tid == chromePid {
+			if _, dup := named[*e.Tid]; dup || *e.Tid == pid {
 				t.Fatalf("tid %d named twice, or the process's own", *e.Tid)
 			}
 			tidOf[ln], named[*e.Tid] = *e.Tid, ln
@@ -213,7 +215,7 @@ func checkChrome(t fataler, tr *Trace, out []byte, strictTicks bool) *chromeFile
 	k := 0
 	for i := range tr.Events {
 		ev := &tr.Events[i]
-		if ev.Kind == KindRun {
+		if ev.Kind == trace.KindRun {
 			continue
 		}
 		if k >= len(instants) {
@@ -223,16 +225,16 @@ func checkChrome(t fataler, tr *Trace, out []byte, strictTicks bool) *chromeFile
 		k++
 		wantScope := "t"
 		switch ev.Kind {
-		case KindOutcome:
+		case trace.KindOutcome:
 			wantScope = "g"
-		case KindDeadlock, KindLivelock:
+		case trace.KindDeadlock, trace.KindLivelock:
 			wantScope = "p"
 		}
 		if *in.Ts != ev.Tick || *in.Tid != laneTid(ev.Actor) || in.S != wantScope ||
 			!strings.HasPrefix(in.Name, jsonString(ev.Kind.String())) {
 			t.Fatalf("event %d (%s at tick %d on %s): instant %+v", i, ev.Kind, ev.Tick, ev.Actor, in)
 		}
-		if !argEqual(in.Args["step"], chromeUint("step", ev.Step)) {
+		if !argEqual(in.Args["step"], uintField("step", ev.Step)) {
 			t.Fatalf("event %d: args.step = %v, want %d", i, in.Args["step"], ev.Step)
 		}
 		uses := map[string]int{"step": 1}
@@ -278,7 +280,7 @@ func checkChrome(t fataler, tr *Trace, out []byte, strictTicks bool) *chromeFile
 	covered := map[*chromeJSONEvent]int64{}
 	for i := range tr.Events {
 		ev := &tr.Events[i]
-		if ev.Kind != KindRun {
+		if ev.Kind != trace.KindRun {
 			continue
 		}
 		tid := laneTid(ev.Actor)
@@ -314,7 +316,7 @@ func checkChrome(t fataler, tr *Trace, out []byte, strictTicks bool) *chromeFile
 			t.Fatalf("event %d (run at tick %d on %s): covered by %d slices", i, ev.Tick, ev.Actor, len(hits))
 		}
 		s := hits[0]
-		task, hasTask := chromeField(ev, "task")
+		task, hasTask := field(ev, "task")
 		if got, ok := s.Args["task"]; ok != hasTask || (hasTask && !argEqual(got, task)) {
 			t.Fatalf("event %d: run of task %v in slice %+v", i, task, *s)
 		}
@@ -350,8 +352,8 @@ func stepOf(v any) uint64 {
 // trace with every kind, and real simulator traces in testdata/chrome.
 func chromeGoldenInputs(t *testing.T) map[string]string {
 	t.Helper()
-	in := map[string]string{filepath.Join("testdata", "small.trace"): filepath.Join("testdata", "chrome", "small.json")}
-	paths, err := filepath.Glob(filepath.Join("testdata", "chrome", "*.trace"))
+	in := map[string]string{filepath.Join("testdata", "small.trace"): filepath.Join("testdata", "small.json")}
+	paths, err := filepath.Glob(filepath.Join("testdata", "*.trace"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no traces in testdata/chrome: %v", err)
 	}
@@ -380,7 +382,7 @@ func TestChromeGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr, err := Parse(bytes.NewReader(data))
+			tr, err := trace.Parse(bytes.NewReader(data))
 			if err != nil {
 				t.Fatalf("%s: %v", in, err)
 			}
@@ -396,7 +398,7 @@ func TestChromeGolden(t *testing.T) {
 				t.Fatalf("%v (run go test ./trace -update to create it)", err)
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("export of %s differs from %s (run go test ./trace -update to accept):\n%s", in, golden, firstDiff(got, want))
+				t.Errorf("export of %s differs from %s (run go test ./trace/chrome -update to accept):\n%s", in, golden, firstDiff(got, want))
 			}
 		})
 	}
@@ -407,7 +409,7 @@ func TestChromeGolden(t *testing.T) {
 func chromeSlices(t *testing.T, events string) []string {
 	t.Helper()
 	src := "# cbcsim-trace 1\n# name: x\n# workers: 2\n# source: 0\n# end\n" + events
-	tr, err := Parse(strings.NewReader(src))
+	tr, err := trace.Parse(strings.NewReader(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +465,7 @@ func TestChromeSliceRules(t *testing.T) {
 	}
 }
 
-// TestChromeNamesAndLanes checks the names WriteChrome makes up: task
+// TestChromeNamesAndLanes checks the names Write makes up: task
 // labels from spawn events, lanes from the header and the actors, and ids
 // written as integers or as strings.
 func TestChromeNamesAndLanes(t *testing.T) {
@@ -471,7 +473,7 @@ func TestChromeNamesAndLanes(t *testing.T) {
 		"0 0 w2 global task=1\n1 1 w2 run task=1\n1 1 w2 spawn task=2 parent=1 nursery=1 name=child admit=run\n" +
 		"2 2 w10 steal victim=2 task=2\n3 3 w10 run task=2\n3 3 w10 note a=1 a=2 step=3\n4 4 zed log task=t9 text=\"\\xff\\n\"\n" +
 		"5 5 sim deadlock live=1\n6 6 sim outcome outcome=deadlock result=none\n"
-	tr, err := Parse(strings.NewReader(src))
+	tr, err := trace.Parse(strings.NewReader(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -510,14 +512,14 @@ func TestChromeNamesAndLanes(t *testing.T) {
 func TestChromeProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		h, events := drawTrace(t)
-		tr := &Trace{Header: *h, Events: events}
+		tr := &trace.Trace{Header: *h, Events: events}
 		checkChrome(t, tr, chromeOut(t, tr), false)
 	})
-	kinds := []Kind{KindRun, KindRun, KindRun, KindRun, KindYield, KindBlock, KindResult, KindPop, KindSteal, KindPark, KindSpawn, KindLog, KindWake}
+	kinds := []trace.Kind{trace.KindRun, trace.KindRun, trace.KindRun, trace.KindRun, trace.KindYield, trace.KindBlock, trace.KindResult, trace.KindPop, trace.KindSteal, trace.KindPark, trace.KindSpawn, trace.KindLog, trace.KindWake}
 	rapid.Check(t, func(t *rapid.T) {
 		strict := rapid.Bool().Draw(t, "strict")
 		n := rapid.IntRange(0, 60).Draw(t, "events")
-		var events []Event
+		var events []trace.Event
 		var step, tick uint64
 		for i := 0; i < n; i++ {
 			step += rapid.Uint64Range(0, 1).Draw(t, "stepDelta")
@@ -526,7 +528,7 @@ func TestChromeProperties(t *testing.T) {
 				// One event per tick, so a lane's runs have rising ticks.
 				step, tick = uint64(i), uint64(i)
 			}
-			e := Event{
+			e := trace.Event{
 				Step:  step,
 				Tick:  tick,
 				Actor: rapid.SampledFrom([]string{"w0", "w1", "w2", "sim"}).Draw(t, "actor"),
@@ -535,39 +537,39 @@ func TestChromeProperties(t *testing.T) {
 			if rapid.IntRange(0, 9).Draw(t, "withTask") > 0 {
 				task := rapid.Int64Range(1, 3).Draw(t, "task")
 				if rapid.Bool().Draw(t, "stringTask") {
-					e.Fields = append(e.Fields, S("task", "t"+strconv.FormatInt(task, 10)))
+					e.Fields = append(e.Fields, trace.S("task", "t"+strconv.FormatInt(task, 10)))
 				} else {
-					e.Fields = append(e.Fields, I("task", task))
+					e.Fields = append(e.Fields, trace.I("task", task))
 				}
 			}
 			events = append(events, e)
 		}
-		tr := &Trace{Header: Header{Fields: []Field{S("name", "p"), I("workers", 3)}}, Events: events}
+		tr := &trace.Trace{Header: trace.Header{Fields: []trace.Field{trace.S("name", "p"), trace.I("workers", 3)}}, Events: events}
 		checkChrome(t, tr, chromeOut(t, tr), strict)
 	})
 }
 
 func TestChromeErrors(t *testing.T) {
-	tr, err := Parse(strings.NewReader(badBase + "0 0 w0 run task=1\n"))
+	tr, err := trace.Parse(strings.NewReader(badBase + "0 0 w0 run task=1\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteChrome(failWriter{}, tr); err == nil || !strings.Contains(err.Error(), "no space") {
+	if err := Write(failWriter{}, tr); err == nil || !strings.Contains(err.Error(), "no space") {
 		t.Errorf("write error: got %v", err)
 	}
-	if err := WriteChrome(io.Discard, nil); err == nil {
+	if err := Write(io.Discard, nil); err == nil {
 		t.Error("nil trace: no error")
 	}
-	// The zero Trace (and a hand-built one with an unset Kind) exports.
-	for _, tr := range []*Trace{{}, {Events: []Event{{Actor: "w0"}}}} {
+	// The zero trace.Trace (and a hand-built one with an unset trace.Kind) exports.
+	for _, tr := range []*trace.Trace{{}, {Events: []trace.Event{{Actor: "w0"}}}} {
 		checkChrome(t, tr, chromeOut(t, tr), true)
 	}
 }
 
-// FuzzWriteChrome checks that every trace Parse accepts exports to
+// FuzzWriteChrome checks that every trace trace.Parse accepts exports to
 // well-formed JSON with the structure checkChrome demands.
 func FuzzWriteChrome(f *testing.F) {
-	for _, p := range []string{filepath.Join("testdata", "small.trace"), filepath.Join("testdata", "chrome", "fail_fast.trace")} {
+	for _, p := range []string{filepath.Join("testdata", "small.trace"), filepath.Join("testdata", "fail_fast.trace")} {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -575,7 +577,7 @@ func FuzzWriteChrome(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr, err := Parse(bytes.NewReader(data))
+		tr, err := trace.Parse(bytes.NewReader(data))
 		if err != nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package trace
+package chrome
 
 // Export to the Chrome trace-event JSON format, which ui.perfetto.dev and
 // chrome://tracing open. docs/export.md describes the mapping for users; the
@@ -33,40 +33,42 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cbcsim/cbcsim/trace"
 )
 
 const (
-	// chromePid is the process of every event. Perfetto treats pid 0 as the
+	// pid is the process of every event. Perfetto treats pid 0 as the
 	// idle process, so it is not used.
-	chromePid = 1
-	// chromeWorkersMax bounds the lanes made from the header's "workers"
+	pid = 1
+	// workersMax bounds the lanes made from the header's "workers"
 	// field (workers that logged no event still get a lane). It is the
 	// CLI's worker limit; a larger value is ignored rather than trusted to
 	// size an allocation.
-	chromeWorkersMax = 256
+	workersMax = 256
 )
 
 // Lane ranks, the order lanes are listed in.
 const (
-	chromeRankWorker = iota // "w0".."wN", by number
-	chromeRankDriver        // "sim"
-	chromeRankOther         // any other actor, by name
+	rankWorker = iota // "w0".."wN", by number
+	rankDriver        // "sim"
+	rankOther         // any other actor, by name
 )
 
-// chromeLane is one thread of the output: an actor of the trace.
-type chromeLane struct {
+// lane is one thread of the output: an actor of the trace.
+type lane struct {
 	actor  string
 	name   string // "worker 3", "driver", or "actor X"
 	rank   int
-	worker uint64 // N of "wN" when rank is chromeRankWorker
+	worker uint64 // N of "wN" when rank is rankWorker
 	tid    int
-	open   int    // the index of the slice in progress in chromeConv.slices, or -1
+	open   int    // the index of the slice in progress in converter.slices, or -1
 	free   uint64 // the first tick the lane's next run step may start at
 }
 
-// chromeSlice is one X event: consecutive run steps of a task on a lane.
-type chromeSlice struct {
-	task       Field // the task field of the run events; Key is "" when they had none
+// span is one X event: consecutive run steps of a task on a lane.
+type span struct {
+	task       trace.Field // the task field of the run events; Key is "" when they had none
 	lane       int
 	ts, end    uint64 // [ts, end) in ticks
 	steps      int
@@ -74,58 +76,58 @@ type chromeSlice struct {
 	stepsLast  uint64
 }
 
-// chromeItem is one output event in file order: a slice, or an instant made
+// item is one output event in file order: a slice, or an instant made
 // from the trace event t.Events[ev].
-type chromeItem struct {
+type item struct {
 	ev    int // the trace event; for a slice, its first run event
-	slice int // index into chromeConv.slices, or -1 for an instant
+	slice int // index into converter.slices, or -1 for an instant
 }
 
-// chromeValue is a field value as a comparable map key.
-type chromeValue struct {
+// value is a field value as a comparable map key.
+type value struct {
 	str   string
 	n     int64
 	isInt bool
 }
 
-func chromeValueOf(f Field) chromeValue {
+func valueOf(f trace.Field) value {
 	if f.IsInt {
-		return chromeValue{n: f.Int, isInt: true}
+		return value{n: f.Int, isInt: true}
 	}
-	return chromeValue{str: f.Str}
+	return value{str: f.Str}
 }
 
-// chromeConv holds the state of one WriteChrome call.
-type chromeConv struct {
-	t         *Trace
-	lanes     []chromeLane
-	laneOf    map[string]int         // actor -> index into lanes; never iterated
-	taskNames map[chromeValue]string // task -> its scenario name; never iterated
-	slices    []chromeSlice
-	items     []chromeItem
+// converter holds the state of one Write call.
+type converter struct {
+	t         *trace.Trace
+	lanes     []lane
+	laneOf    map[string]int   // actor -> index into lanes; never iterated
+	taskNames map[value]string // task -> its scenario name; never iterated
+	slices    []span
+	items     []item
 
 	w   *bufio.Writer
 	buf []byte // the event being written
 	err error  // the first write error
 }
 
-// WriteChrome writes t as Chrome trace-event JSON (the JSON Object Format:
+// Write writes t as Chrome trace-event JSON (the JSON Object Format:
 // {"traceEvents": [...], "otherData": {...}}), which ui.perfetto.dev and
 // chrome://tracing open. Each worker is a thread lane, consecutive run steps
 // of a task on a worker are one complete ("X") slice, every other event is
 // an instant ("i") with the event's fields as args, and ts is the tick in
 // microseconds. The output depends only on t: the same trace gives the same
 // bytes. Strings that are not valid UTF-8 are written with U+FFFD in place
-// of the bad bytes. WriteChrome buffers its writes and returns the first
+// of the bad bytes. Write buffers its writes and returns the first
 // write error.
-func WriteChrome(w io.Writer, t *Trace) error {
+func Write(w io.Writer, t *trace.Trace) error {
 	if t == nil {
-		return errors.New("trace: WriteChrome: nil trace")
+		return errors.New("trace: Write: nil trace")
 	}
-	c := &chromeConv{
+	c := &converter{
 		t:         t,
 		laneOf:    make(map[string]int),
-		taskNames: make(map[chromeValue]string),
+		taskNames: make(map[value]string),
 		w:         bufio.NewWriterSize(w, 64<<10),
 	}
 	c.collect()
@@ -141,8 +143,8 @@ func WriteChrome(w io.Writer, t *Trace) error {
 // "main", as in the scenario: the task of a spawn without a parent, or, in
 // a simulator trace, where the driver starts the root before the first
 // event, the first task named in the trace that no spawn event creates.
-func (c *chromeConv) collect() {
-	if f, ok := c.t.Header.Get("workers"); ok && f.IsInt && f.Int > 0 && f.Int <= chromeWorkersMax {
+func (c *converter) collect() {
+	if f, ok := c.t.Header.Get("workers"); ok && f.IsInt && f.Int > 0 && f.Int <= workersMax {
 		for i := int64(0); i < f.Int; i++ {
 			c.addLane("w" + strconv.FormatInt(i, 10))
 		}
@@ -152,32 +154,32 @@ func (c *chromeConv) collect() {
 	for i := range c.t.Events {
 		e := &c.t.Events[i]
 		c.addLane(e.Actor)
-		if e.Kind != KindSpawn {
+		if e.Kind != trace.KindSpawn {
 			continue
 		}
-		task, ok := chromeField(e, "task")
+		task, ok := field(e, "task")
 		if !ok {
 			continue
 		}
-		v := chromeValueOf(task)
+		v := valueOf(task)
 		if _, ok := c.taskNames[v]; ok {
 			continue // the first spawn of a task names it
 		}
 		c.taskNames[v] = "" // spawned, no name yet
-		if name, ok := chromeField(e, "name"); ok {
-			c.taskNames[v] = chromeText(name)
-		} else if _, ok := chromeField(e, "parent"); !ok {
+		if name, ok := field(e, "name"); ok {
+			c.taskNames[v] = text(name)
+		} else if _, ok := field(e, "parent"); !ok {
 			c.taskNames[v], hasRoot = "main", true
 		}
 	}
 	for i := 0; i < len(c.t.Events) && !hasRoot; i++ {
-		if task, ok := chromeField(&c.t.Events[i], "task"); ok {
-			if _, spawned := c.taskNames[chromeValueOf(task)]; !spawned {
-				c.taskNames[chromeValueOf(task)], hasRoot = "main", true
+		if task, ok := field(&c.t.Events[i], "task"); ok {
+			if _, spawned := c.taskNames[valueOf(task)]; !spawned {
+				c.taskNames[valueOf(task)], hasRoot = "main", true
 			}
 		}
 	}
-	slices.SortFunc(c.lanes, func(a, b chromeLane) int {
+	slices.SortFunc(c.lanes, func(a, b lane) int {
 		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.worker, b.worker), strings.Compare(a.actor, b.actor))
 	})
 	for i := range c.lanes {
@@ -187,26 +189,26 @@ func (c *chromeConv) collect() {
 	}
 }
 
-func (c *chromeConv) addLane(actor string) {
+func (c *converter) addLane(actor string) {
 	if _, ok := c.laneOf[actor]; ok {
 		return
 	}
 	c.laneOf[actor] = -1 // indices are set after sorting
 	// Another actor's lane is named "actor X", so that no actor's name can
 	// take the driver's ("driver" is a valid actor) or a worker's.
-	l := chromeLane{actor: actor, name: "actor " + actor, rank: chromeRankOther, open: -1}
-	switch n, ok := chromeWorkerNumber(actor); {
+	l := lane{actor: actor, name: "actor " + actor, rank: rankOther, open: -1}
+	switch n, ok := workerNumber(actor); {
 	case ok:
-		l.name, l.rank, l.worker = "worker "+strconv.FormatUint(n, 10), chromeRankWorker, n
+		l.name, l.rank, l.worker = "worker "+strconv.FormatUint(n, 10), rankWorker, n
 	case actor == "sim":
-		l.name, l.rank = "driver", chromeRankDriver
+		l.name, l.rank = "driver", rankDriver
 	}
 	c.lanes = append(c.lanes, l)
 }
 
-// chromeWorkerNumber returns N for an actor "wN" written the way the
+// workerNumber returns N for an actor "wN" written the way the
 // simulator writes it (no leading zeros).
-func chromeWorkerNumber(actor string) (uint64, bool) {
+func workerNumber(actor string) (uint64, bool) {
 	digits, ok := strings.CutPrefix(actor, "w")
 	if !ok || digits == "" || (digits[0] == '0' && len(digits) > 1) {
 		return 0, false
@@ -216,32 +218,32 @@ func chromeWorkerNumber(actor string) (uint64, bool) {
 }
 
 // convert turns the events into items and slices.
-func (c *chromeConv) convert() {
+func (c *converter) convert() {
 	for i := range c.t.Events {
 		e := &c.t.Events[i]
 		li := c.laneOf[e.Actor]
 		l := &c.lanes[li]
-		task, hasTask := chromeField(e, "task")
+		task, hasTask := field(e, "task")
 		switch e.Kind {
-		case KindRun:
+		case trace.KindRun:
 			c.run(i, li, e, task, hasTask)
 			continue
-		case KindPop, KindGlobal, KindSteal, KindStealFail, KindPark:
+		case trace.KindPop, trace.KindGlobal, trace.KindSteal, trace.KindStealFail, trace.KindPark:
 			l.open = -1 // the worker does something else
-		case KindYield, KindBlock, KindResult:
-			if l.open >= 0 && hasTask && chromeSameTask(c.slices[l.open].task, task) {
+		case trace.KindYield, trace.KindBlock, trace.KindResult:
+			if l.open >= 0 && hasTask && sameTask(c.slices[l.open].task, task) {
 				l.open = -1 // the task leaves the worker
 			}
 		}
-		c.items = append(c.items, chromeItem{ev: i, slice: -1})
+		c.items = append(c.items, item{ev: i, slice: -1})
 	}
 }
 
 // run adds the run event e on lane li to the lane's slice, or starts one.
-func (c *chromeConv) run(ev int, li int, e *Event, task Field, hasTask bool) {
+func (c *converter) run(ev int, li int, e *trace.Event, task trace.Field, hasTask bool) {
 	l := &c.lanes[li]
 	if !hasTask {
-		task = Field{}
+		task = trace.Field{}
 	}
 	// A run step takes one tick. Ticks of a lane's runs increase in every
 	// trace the simulator writes, so at is the tick; the max keeps slices
@@ -252,84 +254,84 @@ func (c *chromeConv) run(ev int, li int, e *Event, task Field, hasTask bool) {
 		end = at // saturate rather than wrap to 0
 	}
 	l.free = end
-	if l.open >= 0 && chromeSameTask(c.slices[l.open].task, task) {
+	if l.open >= 0 && sameTask(c.slices[l.open].task, task) {
 		s := &c.slices[l.open]
 		s.end, s.steps, s.stepsLast = end, s.steps+1, e.Step
 		return
 	}
 	l.open = len(c.slices)
-	c.slices = append(c.slices, chromeSlice{task: task, lane: li, ts: at, end: end, steps: 1, stepsFirst: e.Step, stepsLast: e.Step})
-	c.items = append(c.items, chromeItem{ev: ev, slice: l.open})
+	c.slices = append(c.slices, span{task: task, lane: li, ts: at, end: end, steps: 1, stepsFirst: e.Step, stepsLast: e.Step})
+	c.items = append(c.items, item{ev: ev, slice: l.open})
 }
 
-// chromeSameTask compares two task fields by value; a missing task (Key "")
+// sameTask compares two task fields by value; a missing task (Key "")
 // equals only another missing task.
-func chromeSameTask(a, b Field) bool {
-	return (a.Key == "") == (b.Key == "") && chromeValueOf(a) == chromeValueOf(b)
+func sameTask(a, b trace.Field) bool {
+	return (a.Key == "") == (b.Key == "") && valueOf(a) == valueOf(b)
 }
 
-// chromeField returns the first field of e with the given key.
-func chromeField(e *Event, key string) (Field, bool) {
+// field returns the first field of e with the given key.
+func field(e *trace.Event, key string) (trace.Field, bool) {
 	for _, f := range e.Fields {
 		if f.Key == key {
 			return f, true
 		}
 	}
-	return Field{}, false
+	return trace.Field{}, false
 }
 
-// chromeText is a field's value as text.
-func chromeText(f Field) string {
+// text is a field's value as text.
+func text(f trace.Field) string {
 	if f.IsInt {
 		return strconv.FormatInt(f.Int, 10)
 	}
 	return f.Str
 }
 
-// chromeID names a task, worker or nursery the way the tables do: the
+// id names a task, worker or nursery the way the tables do: the
 // simulator writes ids as integers (task=3), shown with a prefix (t3); a
 // string id (task=t3) is shown as it is.
-func chromeID(prefix string, f Field) string {
+func id(prefix string, f trace.Field) string {
 	if f.IsInt {
 		return prefix + strconv.FormatInt(f.Int, 10)
 	}
 	return f.Str
 }
 
-// chromeKinds gives each kind's category and instant scope.
-var chromeKinds = [kindEnd]struct {
+// kinds gives each kind's category and instant scope.
+var kinds = [trace.KindEnd]struct {
 	cat   string
 	scope byte
 }{
-	KindPop:       {"sched", 't'},
-	KindGlobal:    {"sched", 't'},
-	KindSteal:     {"sched", 't'},
-	KindStealFail: {"sched", 't'},
-	KindPark:      {"sched", 't'},
-	KindRun:       {"run", 0}, // a slice, not an instant
-	KindYield:     {"sched", 't'},
-	KindBlock:     {"sched", 't'},
-	KindWake:      {"sched", 't'},
-	KindExhausted: {"budget", 't'},
-	KindRecharge:  {"budget", 't'},
-	KindSpawn:     {"task", 't'},
-	KindNursery:   {"nursery", 't'},
-	KindCancel:    {"task", 't'},
-	KindObserve:   {"task", 't'},
-	KindCleanup:   {"task", 't'},
-	KindLog:       {"task", 't'},
-	KindResult:    {"task", 't'},
-	KindClock:     {"sim", 't'},
-	KindOutcome:   {"sim", 'g'}, // the run's end concerns every lane
-	KindDeadlock:  {"sim", 'p'}, // so do the driver's findings
-	KindLivelock:  {"sim", 'p'},
-	KindNote:      {"sim", 't'},
+	trace.KindPop:       {"sched", 't'},
+	trace.KindGlobal:    {"sched", 't'},
+	trace.KindSteal:     {"sched", 't'},
+	trace.KindStealFail: {"sched", 't'},
+	trace.KindPark:      {"sched", 't'},
+	trace.KindRun:       {"run", 0}, // a slice, not an instant
+	trace.KindYield:     {"sched", 't'},
+	trace.KindBlock:     {"sched", 't'},
+	trace.KindWake:      {"sched", 't'},
+	trace.KindExhausted: {"budget", 't'},
+	trace.KindRecharge:  {"budget", 't'},
+	trace.KindSpawn:     {"task", 't'},
+	trace.KindNursery:   {"nursery", 't'},
+	trace.KindCancel:    {"task", 't'},
+	trace.KindObserve:   {"task", 't'},
+	trace.KindCleanup:   {"task", 't'},
+	trace.KindLog:       {"task", 't'},
+	trace.KindResult:    {"task", 't'},
+	trace.KindClock:     {"sim", 't'},
+	trace.KindOutcome:   {"sim", 'g'}, // the run's end concerns every lane
+	trace.KindDeadlock:  {"sim", 'p'}, // so do the driver's findings
+	trace.KindLivelock:  {"sim", 'p'},
+	trace.KindNote:      {"sim", 't'},
 }
 
 // taskLabel is a task's id and, when known, its scenario name: "t3 slow_success".
-func (c *chromeConv) taskLabel(task Field) string {
-	id := chromeID("t", task)
-	if name := c.taskNames[chromeValueOf(task)]; name != "" {
+func (c *converter) taskLabel(task trace.Field) string {
+	id := id("t", task)
+	if name := c.taskNames[valueOf(task)]; name != "" {
 		return id + " " + name
 	}
 	return id
@@ -337,21 +339,21 @@ func (c *chromeConv) taskLabel(task Field) string {
 
 // instantName is the text Perfetto shows for an instant: the kind and the
 // fields that say what happened ("steal t2 from w3").
-func (c *chromeConv) instantName(e *Event) string {
+func (c *converter) instantName(e *trace.Event) string {
 	var b strings.Builder
 	b.WriteString(e.Kind.String())
-	if e.Kind == KindNursery {
+	if e.Kind == trace.KindNursery {
 		c.nurseryInstant(&b, e)
 		return b.String()
 	}
-	if f, ok := chromeField(e, "task"); ok {
-		if e.Kind == KindSpawn {
+	if f, ok := field(e, "task"); ok {
+		if e.Kind == trace.KindSpawn {
 			b.WriteString(" " + c.taskLabel(f))
 		} else {
-			b.WriteString(" " + chromeID("t", f))
+			b.WriteString(" " + id("t", f))
 		}
-	} else if f, ok := chromeField(e, "nursery"); ok {
-		b.WriteString(" " + chromeID("n", f)) // "cancel n1": a mark on a whole nursery
+	} else if f, ok := field(e, "nursery"); ok {
+		b.WriteString(" " + id("n", f)) // "cancel n1": a mark on a whole nursery
 	}
 	instantSuffix(&b, e)
 	return b.String()
@@ -359,18 +361,18 @@ func (c *chromeConv) instantName(e *Event) string {
 
 // nurseryInstant names a nursery event: its label and id, then the
 // transition or the outcome.
-func (c *chromeConv) nurseryInstant(b *strings.Builder, e *Event) {
-	if f, ok := chromeField(e, "nursery"); ok {
+func (c *converter) nurseryInstant(b *strings.Builder, e *trace.Event) {
+	if f, ok := field(e, "nursery"); ok {
 		b.WriteString(" ")
-		if label, ok := chromeFieldText(e, "label"); ok {
-			b.WriteString(label + " (" + chromeID("n", f) + ")")
+		if label, ok := fieldText(e, "label"); ok {
+			b.WriteString(label + " (" + id("n", f) + ")")
 		} else {
-			b.WriteString(chromeID("n", f))
+			b.WriteString(id("n", f))
 		}
 	}
-	to, hasTo := chromeFieldText(e, "to")
-	from, hasFrom := chromeFieldText(e, "from")
-	outcome, hasOutcome := chromeFieldText(e, "outcome")
+	to, hasTo := fieldText(e, "to")
+	from, hasFrom := fieldText(e, "from")
+	outcome, hasOutcome := fieldText(e, "outcome")
 	switch {
 	case hasTo && hasFrom:
 		b.WriteString(": " + from + " -> " + to)
@@ -381,33 +383,33 @@ func (c *chromeConv) nurseryInstant(b *strings.Builder, e *Event) {
 	}
 }
 
-// chromeSuffix is one part of an instant's name: format with % replaced
+// nameSuffix is one part of an instant's name: format with % replaced
 // by the first of keys the event has.
-type chromeSuffix struct {
+type nameSuffix struct {
 	format string
 	keys   []string
 }
 
-// chromeSuffixes is what each kind of instant adds to its name; steal,
+// nameSuffixes is what each kind of instant adds to its name; steal,
 // result and clock, which need more than a field, are in instantSuffix.
-var chromeSuffixes = map[Kind][]chromeSuffix{
-	KindYield:     {{" (%)", []string{"why", "reason"}}},
-	KindBlock:     {{" on %", []string{"on"}}},
-	KindWake:      {{" by %", []string{"by"}}},
-	KindExhausted: {{" (%)", []string{"comp"}}},
-	KindRecharge:  {{" from %", []string{"from"}}},
-	KindCancel:    {{" (%)", []string{"reason"}}},
-	KindObserve:   {{" at %", []string{"at"}}},
-	KindCleanup:   {{" %", []string{"do"}}, {": %", []string{"label"}}},
-	KindLog:       {{": %", []string{"text", "msg"}}},
-	KindOutcome:   {{" %", []string{"outcome", "status"}}, {" %", []string{"result", "err"}}},
-	KindNote:      {{": %", []string{"text", "crash"}}},
+var nameSuffixes = map[trace.Kind][]nameSuffix{
+	trace.KindYield:     {{" (%)", []string{"why", "reason"}}},
+	trace.KindBlock:     {{" on %", []string{"on"}}},
+	trace.KindWake:      {{" by %", []string{"by"}}},
+	trace.KindExhausted: {{" (%)", []string{"comp"}}},
+	trace.KindRecharge:  {{" from %", []string{"from"}}},
+	trace.KindCancel:    {{" (%)", []string{"reason"}}},
+	trace.KindObserve:   {{" at %", []string{"at"}}},
+	trace.KindCleanup:   {{" %", []string{"do"}}, {": %", []string{"label"}}},
+	trace.KindLog:       {{": %", []string{"text", "msg"}}},
+	trace.KindOutcome:   {{" %", []string{"outcome", "status"}}, {" %", []string{"result", "err"}}},
+	trace.KindNote:      {{": %", []string{"text", "crash"}}},
 }
 
-func instantSuffix(b *strings.Builder, e *Event) {
-	suffix := func(sf chromeSuffix) bool {
+func instantSuffix(b *strings.Builder, e *trace.Event) {
+	suffix := func(sf nameSuffix) bool {
 		for _, k := range sf.keys {
-			if v, ok := chromeFieldText(e, k); ok {
+			if v, ok := fieldText(e, k); ok {
 				b.WriteString(strings.Replace(sf.format, "%", v, 1))
 				return true
 			}
@@ -415,39 +417,39 @@ func instantSuffix(b *strings.Builder, e *Event) {
 		return false
 	}
 	switch e.Kind {
-	case KindSteal, KindStealFail:
-		if f, ok := chromeField(e, "victim"); ok {
-			b.WriteString(" from " + chromeID("w", f))
+	case trace.KindSteal, trace.KindStealFail:
+		if f, ok := field(e, "victim"); ok {
+			b.WriteString(" from " + id("w", f))
 		}
-	case KindResult:
-		if !suffix(chromeSuffix{" %", []string{"result"}}) && !suffix(chromeSuffix{" err:%", []string{"err"}}) {
-			suffix(chromeSuffix{" ok:%", []string{"value"}})
+	case trace.KindResult:
+		if !suffix(nameSuffix{" %", []string{"result"}}) && !suffix(nameSuffix{" err:%", []string{"err"}}) {
+			suffix(nameSuffix{" ok:%", []string{"value"}})
 		}
-	case KindClock:
-		from, hasFrom := chromeFieldText(e, "from")
-		to, hasTo := chromeFieldText(e, "to")
+	case trace.KindClock:
+		from, hasFrom := fieldText(e, "from")
+		to, hasTo := fieldText(e, "to")
 		if hasFrom && hasTo {
 			b.WriteString(" " + from + " -> " + to)
 		}
 	}
-	for _, sf := range chromeSuffixes[e.Kind] {
+	for _, sf := range nameSuffixes[e.Kind] {
 		suffix(sf)
 	}
 }
 
-// chromeFieldText is the text of the event's field key, if it has one.
-func chromeFieldText(e *Event, key string) (string, bool) {
-	f, ok := chromeField(e, key)
-	return chromeText(f), ok
+// fieldText is the text of the event's field key, if it has one.
+func fieldText(e *trace.Event, key string) (string, bool) {
+	f, ok := field(e, key)
+	return text(f), ok
 }
 
 // write writes the converted trace. Every event is one line, so that a
 // golden file diffs line by line.
-func (c *chromeConv) write() {
+func (c *converter) write() {
 	c.put(`{"traceEvents":[` + "\n")
 	name := "trace"
 	if f, ok := c.t.Header.Get("name"); ok {
-		name = chromeText(f)
+		name = text(f)
 	}
 	first := true
 	sep := func() {
@@ -457,13 +459,13 @@ func (c *chromeConv) write() {
 		first = false
 	}
 	sep()
-	c.meta("process_name", chromePid, S("name", "cbcsim: "+name))
+	c.meta("process_name", pid, trace.S("name", "cbcsim: "+name))
 	for i := range c.lanes {
 		l := &c.lanes[i]
 		sep()
-		c.meta("thread_name", l.tid, S("name", l.name))
+		c.meta("thread_name", l.tid, trace.S("name", l.name))
 		sep()
-		c.meta("thread_sort_index", l.tid, I("sort_index", int64(i)))
+		c.meta("thread_sort_index", l.tid, trace.I("sort_index", int64(i)))
 	}
 	for _, it := range c.items {
 		sep()
@@ -477,114 +479,114 @@ func (c *chromeConv) write() {
 
 	// otherData: how to read ts, then the run's parameters.
 	c.buf = append(c.buf[:0], `"otherData":`...)
-	pre := []Field{S("exporter", "cbcsim export --format chrome"), S("time_unit", "ts is the trace tick; 1 tick = 1 us")}
-	c.buf = chromeAppendArgs(c.buf, pre, c.t.Header.Fields)
+	pre := []trace.Field{trace.S("exporter", "cbcsim export --format chrome"), trace.S("time_unit", "ts is the trace tick; 1 tick = 1 us")}
+	c.buf = appendArgs(c.buf, pre, c.t.Header.Fields)
 	c.buf = append(c.buf, "}\n"...)
 	c.flushBuf()
 }
 
 // meta writes a metadata event whose one arg is arg.
-func (c *chromeConv) meta(name string, tid int, arg Field) {
+func (c *converter) meta(name string, tid int, arg trace.Field) {
 	b := append(c.buf[:0], `{"name":`...)
-	b = chromeAppendString(b, name)
+	b = appendString(b, name)
 	b = append(b, `,"ph":"M","pid":`...)
-	b = strconv.AppendInt(b, chromePid, 10)
+	b = strconv.AppendInt(b, pid, 10)
 	b = append(b, `,"tid":`...)
 	b = strconv.AppendInt(b, int64(tid), 10)
 	b = append(b, `,"args":`...)
-	b = chromeAppendArgs(b, nil, []Field{arg})
+	b = appendArgs(b, nil, []trace.Field{arg})
 	b = append(b, '}')
 	c.buf = b
 	c.flushBuf()
 }
 
-func (c *chromeConv) slice(s *chromeSlice) {
+func (c *converter) slice(s *span) {
 	name := "run"
 	if s.task.Key != "" {
 		name = c.taskLabel(s.task)
 	}
 	b := append(c.buf[:0], `{"name":`...)
-	b = chromeAppendString(b, name)
+	b = appendString(b, name)
 	b = append(b, `,"cat":"run","ph":"X","ts":`...)
 	b = strconv.AppendUint(b, s.ts, 10)
 	b = append(b, `,"dur":`...)
 	b = strconv.AppendUint(b, s.end-s.ts, 10)
 	b = append(b, `,"pid":`...)
-	b = strconv.AppendInt(b, chromePid, 10)
+	b = strconv.AppendInt(b, pid, 10)
 	b = append(b, `,"tid":`...)
 	b = strconv.AppendInt(b, int64(c.lanes[s.lane].tid), 10)
 	b = append(b, `,"args":`...)
-	var task []Field
+	var task []trace.Field
 	if s.task.Key != "" {
-		task = []Field{s.task}
+		task = []trace.Field{s.task}
 	}
-	b = chromeAppendArgs(b, task, []Field{
-		I("steps", int64(s.steps)),
-		chromeUint("first_step", s.stepsFirst),
-		chromeUint("last_step", s.stepsLast),
+	b = appendArgs(b, task, []trace.Field{
+		trace.I("steps", int64(s.steps)),
+		uintField("first_step", s.stepsFirst),
+		uintField("last_step", s.stepsLast),
 	})
 	b = append(b, '}')
 	c.buf = b
 	c.flushBuf()
 }
 
-func (c *chromeConv) instant(e *Event) {
+func (c *converter) instant(e *trace.Event) {
 	cat, scope := "other", byte('t')
-	if e.Kind.valid() {
-		cat, scope = chromeKinds[e.Kind].cat, chromeKinds[e.Kind].scope
+	if e.Kind >= trace.KindPop && e.Kind < trace.KindEnd {
+		cat, scope = kinds[e.Kind].cat, kinds[e.Kind].scope
 	}
 	b := append(c.buf[:0], `{"name":`...)
-	b = chromeAppendString(b, c.instantName(e))
+	b = appendString(b, c.instantName(e))
 	b = append(b, `,"cat":`...)
-	b = chromeAppendString(b, cat)
+	b = appendString(b, cat)
 	b = append(b, `,"ph":"i","ts":`...)
 	b = strconv.AppendUint(b, e.Tick, 10)
 	b = append(b, `,"pid":`...)
-	b = strconv.AppendInt(b, chromePid, 10)
+	b = strconv.AppendInt(b, pid, 10)
 	b = append(b, `,"tid":`...)
 	b = strconv.AppendInt(b, int64(c.lanes[c.laneOf[e.Actor]].tid), 10)
 	b = append(b, `,"s":"`...)
 	b = append(b, scope, '"')
 	b = append(b, `,"args":`...)
-	b = chromeAppendArgs(b, []Field{chromeUint("step", e.Step)}, e.Fields)
+	b = appendArgs(b, []trace.Field{uintField("step", e.Step)}, e.Fields)
 	b = append(b, '}')
 	c.buf = b
 	c.flushBuf()
 }
 
-// chromeUint is an integer field for a uint64, which a trace's steps are;
+// uintField is an integer field for a uint64, which a trace's steps are;
 // a step past the int64 range is written as text rather than wrapped.
-func chromeUint(key string, v uint64) Field {
+func uintField(key string, v uint64) trace.Field {
 	if v > math.MaxInt64 {
-		return S(key, strconv.FormatUint(v, 10))
+		return trace.S(key, strconv.FormatUint(v, 10))
 	}
-	return I(key, int64(v))
+	return trace.I(key, int64(v))
 }
 
-func (c *chromeConv) put(s string) {
+func (c *converter) put(s string) {
 	c.buf = append(c.buf[:0], s...)
 	c.flushBuf()
 }
 
-func (c *chromeConv) flushBuf() {
+func (c *converter) flushBuf() {
 	if c.err != nil {
 		return
 	}
 	_, c.err = c.w.Write(c.buf)
 }
 
-// chromeAppendArgs appends a JSON object of the fields of pre and then of
+// appendArgs appends a JSON object of the fields of pre and then of
 // fs, in order. A trace event may repeat a key, which a JSON object should
 // not: the k-th use of a key (k >= 2) is written "key#k" ('#' cannot occur
 // in a trace key).
-func chromeAppendArgs(b []byte, pre, fs []Field) []byte {
+func appendArgs(b []byte, pre, fs []trace.Field) []byte {
 	b = append(b, '{')
 	n := len(pre) + len(fs)
 	var seen map[string]int // only for long field lists
 	if n > 16 {
 		seen = make(map[string]int, n)
 	}
-	at := func(j int) Field {
+	at := func(j int) trace.Field {
 		if j < len(pre) {
 			return pre[j]
 		}
@@ -610,21 +612,21 @@ func chromeAppendArgs(b []byte, pre, fs []Field) []byte {
 		if uses > 1 {
 			key += "#" + strconv.Itoa(uses)
 		}
-		b = chromeAppendString(b, key)
+		b = appendString(b, key)
 		b = append(b, ':')
 		if f.IsInt {
 			b = strconv.AppendInt(b, f.Int, 10)
 		} else {
-			b = chromeAppendString(b, f.Str)
+			b = appendString(b, f.Str)
 		}
 	}
 	return append(b, '}')
 }
 
-// chromeAppendString appends s as a JSON string. Invalid UTF-8 becomes
+// appendString appends s as a JSON string. Invalid UTF-8 becomes
 // U+FFFD, as encoding/json writes it; U+2028 and U+2029 are escaped so the
 // file is also valid JavaScript.
-func chromeAppendString(b []byte, s string) []byte {
+func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	for i := 0; i < len(s); {
