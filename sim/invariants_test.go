@@ -81,7 +81,7 @@ func TestInnerBeforeOuterManyNurseries(t *testing.T) {
 		t.Fatalf("well-nested nurseries reported: %s", bad)
 	}
 	// A generous bound: the pairwise check needs 2e10 comparisons here.
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 5*time.Second*raceSlowdown {
 		t.Fatalf("inner-before-outer over %d nurseries took %v", k, d)
 	}
 }
@@ -103,7 +103,7 @@ ops = [ { loop = 20000, body = [ { nursery = "n", body = [] } ] } ]
 	if !run.Passed() || run.Outcome != OutcomeOK {
 		t.Fatalf("outcome %s%s", run.Outcome, failures(run))
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	if d := time.Since(start); d > 10*time.Second*raceSlowdown {
 		t.Fatalf("20,000 empty nurseries took %v to run and check", d)
 	}
 }
