@@ -51,3 +51,17 @@ func TestRunQuick(t *testing.T) {
 	}
 	t.Log("\n" + out.String())
 }
+
+// TestUnknownImplementation: a workload asked for an implementation it
+// does not know reports it as an error when run, instead of panicking.
+func TestUnknownImplementation(t *testing.T) {
+	for name, f := range map[string]bench.Func{
+		"SpawnJoin": bench.SpawnJoin("nope", 1), "FanOutTree": bench.FanOutTree("nope", 1),
+		"FiberSwitch": bench.FiberSwitch("nope"), "YieldPingPong": bench.YieldPingPong("nope"),
+		"ParkedTasks": bench.ParkedTasks("nope", 1),
+	} {
+		if err := f(bench.NopTimer{}, 1); err == nil || !strings.Contains(err.Error(), `unknown implementation "nope"`) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

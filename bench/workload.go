@@ -161,7 +161,7 @@ func SpawnJoin(impl string, workers int) Func {
 			return nil
 		}
 	}
-	panic("bench: SpawnJoin: unknown implementation " + impl)
+	return unknownImpl("SpawnJoin", impl)
 }
 
 // treeNodes[d] is the task body of a tree node d levels above the leaves,
@@ -339,7 +339,7 @@ func FanOutTree(impl string, workers int) Func {
 			return nil
 		}
 	}
-	panic("bench: FanOutTree: unknown implementation " + impl)
+	return unknownImpl("FanOutTree", impl)
 }
 
 // FiberSwitch is one resume of a fiber that yields at once, and back:
@@ -369,7 +369,7 @@ func FiberSwitch(impl string) Func {
 	case IterPull:
 		return pullRoundTrips
 	}
-	panic("bench: FiberSwitch: unknown implementation " + impl)
+	return unknownImpl("FiberSwitch", impl)
 }
 
 // pullRoundTrips is n round trips of a bare iter.Pull coroutine that
@@ -459,7 +459,7 @@ func YieldPingPong(impl string) Func {
 			return nil
 		}
 	}
-	panic("bench: YieldPingPong: unknown implementation " + impl)
+	return unknownImpl("YieldPingPong", impl)
 }
 
 // pingPongCbcsim runs two players on one worker, each playing (n+1)/2
@@ -573,7 +573,7 @@ func ParkedTasks(impl string, tasks int) Func {
 			case Goroutines:
 				per, err = parkGoroutines(tasks)
 			default:
-				panic("bench: ParkedTasks: unknown implementation " + impl)
+				err = fmt.Errorf("bench: ParkedTasks: unknown implementation %q", impl)
 			}
 			if err != nil {
 				return err
@@ -694,4 +694,13 @@ func parkGoroutines(tasks int) (float64, error) {
 	close(ch)
 	wg.Wait()
 	return per, nil
+}
+
+// unknownImpl is the workload of an implementation name the workload does
+// not know: running it reports the name, rather than the constructor
+// panicking.
+func unknownImpl(workload, impl string) Func {
+	return func(Timer, int) error {
+		return fmt.Errorf("bench: %s: unknown implementation %q", workload, impl)
+	}
 }
