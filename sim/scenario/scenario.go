@@ -43,12 +43,17 @@ const (
 
 // Defaults for keys left out of the file.
 const (
-	DefaultVictim                     = VictimRandom
-	DefaultProfile                    = ProfileService
-	DefaultYieldInterval              = 1024 // core, service, sovereign
-	DefaultYieldIntervalCluster       = 512
-	DefaultMaxSteps             int64 = 1_000_000
-	DefaultMode                       = ModeFailFast
+	DefaultVictim         = VictimRandom
+	DefaultProfile        = ProfileService
+	DefaultMaxSteps int64 = 1_000_000
+	DefaultMode           = ModeFailFast
+)
+
+// The forced-yield intervals left-out `yield_interval` means: the
+// library's per-profile defaults, which it owns.
+var (
+	DefaultYieldInterval        = sched.DefaultYieldInterval(sched.ProfileService) // core, service, sovereign
+	DefaultYieldIntervalCluster = sched.DefaultYieldInterval(sched.ProfileCluster)
 )
 
 // DefaultBudget is the task budget used for every component that [budget]
