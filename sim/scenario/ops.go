@@ -5,12 +5,54 @@ import (
 	"strings"
 )
 
+// OpKind says which operation an Op is.
+type OpKind uint8
+
+// The operations, in the order of the contract's table. The zero OpKind is
+// not an operation, so a zero Op is recognisably unset.
+const (
+	Compute OpKind = iota + 1
+	Yield
+	Call
+	Loop
+	Spawn
+	Nursery
+	Cancel
+	CheckCancel
+	Send
+	Recv
+	Close
+	Sleep
+	Alloc
+	Syscall
+	Recharge
+	Defer
+	Using
+	Log
+	Return
+	Fail
+	Panic
+
+	// OpKindEnd is not an operation: it is one past the last, the length
+	// of every table indexed by OpKind. A new operation goes before it.
+	OpKindEnd
+)
+
+// String returns the operation's TOML key, e.g. "check_cancel".
+func (k OpKind) String() string {
+	if k == 0 || k >= OpKindEnd {
+		return "invalid"
+	}
+	return opSpecs[k].name
+}
+
 // opSpec is one operation's row of the decoder's table: the keys that may
 // sit beside the operation key in its table, and how its value (and
 // those keys) decode into an Op. decode reports whether the decoder
 // should go on to decode a `body` key (nursery decodes its own, with its
 // label pushed).
 type opSpec struct {
+	name    string // its TOML key
 	options []string
 	decode  func(d *decoder, op *Op, a opArgs) (body bool)
 }
@@ -33,27 +75,27 @@ var opSpecs [OpKindEnd]opSpec
 
 func init() {
 	opSpecs = [...]opSpec{
-		Compute:     {nil, decodeCount},
-		Yield:       {nil, decodeTrue},
-		Call:        {nil, decodeCall},
-		Loop:        {[]string{"body"}, decodeLoop},
-		Spawn:       {[]string{"as", "budget", "caps"}, decodeSpawn},
-		Nursery:     {[]string{"body", "mode", "timeout", "max_concurrent", "budget", "catch"}, decodeNursery},
-		Cancel:      {nil, decodeCancel},
-		CheckCancel: {nil, decodeTrue},
-		Send:        {nil, decodeChannel},
-		Recv:        {nil, decodeChannel},
-		Close:       {nil, decodeChannel},
-		Sleep:       {nil, decodeCount},
-		Alloc:       {nil, decodeCount},
-		Syscall:     {nil, decodeCount},
-		Recharge:    {[]string{"ops", "memory", "spawn_count", "channel_ops", "syscalls"}, decodeRecharge},
-		Defer:       {[]string{"body"}, decodeName},
-		Using:       {[]string{"body"}, decodeName},
-		Log:         {nil, decodeText},
-		Return:      {nil, decodeInteger},
-		Fail:        {nil, decodeName},
-		Panic:       {nil, decodeText},
+		Compute:     {"compute", nil, decodeCount},
+		Yield:       {"yield", nil, decodeTrue},
+		Call:        {"call", nil, decodeCall},
+		Loop:        {"loop", []string{"body"}, decodeLoop},
+		Spawn:       {"spawn", []string{"as", "budget", "caps"}, decodeSpawn},
+		Nursery:     {"nursery", []string{"body", "mode", "timeout", "max_concurrent", "budget", "catch"}, decodeNursery},
+		Cancel:      {"cancel", nil, decodeCancel},
+		CheckCancel: {"check_cancel", nil, decodeTrue},
+		Send:        {"send", nil, decodeChannel},
+		Recv:        {"recv", nil, decodeChannel},
+		Close:       {"close", nil, decodeChannel},
+		Sleep:       {"sleep", nil, decodeCount},
+		Alloc:       {"alloc", nil, decodeCount},
+		Syscall:     {"syscall", nil, decodeCount},
+		Recharge:    {"recharge", []string{"ops", "memory", "spawn_count", "channel_ops", "syscalls"}, decodeRecharge},
+		Defer:       {"defer", []string{"body"}, decodeName},
+		Using:       {"using", []string{"body"}, decodeName},
+		Log:         {"log", nil, decodeText},
+		Return:      {"return", nil, decodeInteger},
+		Fail:        {"fail", nil, decodeName},
+		Panic:       {"panic", nil, decodeText},
 	}
 }
 
@@ -64,7 +106,7 @@ func (k OpKind) HasBody() bool { return k < OpKindEnd && contains(opSpecs[k].opt
 // opKindOf returns the operation named by key, or 0.
 func opKindOf(key string) OpKind {
 	for k := Compute; k < OpKindEnd; k++ {
-		if opKindNames[k] == key {
+		if opSpecs[k].name == key {
 			return k
 		}
 	}
@@ -83,7 +125,7 @@ func isOptionOfAnyOp(key string) bool {
 func allOpNames() string {
 	names := make([]string, 0, OpKindEnd)
 	for k := Compute; k < OpKindEnd; k++ {
-		names = append(names, opKindNames[k])
+		names = append(names, opSpecs[k].name)
 	}
 	return strings.Join(names, ", ")
 }

@@ -6,8 +6,8 @@ import "testing"
 // caught here, not by a scenario that uses it.
 func TestEveryOpHasItsRows(t *testing.T) {
 	for k := Compute; k < OpKindEnd; k++ {
-		if opKindNames[k] == "" {
-			t.Errorf("op %d has no name in opKindNames", k)
+		if opSpecs[k].name == "" {
+			t.Errorf("op %d has no name in opSpecs", k)
 		}
 		if opSpecs[k].decode == nil {
 			t.Errorf("op %s has no row in opSpecs", k)
