@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -176,9 +177,6 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if p != nil {
 		panic(p)
 	}
-	if err != nil {
-		return err
-	}
 	n.mu.Lock()
 	outcome := n.m.Outcome()
 	_, first, _ := n.m.FirstError()
@@ -187,6 +185,13 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	failed := outcome == nursery.ChildFailed && !n.catch
 	label := n.label
 	n.recycle(t.w)
+	// An error outranks a cancellation, across the owner boundary too: a
+	// body that observed its owner's cancellation while a child had
+	// already failed hands on the child's error, not the cancellation,
+	// which would otherwise lose it. A body's own error stays its own.
+	if err != nil && (!failed || !errors.Is(err, ErrCancelled)) {
+		return err
+	}
 	if failed {
 		return &ChildError{Nursery: label, Child: first, Text: first.ErrorText(), Err: firstErr}
 	}

@@ -81,9 +81,7 @@ func (s *Scheduler) runClock(stop <-chan struct{}) {
 		}
 		now := s.clock.Now()
 		if next <= now {
-			s.firing.Add(1)
-			s.FireTimers(now)
-			s.firing.Add(-1)
+			s.fireAndRecheck(now)
 			continue
 		}
 		tm := time.NewTimer(time.Duration(next-now) * RealTickNanos)
@@ -150,9 +148,22 @@ func (s *Scheduler) fireDue() {
 		return
 	}
 	if now := s.clock.Now(); now >= due {
-		s.firing.Add(1)
-		s.FireTimers(now)
-		s.firing.Add(-1)
+		s.fireAndRecheck(now)
+	}
+}
+
+// fireAndRecheck fires the timers due at now. If that left no timer
+// pending, it wakes a sleeping worker: a worker decides that the run is
+// deadlocked only as it goes to sleep, and while a timer was pending every
+// worker may have gone to sleep without deciding it; a timer that fires
+// and makes no task runnable (a nursery timeout whose owner's body waits
+// on a channel, say) would otherwise leave them asleep for ever.
+func (s *Scheduler) fireAndRecheck(now uint64) {
+	s.firing.Add(1)
+	s.FireTimers(now)
+	s.firing.Add(-1)
+	if !s.timersPending() {
+		s.park.notify()
 	}
 }
 
