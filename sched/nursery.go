@@ -147,7 +147,7 @@ type NurserySnapshot struct {
 // outer ones. A child error comes back as a *ChildError unless o.Catch.
 func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if t.s.cfg.Profile == ProfileCore {
-		return &SchedError{Code: ErrCapabilityDenied, Detail: "nursery under the core profile"}
+		return &SchedError{Code: CodeCapabilityDenied, Detail: "nursery under the core profile"}
 	}
 	if err := t.point(Cost{Ops: 1}); err != nil {
 		return err
@@ -200,16 +200,30 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 
 // protectNursery is protect for a nursery body, without the closure that
 // protect(func() error { return body(n) }) would allocate per nursery.
+//
+// A runtime.Goexit in the body cannot be stopped, but it must not leave
+// the nursery's children behind: the deferred call cancels the nursery,
+// awaits it and unlinks it, in the middle of the Goexit, before the Goexit
+// goes on to end the task (RunFiber).
 func (t *Task) protectNursery(body func(*Nursery) error, n *Nursery) (err error, p *PanicError) {
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			if t.s.aborting.Load() {
 				panic(r)
 			}
 			p = capture(r)
+		} else if !returned && !t.s.aborting.Load() {
+			n.cancel(nursery.NurseryExited, t.w)
+			n.await(t)
+			t.mu.Lock()
+			t.owned = n.outer
+			t.mu.Unlock()
 		}
 	}()
-	return body(n), nil
+	err = body(n)
+	returned = true
+	return err, nil
 }
 
 func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
@@ -283,7 +297,7 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 // spawn is Spawn; recycle says the child may be reused once done.
 func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle bool) (*Task, error) {
 	if t.caps&CapSpawn == 0 && !mutant.On(mutant.SkipCapabilityCheck) {
-		return nil, &SchedError{Code: ErrCapabilityDenied, Detail: "spawn without the spawn capability"}
+		return nil, &SchedError{Code: CodeCapabilityDenied, Detail: "spawn without the spawn capability"}
 	}
 	if err := t.point(Cost{Ops: 1}); err != nil {
 		return nil, err
@@ -308,7 +322,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle b
 	// nothing.
 	if o.HasCaps && s.cfg.Profile == ProfileSovereign {
 		if extra := o.Caps &^ t.caps; extra != 0 {
-			return nil, &SchedError{Code: ErrCapabilityDenied, Detail: "spawn asks for " + extra.String() + " which the spawner lacks"}
+			return nil, &SchedError{Code: CodeCapabilityDenied, Detail: "spawn asks for " + extra.String() + " which the spawner lacks"}
 		}
 		child.caps = o.Caps
 	}
@@ -317,7 +331,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle b
 	}
 
 	if !n.takeSpawn() {
-		return nil, &SchedError{Code: ErrSpawnBudgetExhausted, Detail: "nursery " + n.label}
+		return nil, &SchedError{Code: CodeSpawnBudgetExhausted, Detail: "nursery " + n.label}
 	}
 
 	n.mu.Lock()

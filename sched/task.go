@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -178,7 +179,26 @@ func (t *Task) IsCancelled() bool { return t.marked() != 0 }
 // remaining cleanups in LIFO order, and record the result. It implements
 // fiber.Body so that starting a task allocates no closure.
 func (t *Task) RunFiber(_ *fiber.Fiber) {
+	ended := false
+	defer func() {
+		if !ended && !t.s.aborting.Load() {
+			// runtime.Goexit in the body or a cleanup (protect cannot
+			// stop it): end the task from here, in the middle of the
+			// Goexit, as if the body had panicked with ErrGoexit; the
+			// cleanups not run yet run now. The fiber then hands control
+			// back to the worker (package fiber).
+			t.cleanupDepth = 0
+			t.end(nil, &PanicError{Value: ErrGoexit, Stack: debug.Stack()})
+		}
+	}()
 	err, p := t.protect(t.call)
+	t.end(err, p)
+	ended = true
+}
+
+// end runs t's remaining cleanups and records its result, given what its
+// body returned or raised.
+func (t *Task) end(err error, p *PanicError) {
 	res := resultOf(err, t.value, t.hasValue)
 	if p != nil {
 		res, err = t.panicResult(p), p

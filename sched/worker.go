@@ -233,10 +233,10 @@ func (w *Worker) run(t *Task) {
 		}
 		why, st := t.fib.Resume()
 		if st != fiber.Suspended {
-			if st == fiber.Panicked {
-				// RunFiber recovers every panic of the body; reaching
-				// here is a scheduler bug, reported as the task's panic.
-				pe := t.fib.Panic()
+			if pe := t.fib.Panic(); st == fiber.Panicked && !pe.Goexited() {
+				// RunFiber recovers every panic of the body (and ends the
+				// task itself on a Goexit); reaching here is a scheduler
+				// bug, reported as the task's panic.
 				t.result = nursery.Panic("sched: " + pe.Error())
 				t.ext().panicStack = pe.Stack
 			}
