@@ -26,6 +26,7 @@ func (s *Scheduler) RunWith(name string, fn Func, before func(root *Task)) Resul
 		s.clock = &wallClock{start: time.Now()}
 	}
 	s.timers.wake = make(chan struct{}, 1)
+	s.real.Store(true)
 	stop := make(chan struct{})
 	clockDone := make(chan struct{})
 	go func() {
@@ -250,11 +251,13 @@ func (p *parking) wait(w *Worker, timeout time.Duration) bool {
 		p.mu.Unlock()
 		return true
 	}
-	// Every worker idle, no timer pending or firing, and no work: no task
-	// can ever run again. The order of the looks matters: a timer leaves
-	// the heap only after firing went up, and firing goes down only after
-	// the tasks it woke were queued, so one of the three sees it.
-	if int(idle) == len(s.workers) && !s.timersPending() && s.firing.Load() == 0 && !w.hasWork() {
+	// Every worker idle, no timer pending or firing, no Blocking call in
+	// flight, and no work: no task can ever run again. The order of the
+	// looks matters: a timer leaves the heap only after firing went up,
+	// and firing goes down only after the tasks it woke were queued, so
+	// one of the three sees it; a Blocking call likewise queues its task
+	// before it leaves blockingN.
+	if int(idle) == len(s.workers) && !s.timersPending() && s.firing.Load() == 0 && s.blockingN.Load() == 0 && !w.hasWork() {
 		p.idle.Add(-1)
 		p.mu.Unlock()
 		s.deadlock(w)

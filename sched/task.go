@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"context"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -109,6 +110,9 @@ type taskExt struct {
 	selfRecharged bool
 	as            string // the name a supervisor recharges it by
 	err           error  // the error value behind an error result
+
+	ctx       context.Context         // see Context; nil until asked for
+	ctxCancel context.CancelCauseFunc // written under mu: markCancel reads it from other workers
 }
 
 // ext returns t's taskExt, allocating it on first use. Only the task itself
@@ -214,6 +218,9 @@ func (t *Task) end(err error, p *PanicError) {
 		t.ext().err = err
 	}
 	t.result = res
+	if t.taskExt != nil && t.ctxCancel != nil {
+		t.ctxCancel(nil) // the task has ended: so has its context
+	}
 }
 
 // failure is the error value behind an error result (see ChildError.Err).
@@ -436,7 +443,11 @@ func (t *Task) markCancel(r nursery.Reason, w *Worker) {
 	for n := t.owned; n != nil; n = n.outer {
 		n.cancel(r, w)
 	}
+	cancelCtx := t.contextCancel()
 	t.mu.Unlock()
+	if cancelCtx != nil {
+		cancelCtx(&CancelError{Reason: r})
+	}
 	// A task blocked on a channel or asleep is interrupted; it observes
 	// the cancellation when it runs again. (Dekker with park: mark was
 	// stored before waitingOn is loaded.)
