@@ -21,6 +21,13 @@ type NurseryOptions struct {
 	Budget        *Budget      // the budget pool; nil means a copy of the owner's remaining budget
 	Catch         bool         // a child error does not propagate to the owner
 	Timeout       int64        // ticks until every unfinished child is cancelled (Timeout); 0 is none
+
+	// TimeoutFails makes a Timeout that passes an error: Task.Nursery
+	// returns a *SchedError matching ErrNurseryTimeout (Trio's fail_after,
+	// the JDK's TimeoutException) unless a child error outranks it.
+	// Without it the children are cancelled and Task.Nursery returns nil
+	// (Trio's move_on_after).
+	TimeoutFails bool
 }
 
 // SpawnOptions configures one spawned child.
@@ -47,13 +54,15 @@ type Nursery struct {
 	free     []int32           // lean: slots of children that hold no unfinished child, for reuse
 	waiter   *Task             // the owner, while it is blocked in await
 	pool     Budget
-	timer    *timer // the timeout, if any
-	firstErr error  // the error value of the first failing child (ChildError.Err)
+	timer    *timer  // the timeout, if any
+	firstErr error   // the error value of the first failing child (ChildError.Err)
+	errs     []error // collect_all: every failing child's error, in completion order
 
-	spawnLeft atomic.Int32 // the pool's spawn_count, MaxInt32 for unlimited; see takeSpawn
-	catch     bool         // next to spawnLeft so that the two share a word
-	keepMem   bool         // not to be reused: a timeout or a *Task handle may outlive it (free.go)
-	quota     *Nursery     // the nearest nursery at or above this one with a finite spawn_count
+	spawnLeft    atomic.Int32 // the pool's spawn_count, MaxInt32 for unlimited; see takeSpawn
+	catch        bool         // next to spawnLeft so that the two share a word
+	timeoutFails bool
+	keepMem      bool     // not to be reused: a timeout or a *Task handle may outlive it (free.go)
+	quota        *Nursery // the nearest nursery at or above this one with a finite spawn_count
 
 	fast leanState // a lean nursery's lock-free part (lean.go)
 }
@@ -70,16 +79,35 @@ type Nursery struct {
 func (n *Nursery) takeSpawn() bool {
 	for x := n.quota; x != nil; x = x.nextQuota() {
 		if x.spawnLeft.Add(-1) < 0 {
-			for y := n.quota; ; y = y.nextQuota() {
-				y.spawnLeft.Add(1)
-				if y == x {
-					break
-				}
-			}
+			n.refundUpTo(x)
 			return false
 		}
 	}
 	return true
+}
+
+// refundUpTo gives back the spawn_count takeSpawn took from each pool from
+// n's up to and including x.
+func (n *Nursery) refundUpTo(x *Nursery) {
+	for y := n.quota; y != nil; y = y.nextQuota() {
+		y.spawnLeft.Add(1)
+		if y == x {
+			return
+		}
+	}
+}
+
+// refundSpawn gives back a whole takeSpawn.
+func (n *Nursery) refundSpawn() { n.refundUpTo(nil) }
+
+// full reports whether a spawn now would have to wait for max_concurrent.
+// Called with n.mu held.
+func (n *Nursery) full() bool {
+	limit := n.m.Config().MaxConcurrent
+	if st := n.m.State(); limit <= 0 || (st != nursery.Open && st != nursery.Closing) {
+		return false // no limit, or cancelling: the child is admitted already cancelled
+	}
+	return n.m.Running() >= limit || n.m.PendingCount() > 0
 }
 
 // nextQuota is the nearest limited nursery strictly above x.
@@ -181,10 +209,17 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	outcome := n.m.Outcome()
 	_, first, _ := n.m.FirstError()
 	firstErr := n.firstErr
+	if len(n.errs) > 1 {
+		firstErr = errors.Join(n.errs...) // collect_all: every error, the first first
+	}
+	timedOut := n.timeoutFails && outcome == nursery.OutcomeCancelled && n.m.CancelReason() == nursery.Timeout
 	n.mu.Unlock()
 	failed := outcome == nursery.ChildFailed && !n.catch
 	label := n.label
 	n.recycle(t.w)
+	if timedOut && (err == nil || errors.Is(err, ErrCancelled)) {
+		return &SchedError{Code: CodeNurseryTimeout, Detail: "nursery " + label}
+	}
 	// An error outranks a cancellation, across the owner boundary too: a
 	// body that observed its owner's cancellation while a child had
 	// already failed hands on the child's error, not the cancellation,
@@ -233,11 +268,12 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	}
 	n.id, n.label, n.owner, n.catch = owner.w.newID(&s.nextNurseryID, &owner.w.nurseryIDs), o.Label, owner, o.Catch
 	n.outer, n.waiter, n.timer, n.firstErr, n.keepMem = nil, nil, nil, nil, s.keep
+	n.timeoutFails, n.errs = o.TimeoutFails, nil
 	n.children.Reset()
 	n.free = n.free[:0]
 	n.fast.pending.Store(0)
 	n.fast.cancelled.Store(0)
-	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep})
+	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true})
 	if o.Budget != nil {
 		n.pool = *o.Budget
 	} else {
@@ -269,15 +305,17 @@ func (n *Nursery) recycle(w *Worker) {
 	if n.keepMem || n.timer != nil {
 		return
 	}
-	n.owner, n.quota, n.label, n.firstErr = nil, nil, "", nil
+	n.owner, n.quota, n.label, n.firstErr, n.errs = nil, nil, "", nil, nil
 	if cap(n.free) > freeSlotsKept {
 		n.free = nil // a nursery that once had many children at once does not keep their slots
 	}
 	w.freeNurseries.put(n)
 }
 
-// Spawn starts a child running fn in n. Only n's owner may call it, from its
-// body. Spawning is a checkpoint costing one op and one spawn_count from the
+// Spawn starts a child running fn in n. t is the calling task: n's owner,
+// from its body, or a task running inside n (a child of n, or a
+// descendant), which n then waits for too (see GoFrom); any other caller
+// gets ErrNurseryNotActive. Spawning is a checkpoint costing one op and one spawn_count from the
 // nursery's pool. It fails the caller with SpawnBudgetExhausted when the
 // pool has no spawn_count left and with CapabilityDenied when the caller may
 // not spawn. A child spawned after the nursery started cancelling is created
@@ -287,15 +325,44 @@ func (n *Nursery) recycle(w *Worker) {
 // with Spawn is never reused; Go, which returns no handle, is the cheaper
 // call when the handle is not needed.
 func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, error) {
-	if t != n.owner {
-		panic("sched: Nursery.Spawn: caller is not the nursery's owner")
+	if !n.admits(t) {
+		return nil, n.notActive()
 	}
 	n.keepMem = true // the handle's Parent() must stay this nursery
-	return n.spawn(t, name, fn, o, false)
+	return n.spawn(t, name, fn, o, false, false)
 }
 
-// spawn is Spawn; recycle says the child may be reused once done.
-func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle bool) (*Task, error) {
+// admits reports whether t may spawn into n: t is n's owner, or runs
+// inside n: below n in the task tree, or below a nursery its owner opened
+// inside n's body (the outer links). Every nursery on the way up from a
+// running task is open (it waits for the task), and an open nursery's
+// outer link is fixed, set before any of its children existed, so the
+// walk reads live, unchanging links only.
+func (n *Nursery) admits(t *Task) bool {
+	if t == n.owner {
+		return true
+	}
+	for p := t.parent; p != nil; p = p.owner.parent {
+		for q := p; q != nil; q = q.outer {
+			if q == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (n *Nursery) notActive() error {
+	return &SchedError{Code: CodeNurseryNotActive, Detail: "the caller is neither the nursery's owner nor inside it"}
+}
+
+// errFull is spawn's refusal of a TryGo; TryGo turns it into false.
+var errFull = errors.New("full")
+
+// spawn is Spawn; recycle says the child may be reused once done, try
+// that a child which would have to wait for max_concurrent is not
+// spawned at all (errFull).
+func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, try bool) (*Task, error) {
 	if t.caps&CapSpawn == 0 && !mutant.On(mutant.SkipCapabilityCheck) {
 		return nil, &SchedError{Code: CodeCapabilityDenied, Detail: "spawn without the spawn capability"}
 	}
@@ -335,6 +402,15 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle b
 	}
 
 	n.mu.Lock()
+	if try && n.full() {
+		n.mu.Unlock()
+		n.refundSpawn()
+		if child.recycle {
+			*child = Task{}
+			w.freeTasks.put(child)
+		}
+		return nil, errFull
+	}
 	c, admit, err := n.m.Spawn(nil)
 	if err != nil {
 		n.mu.Unlock()
@@ -400,17 +476,53 @@ func (n *Nursery) freeSlot(c nursery.Child) {
 // n's owner may call it, from its body. It fails as Spawn does. Since no
 // *Task escapes, the scheduler reuses the child's memory once it is done.
 func (n *Nursery) Go(name string, fn Func, o ...SpawnOptions) error {
-	var opts SpawnOptions
+	opts := spawnOptions("Go", o)
+	n.ownerRuns("Go")
+	_, err := n.spawn(n.owner, name, fn, opts, true, false)
+	return err
+}
+
+// GoFrom is Go called by t, a task running inside n (a child of n, or a
+// descendant of one) or n's owner: a child spawns into the nursery it was
+// handed, as in Trio, and stays structured, since n waits for every
+// child, these included, before its owner leaves it. A task outside n
+// gets ErrNurseryNotActive (a *Nursery is valid only while n's body or
+// one of its children runs: see the package doc on lifetimes). The spawn
+// is t's checkpoint and is charged to t and to n's pool.
+func (n *Nursery) GoFrom(t *Task, name string, fn Func, o ...SpawnOptions) error {
+	opts := spawnOptions("GoFrom", o)
+	if !n.admits(t) {
+		return n.notActive()
+	}
+	_, err := n.spawn(t, name, fn, opts, true, false)
+	return err
+}
+
+// TryGo is Go unless the nursery's MaxConcurrent children already run (or
+// wait to): then it spawns nothing and reports false, as errgroup's TryGo
+// does, so that the owner can do something else instead of queueing
+// more work. Without MaxConcurrent it always spawns. Go, past
+// MaxConcurrent, queues the child, whose memory then counts while it
+// waits; spawn_count bounds how many can.
+func (n *Nursery) TryGo(name string, fn Func, o ...SpawnOptions) (bool, error) {
+	opts := spawnOptions("TryGo", o)
+	n.ownerRuns("TryGo")
+	_, err := n.spawn(n.owner, name, fn, opts, true, true)
+	if err == errFull {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// spawnOptions is the optional SpawnOptions argument of Go and friends.
+func spawnOptions(op string, o []SpawnOptions) SpawnOptions {
 	switch len(o) {
 	case 0:
+		return SpawnOptions{}
 	case 1:
-		opts = o[0]
-	default:
-		panic("sched: Nursery.Go: more than one SpawnOptions")
+		return o[0]
 	}
-	n.ownerRuns("Go")
-	_, err := n.spawn(n.owner, name, fn, opts, true)
-	return err
+	panic("sched: Nursery." + op + ": more than one SpawnOptions")
 }
 
 // ownerRuns panics unless n's owner is running: Go, which is not handed
@@ -456,8 +568,17 @@ func (n *Nursery) complete(t *Task, w *Worker) {
 		panic(fmt.Sprintf("sched: Nursery.complete: %v", err))
 	}
 
-	if !hadErr && t.result.IsError() {
-		n.firstErr = t.failure() // this child's error is the first
+	if t.result.IsError() {
+		err := t.failure()
+		if err == nil {
+			err = errors.New(t.result.ErrorText())
+		}
+		if !hadErr {
+			n.firstErr = err // this child's error is the first
+		}
+		if n.m.Mode() == nursery.CollectAll {
+			n.errs = append(n.errs, err)
+		}
 	}
 	switch {
 	case lean:

@@ -140,6 +140,10 @@ type cleanup struct {
 // Sink); otherwise each worker hands out ids from blocks it reserves.
 func (t *Task) ID() uint64 { return t.id }
 
+// Scheduler is the scheduler the task runs on (for NewChan and
+// NewChannel from inside a task).
+func (t *Task) Scheduler() *Scheduler { return t.s }
+
 // Name is the name the task was spawned with.
 func (t *Task) Name() string { return t.name }
 
