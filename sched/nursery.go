@@ -239,7 +239,7 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 // A runtime.Goexit in the body cannot be stopped, but it must not leave
 // the nursery's children behind: the deferred call cancels the nursery,
 // awaits it and unlinks it, in the middle of the Goexit, before the Goexit
-// goes on to end the task (RunFiber).
+// goes on to end the task (Task.run).
 func (t *Task) protectNursery(body func(*Nursery) error, n *Nursery) (err error, p *PanicError) {
 	returned := false
 	defer func() {
