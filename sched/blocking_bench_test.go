@@ -1,0 +1,46 @@
+package sched_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cbcsim/cbcsim/sched"
+)
+
+// BenchmarkBlocking: b.N tasks spawned into one nursery on GOMAXPROCS
+// workers, each making one Blocking call of a function that returns at
+// once (blocking), or none (spawn, the SpawnJoin workload without the
+// bench harness); the difference is the cost of a Blocking call: a
+// goroutine, a park and a wake-up.
+func BenchmarkBlocking(b *testing.B) {
+	noop := func(context.Context) error { return nil }
+	for _, c := range []struct {
+		name string
+		fn   sched.Func
+	}{
+		{"spawn", func(*sched.Task) error { return nil }},
+		{"blocking", func(t *sched.Task) error { return t.Blocking(noop) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s, err := sched.New(sched.Config{Budget: sched.Unlimited})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			res := s.Run("main", func(t *sched.Task) error {
+				return t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
+					for range b.N {
+						if err := n.Go("task", c.fn); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			})
+			if res.Kind != sched.KindOK {
+				b.Fatal(res)
+			}
+		})
+	}
+}
