@@ -207,12 +207,17 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	}
 	n.mu.Lock()
 	outcome := n.m.Outcome()
-	_, first, _ := n.m.FirstError()
-	firstErr := n.firstErr
-	if len(n.errs) > 1 {
-		firstErr = errors.Join(n.errs...) // collect_all: every error, the first first
+	var first Result
+	var firstErr error
+	timedOut := false
+	if outcome != nursery.Success { // the usual case reads no more
+		_, first, _ = n.m.FirstError()
+		firstErr = n.firstErr
+		if len(n.errs) > 1 {
+			firstErr = errors.Join(n.errs...) // collect_all: every error, the first first
+		}
+		timedOut = n.timeoutFails && outcome == nursery.OutcomeCancelled && n.m.CancelReason() == nursery.Timeout
 	}
-	timedOut := n.timeoutFails && outcome == nursery.OutcomeCancelled && n.m.CancelReason() == nursery.Timeout
 	n.mu.Unlock()
 	failed := outcome == nursery.ChildFailed && !n.catch
 	label := n.label

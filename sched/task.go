@@ -87,6 +87,7 @@ type Task struct {
 	credit          *Budget // granted by a supervisor, not yet absorbed; guarded by mu
 	caps            Caps
 	started         bool
+	ending          bool // in end: its cleanups are the task's last (see protect)
 	hasValue        bool
 	rechargeWaiting bool  // parked waiting for a supervisor; guarded by mu
 	recycle         bool  // spawned by Nursery.Go without a Sink: reused once done (see free.go)
@@ -193,31 +194,43 @@ type taskBody Task
 // RunFiber is the fiber body of every task: run the task's function, then its
 // remaining cleanups in LIFO order, and record the result.
 func (b *taskBody) RunFiber(_ *fiber.Fiber) {
-	(*Task)(b).run()
+	t := (*Task)(b)
+	err, p := t.protectBody()
+	t.end(err, p)
 }
 
-// run is the task's whole life on its fiber (see taskBody.RunFiber).
-func (t *Task) run() {
-	ended := false
+// protectBody runs t's function, capturing a panic as protect does. A
+// runtime.Goexit cannot be stopped or captured: the deferred call sees it
+// (no panic, yet the function did not return) and ends the task from
+// there, in the middle of the Goexit, as if the body had panicked with
+// ErrGoexit; the fiber then hands control back to the worker (package
+// fiber). A Goexit in a cleanup is handled likewise by protect.
+func (t *Task) protectBody() (err error, p *PanicError) {
+	returned := false
 	defer func() {
-		if !ended && !t.s.aborting.Load() {
-			// runtime.Goexit in the body or a cleanup (protect cannot
-			// stop it): end the task from here, in the middle of the
-			// Goexit, as if the body had panicked with ErrGoexit; the
-			// cleanups not run yet run now. The fiber then hands control
-			// back to the worker (package fiber).
-			t.cleanupDepth = 0
-			t.end(nil, &PanicError{Value: ErrGoexit, Stack: debug.Stack()})
+		if r := recover(); r != nil {
+			if t.s.aborting.Load() {
+				panic(r)
+			}
+			p = capture(r)
+		} else if !returned && !t.s.aborting.Load() {
+			t.end(nil, goexitError())
 		}
 	}()
-	err, p := t.protect(t.call)
-	t.end(err, p)
-	ended = true
+	err = t.fn(t)
+	returned = true
+	return err, nil
+}
+
+// goexitError is the panic a runtime.Goexit in a task stands for.
+func goexitError() *PanicError {
+	return &PanicError{Value: ErrGoexit, Stack: debug.Stack()}
 }
 
 // end runs t's remaining cleanups and records its result, given what its
 // body returned or raised.
 func (t *Task) end(err error, p *PanicError) {
+	t.ending = true
 	res := resultOf(err, t.value, t.hasValue)
 	if p != nil {
 		res, err = t.panicResult(p), p
@@ -246,8 +259,6 @@ func (t *Task) failure() error {
 	return t.err
 }
 
-func (t *Task) call() error { return t.fn(t) }
-
 func (t *Task) panicResult(p *PanicError) Result {
 	t.ext().panicStack = p.Stack
 	return nursery.Panic(fmt.Sprint(p.Value))
@@ -256,16 +267,28 @@ func (t *Task) panicResult(p *PanicError) Result {
 // protect runs fn and captures a panic from it. While the scheduler aborts a
 // run (deadlock or livelock in the simulator), panics pass through so that
 // the fiber can be unwound.
+//
+// A runtime.Goexit in one of the task's last cleanups (run by end) ends
+// the task from the deferred call: end runs again, the remaining cleanups
+// first, and records ErrGoexit. Elsewhere (a Using body, a cleanup a
+// Using block runs) the Goexit goes on to the enclosing nursery or to
+// protectBody, which unwind in the program's order.
 func (t *Task) protect(fn func() error) (err error, p *PanicError) {
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			if t.s.aborting.Load() {
 				panic(r)
 			}
 			p = capture(r)
+		} else if !returned && t.ending && !t.s.aborting.Load() {
+			t.cleanupDepth = 0
+			t.end(nil, goexitError())
 		}
 	}()
-	return fn(), nil
+	err = fn()
+	returned = true
+	return err, nil
 }
 
 // suspend gives control back to the worker with a reason.
