@@ -11,7 +11,8 @@ import (
 // workers, each making one Blocking call of a function that returns at
 // once (blocking), or none (spawn, the SpawnJoin workload without the
 // bench harness); the difference is the cost of a Blocking call: a
-// goroutine, a park and a wake-up.
+// context, a goroutine, a park and a wake-up. sequential is one task
+// making b.N calls in a row: the latency of one round trip.
 func BenchmarkBlocking(b *testing.B) {
 	noop := func(context.Context) error { return nil }
 	for _, c := range []struct {
@@ -20,6 +21,7 @@ func BenchmarkBlocking(b *testing.B) {
 	}{
 		{"spawn", func(*sched.Task) error { return nil }},
 		{"blocking", func(t *sched.Task) error { return t.Blocking(noop) }},
+		{"sequential", nil}, // one task, b.N calls one after the other: the round trip
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			s, err := sched.New(sched.Config{Budget: sched.Unlimited})
@@ -29,6 +31,14 @@ func BenchmarkBlocking(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			res := s.Run("main", func(t *sched.Task) error {
+				if c.name == "sequential" {
+					for range b.N {
+						if err := t.Blocking(noop); err != nil {
+							return err
+						}
+					}
+					return nil
+				}
 				return t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
 					for range b.N {
 						if err := n.Go("task", c.fn); err != nil {
