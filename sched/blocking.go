@@ -21,6 +21,9 @@ import (
 // otherwise it returns fn's error. A panic in fn is the task's panic, and a
 // runtime.Goexit in fn ends the task as a Goexit in its body does.
 //
+// fn must return once ctx is cancelled: a task inside Blocking is never
+// taken for deadlocked, and its nursery, like every nursery, waits for it.
+//
 // Blocking is a checkpoint and costs one op and one syscalls. fn must not
 // call methods of t or of any task: it runs on a goroutine of its own
 // while t is parked. In real mode (Run) each call starts that goroutine;
