@@ -409,17 +409,16 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 	n.mu.Lock()
 	if try && n.full() {
 		n.mu.Unlock()
-		n.refundSpawn()
-		if child.recycle {
-			*child = Task{}
-			w.freeTasks.put(child)
-		}
+		n.unspawn(child, w)
 		return nil, errFull
 	}
 	c, admit, err := n.m.Spawn(nil)
 	if err != nil {
+		// Only a terminal nursery refuses (ChildSpawns): a handle used
+		// after its nursery ended.
 		n.mu.Unlock()
-		panic(fmt.Sprintf("sched: Nursery.Spawn: %v", err))
+		n.unspawn(child, w)
+		return nil, &SchedError{Code: CodeNurseryNotActive, Detail: "spawn into a nursery that has ended"}
 	}
 	child.child = c
 	switch {
@@ -452,6 +451,16 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 	return child, nil
 }
 
+// unspawn undoes a spawn refused after takeSpawn: the spawn_count goes
+// back to the pools, and child, never published, back to w's free list.
+func (n *Nursery) unspawn(child *Task, w *Worker) {
+	n.refundSpawn()
+	if child.recycle {
+		*child = Task{}
+		w.freeTasks.put(child)
+	}
+}
+
 // freeSlotsKept bounds the free-slot list a reused nursery keeps.
 const freeSlotsKept = 1024
 
@@ -482,7 +491,9 @@ func (n *Nursery) freeSlot(c nursery.Child) {
 // *Task escapes, the scheduler reuses the child's memory once it is done.
 func (n *Nursery) Go(name string, fn Func, o ...SpawnOptions) error {
 	opts := spawnOptions("Go", o)
-	n.ownerRuns("Go")
+	if err := n.ownerRuns("Go"); err != nil {
+		return err
+	}
 	_, err := n.spawn(n.owner, name, fn, opts, true, false)
 	return err
 }
@@ -511,7 +522,9 @@ func (n *Nursery) GoFrom(t *Task, name string, fn Func, o ...SpawnOptions) error
 // waits; spawn_count bounds how many can.
 func (n *Nursery) TryGo(name string, fn Func, o ...SpawnOptions) (bool, error) {
 	opts := spawnOptions("TryGo", o)
-	n.ownerRuns("TryGo")
+	if err := n.ownerRuns("TryGo"); err != nil {
+		return false, err
+	}
 	_, err := n.spawn(n.owner, name, fn, opts, true, true)
 	if err == errFull {
 		return false, nil
@@ -534,11 +547,18 @@ func spawnOptions(op string, o []SpawnOptions) SpawnOptions {
 // the calling task, would otherwise spawn on the owner's behalf from
 // another task, a data race. It catches a call from a child while the owner
 // awaits or is queued; one made while the owner also runs, on another
-// worker, goes unseen (the race detector sees it).
-func (n *Nursery) ownerRuns(op string) {
+// worker, goes unseen (the race detector sees it). A nursery that has
+// ended and not been reused yet has no owner: that is ErrNurseryNotActive
+// (the JDK's fork after close), not a panic; one already reused for
+// another nursery cannot be told apart (see the package doc on lifetimes).
+func (n *Nursery) ownerRuns(op string) error {
+	if n.owner == nil {
+		return &SchedError{Code: CodeNurseryNotActive, Detail: "Nursery." + op + " on a nursery that has ended"}
+	}
 	if n.owner.State() != StateRunning {
 		panic("sched: Nursery." + op + ": the nursery's owner is not running: only the owner may call it, from its body")
 	}
+	return nil
 }
 
 // Cancel cancels the nursery (ExplicitCancel). Only the owner calls it.

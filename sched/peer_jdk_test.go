@@ -201,3 +201,35 @@ func TestPeerJDKShutdownInterrupts(t *testing.T) {
 		t.Fatalf("%d of %d subtasks were interrupted", interrupted.Load(), 2*len(peerWorkers))
 	}
 }
+
+// Ports testForkAfterClose: a fork into a scope that has ended is refused
+// (IllegalStateException in the JDK, ErrNurseryNotActive here), whether
+// the scheduler keeps its nurseries or reuses them. (A handle kept until
+// the scheduler has reused its nursery for another one cannot be told
+// apart: see the package doc on lifetimes.)
+func TestPeerJDKForkAfterClose(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		for _, workers := range peerWorkers {
+			s, err := sched.New(sched.Config{Workers: workers, Budget: sched.Unlimited, KeepTasks: keep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var goErr, tryErr error
+			res := s.Run("main", func(root *sched.Task) error {
+				var ended *sched.Nursery
+				if err := root.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
+					ended = n
+					return n.Go("child", func(*sched.Task) error { return nil })
+				}); err != nil {
+					return err
+				}
+				goErr = ended.Go("late", func(*sched.Task) error { return nil })
+				_, tryErr = ended.TryGo("late", func(*sched.Task) error { return nil })
+				return nil
+			})
+			if res.Kind != nursery.KindOK || !errors.Is(goErr, sched.ErrNurseryNotActive) || !errors.Is(tryErr, sched.ErrNurseryNotActive) {
+				t.Fatalf("keep %v, workers %d: main = %s; Go after the end = %v, TryGo = %v", keep, workers, res, goErr, tryErr)
+			}
+		}
+	}
+}
