@@ -144,3 +144,22 @@ func TestFailNowInATask(t *testing.T) {
 		}
 	}
 }
+
+// TestGoexitInRoot: a Goexit in the root task ends the run with the root's
+// result, after its cleanups, on 1 and 2 workers.
+func TestGoexitInRoot(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		s, err := New(Config{Workers: workers, Budget: Unlimited})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := runWithin(t, s, func(root *Task) error {
+			root.Defer("log", func(*Task) error { root.Log("cleanup ran"); return nil })
+			runtime.Goexit()
+			return nil
+		})
+		if res.String() != "panic:runtime.Goexit in a task" || len(s.Log()) != 1 {
+			t.Fatalf("workers %d: main = %s, log %q", workers, res, s.Log())
+		}
+	}
+}
