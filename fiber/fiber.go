@@ -94,11 +94,29 @@ type Fiber struct {
 
 	body     Body
 	panicErr *PanicError
-	// stop ends the coroutine; nil once the fiber is closed (or its
-	// coroutine exited through runtime.Goexit), which is how Put tells a
-	// fiber that must not be pooled.
+	// stop ends the coroutine; nil once the fiber is closed (or its body
+	// called runtime.Goexit), which is how Put tells a fiber that must not
+	// be pooled.
 	stop func()
+	// exited is the stop of a coroutine parked in the middle of a Goexit
+	// (see finish), until release lets it exit.
+	exited func()
 }
+
+// release lets a coroutine parked in the middle of a Goexit exit. Its
+// stop ends with runtime.Goexit on the goroutine that calls it (iter.Pull
+// passes the Goexit on), so it runs on a goroutine of its own.
+// Called only by the fiber's current owner.
+func (f *Fiber) release() {
+	if stop := f.exited; stop != nil {
+		f.exited = nil
+		go stop()
+	}
+}
+
+// Goexited reports whether the panic is a runtime.Goexit of the body
+// rather than a panic.
+func (e *PanicError) Goexited() bool { return e.Value == goexitValue }
 
 // unwinding is the panic value Yield raises when Close stops a suspended
 // fiber. It is a private type so no body can raise it by accident, and it is
@@ -166,11 +184,17 @@ func (f *Fiber) finish() {
 		f.status = Done
 	case nil:
 		// No panic yet the body did not return: runtime.Goexit. It cannot
-		// be stopped; iter.Pull passes it on to the goroutine that called
-		// Resume. Mark the fiber dead so it is never pooled again.
+		// be stopped, and once this coroutine exits iter.Pull passes it on
+		// to whichever goroutine switched to it last, which would end the
+		// Resume caller (a scheduler's worker) too. So the coroutine does
+		// not exit yet: it switches back to Resume from here, in the middle
+		// of the Goexit, as a finished body would, and stays parked until
+		// release lets it exit on a goroutine of its own. The fiber is
+		// never pooled again.
 		f.status = Panicked
 		f.panicErr = &PanicError{Value: goexitValue, Stack: debug.Stack()}
-		f.next, f.stop = closedNext, nil
+		f.exited, f.next, f.stop = f.stop, closedNext, nil
+		f.yield(struct{}{})
 	default:
 		f.status = Panicked
 		f.panicErr = &PanicError{Value: v, Stack: debug.Stack()}
@@ -179,7 +203,8 @@ func (f *Fiber) finish() {
 
 // Resume runs the body until it yields or ends, and returns the reason given
 // to Yield with Suspended, or (0, Done), or (0, Panicked). A panic in the
-// body never escapes Resume.
+// body never escapes Resume, nor does a runtime.Goexit: that ends the body
+// as Panicked, with a PanicError whose Goexited is true.
 //
 // Called only by the fiber's current owner, from any goroutine, never
 // concurrently and never from inside the fiber's own body. Resuming a fiber
@@ -246,6 +271,7 @@ func (f *Fiber) Status() Status { return f.status }
 //
 // Called only by the fiber's current owner, never from inside its own body.
 func (f *Fiber) Close() {
+	f.release()
 	if f.stop == nil {
 		return
 	}

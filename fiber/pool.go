@@ -71,7 +71,8 @@ func (p *Pool) Put(f *Fiber) {
 		panic("fiber: Put: fiber not finished")
 	}
 	if f.stop == nil {
-		return // closed, or its coroutine exited through Goexit
+		f.release() // closed, or its body called Goexit
+		return
 	}
 	f.panicErr = nil // drop the captured stack now rather than at the next Get
 	max := p.max
@@ -139,6 +140,7 @@ func (c *Cache) Put(f *Fiber) {
 		panic("fiber: Put: fiber not finished")
 	}
 	if f.stop == nil {
+		f.release()
 		return
 	}
 	if len(c.idle) < c.max {

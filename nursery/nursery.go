@@ -102,8 +102,9 @@ func (n *Nursery) to(s State, out *Effects) {
 // still in its body, the child is created already finished as
 // CancelledBy(CancelReason()) and never runs (AdmitCancelled); it does not
 // make the nursery terminal, since only Close can. Once the owner awaits
-// (Closing, or Cancelling after Close) and in a terminal state, Spawn refuses
-// with ErrNotOpen (plus ErrTerminal when terminal) and returns Child -1:
+// (Closing, or Cancelling after Close), Spawn refuses unless
+// Config.ChildSpawns (then Closing admits as Open does, and Cancelling as
+// above); in a terminal state it always refuses. It refuses with ErrNotOpen (plus ErrTerminal when terminal) and returns Child -1:
 // seed 000's "spawn returns null". Spawn never produces effects; out is only
 // reset.
 func (n *Nursery) Spawn(out *Effects) (Child, Admit, error) {
@@ -111,7 +112,7 @@ func (n *Nursery) Spawn(out *Effects) (Child, Admit, error) {
 	if n.state.Terminal() {
 		return -1, AdmitRun, errSpawnTerminal
 	}
-	if n.awaiting {
+	if n.awaiting && !n.cfg.ChildSpawns {
 		return -1, AdmitRun, errSpawnNotOpen
 	}
 	c := Child(n.spawned)

@@ -570,3 +570,41 @@ func BenchmarkCycle(b *testing.B) {
 		cycle(n, fx, CancelRemaining)
 	}
 }
+
+// TestChildSpawns: with ChildSpawns, a spawn while the owner awaits is
+// admitted (queued past MaxConcurrent as in Open) and the nursery waits
+// for it; a terminal nursery still refuses.
+func TestChildSpawns(t *testing.T) {
+	for _, lean := range []bool{false, true} {
+		n := New(Config{Mode: CollectAll, ChildSpawns: true, Lean: lean})
+		a, admit, err := n.Spawn(nil)
+		if err != nil || admit != AdmitRun {
+			t.Fatalf("lean %v: first spawn: %v %v", lean, admit, err)
+		}
+		if err := n.Close(nil); err != nil {
+			t.Fatal(err)
+		}
+		b, admit, err := n.Spawn(nil) // a child spawns while the owner awaits
+		if err != nil || admit != AdmitRun || n.State() != Closing {
+			t.Fatalf("lean %v: spawn while Closing: %v %v, state %v", lean, admit, err, n.State())
+		}
+		if err := n.Complete(a, OK(), nil); err != nil || n.Terminal() {
+			t.Fatalf("lean %v: the nursery ended with a child spawned late still running (%v)", lean, err)
+		}
+		if err := n.Complete(b, OK(), nil); err != nil || n.State() != Closed || n.Outcome() != Success {
+			t.Fatalf("lean %v: after the late child: %v, state %v, outcome %v", lean, err, n.State(), n.Outcome())
+		}
+		if _, _, err := n.Spawn(nil); !errors.Is(err, ErrTerminal) {
+			t.Fatalf("lean %v: spawn into a terminal nursery: %v", lean, err)
+		}
+	}
+	n := New(Config{MaxConcurrent: 1, ChildSpawns: true})
+	a, _, _ := n.Spawn(nil)
+	n.Close(nil)
+	if _, admit, err := n.Spawn(nil); err != nil || admit != AdmitPending {
+		t.Fatalf("a late spawn past MaxConcurrent: %v %v, want AdmitPending", admit, err)
+	}
+	if err := n.Complete(a, OK(), nil); err != nil || len(n.Scratch().Release) != 1 {
+		t.Fatalf("the queued late child was not released: %v, %+v", err, n.Scratch())
+	}
+}

@@ -304,6 +304,14 @@ type Config struct {
 	// than CancelRemaining and no MaxConcurrent (those tell children
 	// apart); Reset ignores it otherwise.
 	Lean bool
+
+	// ChildSpawns keeps the nursery open to spawns while its owner awaits
+	// (Closing, or Cancelling after Close): a child may spawn into the
+	// nursery it runs in, as Trio lets a child use the nursery it was
+	// handed, and the nursery waits for those children too. Only a
+	// terminal nursery refuses; it cannot become terminal while the
+	// spawning child runs. Off, Spawn after Close fails with ErrNotOpen.
+	ChildSpawns bool
 }
 
 // Transition is one state change, for the trace.

@@ -7,10 +7,6 @@ import (
 	"github.com/cbcsim/cbcsim/internal/mutant"
 )
 
-// ErrChannelClosed is the error code of a send on a closed channel and of
-// closing a channel twice.
-const ErrChannelClosed = "ChannelClosed"
-
 // Channel is a channel between tasks (seed 001 section 5.2: a task that
 // sends on a full channel or receives from an empty one is Blocked until the
 // operation can complete). Capacity 0 makes a rendezvous channel. Values are
@@ -246,7 +242,7 @@ func (t *Task) Send(c *Channel, v int64) error {
 		c.mu.Lock()
 		if c.closed {
 			c.mu.Unlock()
-			return &SchedError{Code: ErrChannelClosed, Detail: "send on closed channel " + c.name}
+			return &SchedError{Code: CodeChannelClosed, Detail: "send on closed channel " + c.name}
 		}
 		if r := c.recvq.pop(); r != nil {
 			r.wait.val = v
@@ -265,7 +261,7 @@ func (t *Task) Send(c *Channel, v int64) error {
 			return err
 		}
 		if t.wait.state == waitClosed {
-			return &SchedError{Code: ErrChannelClosed, Detail: "send on closed channel " + c.name}
+			return &SchedError{Code: CodeChannelClosed, Detail: "send on closed channel " + c.name}
 		}
 	}
 }
@@ -324,7 +320,7 @@ func (t *Task) Close(c *Channel) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return &SchedError{Code: ErrChannelClosed, Detail: "close of closed channel " + c.name}
+		return &SchedError{Code: CodeChannelClosed, Detail: "close of closed channel " + c.name}
 	}
 	c.closed = true
 	for r := c.recvq.pop(); r != nil; r = c.recvq.pop() {

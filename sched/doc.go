@@ -1,58 +1,79 @@
-// Package sched is the CBC-MN scheduler: tasks on stackful fibers, N
-// workers with Chase-Lev work-stealing deques and seeded Xoshiro256**
-// victim selection, cooperative yields driven by budget units,
-// capability-gated spawning, and structured concurrency through nurseries.
+// Package sched is structured concurrency for Go programs, on a
+// capability-budgeted cooperative M:N scheduler (CBC-MN): tasks on
+// stackful fibers, N workers with work-stealing deques, budgets and
+// capabilities per task, and nurseries that own their children.
 //
-// Run drives it with one goroutine per worker (real mode):
+// A nursery is an errgroup.Group that cannot leak: Task.Nursery runs its
+// body, then waits for every child, on every path out (error, panic,
+// cancellation, runtime.Goexit):
 //
-//	s, _ := sched.New(sched.Config{Workers: 4, Budget: sched.Unlimited})
+//	s, _ := sched.New(sched.Config{Budget: sched.Unlimited}) // one worker per CPU
 //	res := s.Run("main", func(t *sched.Task) error {
-//		return t.Nursery(sched.NurseryOptions{Label: "n"}, func(n *sched.Nursery) error {
-//			for i := 0; i < 10; i++ {
-//				if err := n.Go("child", work); err != nil {
+//		return t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
+//			for _, url := range urls {
+//				if err := n.Go("fetch", func(t *sched.Task) error {
+//					return t.Blocking(func(ctx context.Context) error { return get(ctx, url) })
+//				}); err != nil {
 //					return err
 //				}
 //			}
 //			return nil
-//		}) // returns when every child has finished; a child error comes back as *ChildError
+//		}) // every child has finished here; the first error comes back as a *ChildError
 //	})
 //
-// The seeded simulator (package sim) drives the same code one atomic step at
-// a time instead (Config.StepCheckpoints, Config.Sink, Config.Clock,
-// Worker.Step), which is why the core starts no goroutine, reads no clock and
-// takes every random choice from a generator seeded by the caller.
+// What a Go programmer reaches for, and where it is:
+//   - errgroup's Go, Wait, SetLimit, TryGo: Nursery.Go, the end of
+//     Task.Nursery, NurseryOptions.MaxConcurrent, Nursery.TryGo.
+//   - A child spawning into the nursery it was handed (Trio): Nursery.GoFrom.
+//   - WithContext: every task has its own Task.Context, cancelled with it.
+//   - Blocking calls (I/O, Go channels, locks): Task.Blocking parks the task
+//     and runs the call on a goroutine of its own, so it holds no worker.
+//   - Every error, not just the first (conc's ErrorPool): a collect_all
+//     nursery's *ChildError joins them (errors.Join, the first first).
+//   - Timeouts: NurseryOptions.Timeout cancels the children (Trio's
+//     move_on_after); with TimeoutFails it is ErrNurseryTimeout (fail_after).
+//   - Typed channels between tasks: Chan.
 //
-// The choices, stated once:
-//   - Panics: a panic in a task body never crosses the task: it becomes the
-//     task's result (panic:MSG, with the stack in Task.PanicStack), and its
-//     cleanups still run.
-//   - Errors: a body returns an error to fail; the first failing child of a
-//     nursery wins (ChildError), an error outranks a cancellation.
+// The choices, stated once (docs/semantics.md has the reasons and the
+// differences from errgroup, conc, Trio and the JDK):
 //   - Cancellation is cooperative: a cancelled task is marked, the mark
 //     reaches every nursery it owns at once, and the task observes it at its
-//     next checkpoint (Checkpoint, Yield, Compute, spawning, channel
-//     operations, Sleep...), which returns a *CancelError; a blocked task is
-//     interrupted. Cleanups (Defer, Using) run in LIFO order and never observe
-//     cancellation.
-//   - Errors match with errors.Is and errors.As: a *ChildError unwraps to the
-//     child's own error (or its *PanicError), a *CancelError matches
-//     ErrCancelled, and a *SchedError matches a *SchedError with its Code.
-//   - Budgets and capabilities: every operation charges the task's Budget
-//     (seed 001 section 3.3); SpawnBudgetExhausted, ResourceExhausted and
-//     CapabilityDenied come back as *SchedError. sched.Unlimited is the
-//     budget of a program that wants structured concurrency without quotas.
+//     next checkpoint (Checkpoint, Yield, spawning, channel operations,
+//     Sleep, Blocking...), which returns a *CancelError; a blocked task is
+//     interrupted and its context cancelled. A failing child cancels its
+//     siblings, not its nursery's body. Cleanups (Defer, Using) run in LIFO
+//     order and never observe cancellation.
+//   - Errors: the first failing child of a fail_fast nursery wins
+//     (ChildError, which unwraps to the child's own error value); an error
+//     outranks a cancellation, across the owner too.
+//   - Errors match with errors.Is: ErrCancelled for every cancellation, and
+//     the sentinels (ErrCapabilityDenied, ErrSpawnBudgetExhausted,
+//     ErrResourceExhausted, ErrNurseryNotActive, ErrNurseryTimeout,
+//     ErrChannelClosed) for the failures the scheduler imposes.
+//   - Panics never cross a task: a panic is the task's result (panic:MSG,
+//     its *PanicError unwraps to the value when it is an error), and so is
+//     a runtime.Goexit (ErrGoexit), which t.FailNow in a test calls.
+//   - Budgets and capabilities: every operation charges the task's Budget;
+//     sched.Unlimited is the budget of a program that wants structured
+//     concurrency without quotas.
 //
-// Lifetimes. A *Nursery is valid only inside the body it was given to:
-// once Task.Nursery returns, the scheduler may reuse it for another
-// nursery. Nursery.Go hands out no task, so a task spawned with it is
-// reused once done; Nursery.Spawn returns a *Task that stays valid (and is
-// therefore never reused, nor is its nursery). Without Config.KeepTasks a
-// nursery keeps no per-child results (NurserySnapshot.Results is empty):
+// Lifetimes. A *Nursery is valid only while its body or one of its
+// children runs: once Task.Nursery returns, the scheduler may reuse it for
+// another nursery. Nursery.Go hands out no task, so a task spawned with it
+// is reused once done; Nursery.Spawn returns a *Task that stays valid (and
+// is therefore never reused, nor is its nursery). Without Config.KeepTasks
+// a nursery keeps no per-child results (NurserySnapshot.Results is empty):
 // its memory follows the children unfinished at once, not all it ever had.
 //
 // Costs, measured on the project's 2-core machine (docs/performance.md): a
 // spawn with Go allocates nothing in the steady state and starts no
 // goroutine (tasks, nurseries and fibers are reused per worker); a yield
-// is a fiber switch and allocates nothing. docs/semantics.md lists every
-// semantic choice.
+// is a fiber switch and allocates nothing; a Blocking call starts one
+// goroutine.
+//
+// The seeded simulator (package sim) drives the same code one atomic step
+// at a time instead of Run (Config.StepCheckpoints, Config.Sink,
+// Config.Clock, Worker.Step), which is why the core reads no clock and
+// takes every random choice from a generator seeded by the caller; under
+// it Blocking runs its function inline, within the step.
 package sched

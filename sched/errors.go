@@ -38,17 +38,32 @@ func (e *ChildError) Error() string { return e.Text }
 // Unwrap returns the child's own error.
 func (e *ChildError) Unwrap() error { return e.Err }
 
-// Scheduler error codes (seed 001 section 14, contract "Budgets" and
-// "Profiles and capabilities").
+// Codes of the failures the scheduler imposes (SchedError.Code). A task
+// that ends with one has the result err:CODE; docs/semantics.md has the
+// full error table, with the codes the seeds list that sched declines.
 const (
-	ErrResourceExhausted    = "ResourceExhausted"
-	ErrSpawnBudgetExhausted = "SpawnBudgetExhausted"
-	ErrCapabilityDenied     = "CapabilityDenied"
+	CodeResourceExhausted    = "ResourceExhausted"    // a budget component ran out and nothing recharged it
+	CodeSpawnBudgetExhausted = "SpawnBudgetExhausted" // a spawn found a spawn_count pool at 0
+	CodeCapabilityDenied     = "CapabilityDenied"     // the task lacks the capability the operation needs
+	CodeChannelClosed        = "ChannelClosed"        // a send on, or a second close of, a closed channel
+	CodeNurseryNotActive     = "NurseryNotActive"     // a spawn into a nursery that no longer admits the caller
+	CodeNurseryTimeout       = "NurseryTimeout"       // a nursery with TimeoutFails ran out of time
+)
+
+// The sentinels: errors.Is(err, sched.ErrCapabilityDenied) is true for every
+// *SchedError with that code, whatever its Detail.
+var (
+	ErrResourceExhausted    = &SchedError{Code: CodeResourceExhausted}
+	ErrSpawnBudgetExhausted = &SchedError{Code: CodeSpawnBudgetExhausted}
+	ErrCapabilityDenied     = &SchedError{Code: CodeCapabilityDenied}
+	ErrChannelClosed        = &SchedError{Code: CodeChannelClosed}
+	ErrNurseryNotActive     = &SchedError{Code: CodeNurseryNotActive}
+	ErrNurseryTimeout       = &SchedError{Code: CodeNurseryTimeout}
 )
 
 // SchedError is a failure the scheduler imposes on a task.
 type SchedError struct {
-	Code   string // one of the Err* codes
+	Code   string // one of the Code* constants
 	Detail string // what was refused, for people
 }
 
@@ -77,6 +92,21 @@ type PanicError struct {
 }
 
 func (e *PanicError) Error() string { return fmt.Sprint(e.Value) }
+
+// Unwrap returns the panic value when it is an error, so that errors.Is and
+// errors.As reach it (a runtime.Error, an error a body panicked with, or
+// ErrGoexit).
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// ErrGoexit is the PanicError.Value of a task whose body (or a cleanup, or a
+// Blocking function) called runtime.Goexit, as t.FailNow, t.Fatal and t.Skip
+// of package testing do. The task ends as if it had panicked with it
+// (panic:runtime.Goexit in a task): its cleanups run, its nurseries are
+// awaited, and its worker goes on.
+var ErrGoexit = errors.New("runtime.Goexit in a task")
 
 // Result is a task's or a child's result (ok, ok:VALUE, err:ERR, panic:MSG,
 // cancelled:REASON).

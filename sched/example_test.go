@@ -123,8 +123,7 @@ func ExampleChildError_Unwrap() {
 		err = t.Nursery(sched.NurseryOptions{Budget: &sched.Budget{Ops: 10}}, func(n *sched.Nursery) error {
 			return n.Go("one too many", func(*sched.Task) error { return nil })
 		})
-		denied := &sched.SchedError{Code: sched.ErrSpawnBudgetExhausted}
-		fmt.Println("is SpawnBudgetExhausted:", errors.Is(err, denied))
+		fmt.Println("is SpawnBudgetExhausted:", errors.Is(err, sched.ErrSpawnBudgetExhausted))
 		return nil
 	})
 	fmt.Println("main:", res)

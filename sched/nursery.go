@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -20,6 +21,13 @@ type NurseryOptions struct {
 	Budget        *Budget      // the budget pool; nil means a copy of the owner's remaining budget
 	Catch         bool         // a child error does not propagate to the owner
 	Timeout       int64        // ticks until every unfinished child is cancelled (Timeout); 0 is none
+
+	// TimeoutFails makes a Timeout that passes an error: Task.Nursery
+	// returns a *SchedError matching ErrNurseryTimeout (Trio's fail_after,
+	// the JDK's TimeoutException) unless a child error outranks it.
+	// Without it the children are cancelled and Task.Nursery returns nil
+	// (Trio's move_on_after).
+	TimeoutFails bool
 }
 
 // SpawnOptions configures one spawned child.
@@ -46,13 +54,15 @@ type Nursery struct {
 	free     []int32           // lean: slots of children that hold no unfinished child, for reuse
 	waiter   *Task             // the owner, while it is blocked in await
 	pool     Budget
-	timer    *timer // the timeout, if any
-	firstErr error  // the error value of the first failing child (ChildError.Err)
+	timer    *timer  // the timeout, if any
+	firstErr error   // the error value of the first failing child (ChildError.Err)
+	errs     []error // collect_all: every failing child's error, in completion order
 
-	spawnLeft atomic.Int32 // the pool's spawn_count, MaxInt32 for unlimited; see takeSpawn
-	catch     bool         // next to spawnLeft so that the two share a word
-	keepMem   bool         // not to be reused: a timeout or a *Task handle may outlive it (free.go)
-	quota     *Nursery     // the nearest nursery at or above this one with a finite spawn_count
+	spawnLeft    atomic.Int32 // the pool's spawn_count, MaxInt32 for unlimited; see takeSpawn
+	catch        bool         // next to spawnLeft so that the two share a word
+	timeoutFails bool
+	keepMem      bool     // not to be reused: a timeout or a *Task handle may outlive it (free.go)
+	quota        *Nursery // the nearest nursery at or above this one with a finite spawn_count
 
 	fast leanState // a lean nursery's lock-free part (lean.go)
 }
@@ -69,16 +79,35 @@ type Nursery struct {
 func (n *Nursery) takeSpawn() bool {
 	for x := n.quota; x != nil; x = x.nextQuota() {
 		if x.spawnLeft.Add(-1) < 0 {
-			for y := n.quota; ; y = y.nextQuota() {
-				y.spawnLeft.Add(1)
-				if y == x {
-					break
-				}
-			}
+			n.refundUpTo(x)
 			return false
 		}
 	}
 	return true
+}
+
+// refundUpTo gives back the spawn_count takeSpawn took from each pool from
+// n's up to and including x.
+func (n *Nursery) refundUpTo(x *Nursery) {
+	for y := n.quota; y != nil; y = y.nextQuota() {
+		y.spawnLeft.Add(1)
+		if y == x {
+			return
+		}
+	}
+}
+
+// refundSpawn gives back a whole takeSpawn.
+func (n *Nursery) refundSpawn() { n.refundUpTo(nil) }
+
+// full reports whether a spawn now would have to wait for max_concurrent.
+// Called with n.mu held.
+func (n *Nursery) full() bool {
+	limit := n.m.Config().MaxConcurrent
+	if st := n.m.State(); limit <= 0 || (st != nursery.Open && st != nursery.Closing) {
+		return false // no limit, or cancelling: the child is admitted already cancelled
+	}
+	return n.m.Running() >= limit || n.m.PendingCount() > 0
 }
 
 // nextQuota is the nearest limited nursery strictly above x.
@@ -146,7 +175,7 @@ type NurserySnapshot struct {
 // outer ones. A child error comes back as a *ChildError unless o.Catch.
 func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if t.s.cfg.Profile == ProfileCore {
-		return &SchedError{Code: ErrCapabilityDenied, Detail: "nursery under the core profile"}
+		return &SchedError{Code: CodeCapabilityDenied, Detail: "nursery under the core profile"}
 	}
 	if err := t.point(Cost{Ops: 1}); err != nil {
 		return err
@@ -176,17 +205,33 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if p != nil {
 		panic(p)
 	}
-	if err != nil {
-		return err
-	}
 	n.mu.Lock()
 	outcome := n.m.Outcome()
-	_, first, _ := n.m.FirstError()
-	firstErr := n.firstErr
+	var first Result
+	var firstErr error
+	timedOut := false
+	if outcome != nursery.Success { // the usual case reads no more
+		_, first, _ = n.m.FirstError()
+		firstErr = n.firstErr
+		if len(n.errs) > 1 {
+			firstErr = errors.Join(n.errs...) // collect_all: every error, the first first
+		}
+		timedOut = n.timeoutFails && outcome == nursery.OutcomeCancelled && n.m.CancelReason() == nursery.Timeout
+	}
 	n.mu.Unlock()
 	failed := outcome == nursery.ChildFailed && !n.catch
 	label := n.label
 	n.recycle(t.w)
+	if timedOut && (err == nil || errors.Is(err, ErrCancelled)) {
+		return &SchedError{Code: CodeNurseryTimeout, Detail: "nursery " + label}
+	}
+	// An error outranks a cancellation, across the owner boundary too: a
+	// body that observed its owner's cancellation while a child had
+	// already failed hands on the child's error, not the cancellation,
+	// which would otherwise lose it. A body's own error stays its own.
+	if err != nil && (!failed || !errors.Is(err, ErrCancelled)) {
+		return err
+	}
 	if failed {
 		return &ChildError{Nursery: label, Child: first, Text: first.ErrorText(), Err: firstErr}
 	}
@@ -196,17 +241,31 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 // protectNursery is protect for a nursery body, without the closure that
 // protect(func() error { return body(n) }) would allocate per nursery.
 //
+// A runtime.Goexit in the body cannot be stopped, but it must not leave
+// the nursery's children behind: the deferred call cancels the nursery,
+// awaits it and unlinks it, in the middle of the Goexit, before the Goexit
+// goes on to end the task (Task.run).
+//
 //lint:ignore ST1008 the panic is a second result beside the error, not the error itself
 func (t *Task) protectNursery(body func(*Nursery) error, n *Nursery) (err error, p *PanicError) {
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			if t.s.aborting.Load() {
 				panic(r)
 			}
 			p = capture(r)
+		} else if !returned && !t.s.aborting.Load() {
+			n.cancel(nursery.NurseryExited, t.w)
+			n.await(t)
+			t.mu.Lock()
+			t.owned = n.outer
+			t.mu.Unlock()
 		}
 	}()
-	return body(n), nil
+	err = body(n)
+	returned = true
+	return err, nil
 }
 
 func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
@@ -216,11 +275,12 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	}
 	n.id, n.label, n.owner, n.catch = owner.w.newID(&s.nextNurseryID, &owner.w.nurseryIDs), o.Label, owner, o.Catch
 	n.outer, n.waiter, n.timer, n.firstErr, n.keepMem = nil, nil, nil, nil, s.keep
+	n.timeoutFails, n.errs = o.TimeoutFails, nil
 	n.children.Reset()
 	n.free = n.free[:0]
 	n.fast.pending.Store(0)
 	n.fast.cancelled.Store(0)
-	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep})
+	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true})
 	if o.Budget != nil {
 		n.pool = *o.Budget
 	} else {
@@ -252,15 +312,17 @@ func (n *Nursery) recycle(w *Worker) {
 	if n.keepMem || n.timer != nil {
 		return
 	}
-	n.owner, n.quota, n.label, n.firstErr = nil, nil, "", nil
+	n.owner, n.quota, n.label, n.firstErr, n.errs = nil, nil, "", nil, nil
 	if cap(n.free) > freeSlotsKept {
 		n.free = nil // a nursery that once had many children at once does not keep their slots
 	}
 	w.freeNurseries.put(n)
 }
 
-// Spawn starts a child running fn in n. Only n's owner may call it, from its
-// body. Spawning is a checkpoint costing one op and one spawn_count from the
+// Spawn starts a child running fn in n. t is the calling task: n's owner,
+// from its body, or a task running inside n (a child of n, or a
+// descendant), which n then waits for too (see GoFrom); any other caller
+// gets ErrNurseryNotActive. Spawning is a checkpoint costing one op and one spawn_count from the
 // nursery's pool. It fails the caller with SpawnBudgetExhausted when the
 // pool has no spawn_count left and with CapabilityDenied when the caller may
 // not spawn. A child spawned after the nursery started cancelling is created
@@ -270,17 +332,46 @@ func (n *Nursery) recycle(w *Worker) {
 // with Spawn is never reused; Go, which returns no handle, is the cheaper
 // call when the handle is not needed.
 func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, error) {
-	if t != n.owner {
-		panic("sched: Nursery.Spawn: caller is not the nursery's owner")
+	if !n.admits(t) {
+		return nil, n.notActive()
 	}
 	n.keepMem = true // the handle's Parent() must stay this nursery
-	return n.spawn(t, name, fn, o, false)
+	return n.spawn(t, name, fn, o, false, false)
 }
 
-// spawn is Spawn; recycle says the child may be reused once done.
-func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle bool) (*Task, error) {
+// admits reports whether t may spawn into n: t is n's owner, or runs
+// inside n: below n in the task tree, or below a nursery its owner opened
+// inside n's body (the outer links). Every nursery on the way up from a
+// running task is open (it waits for the task), and an open nursery's
+// outer link is fixed, set before any of its children existed, so the
+// walk reads live, unchanging links only.
+func (n *Nursery) admits(t *Task) bool {
+	if t == n.owner {
+		return true
+	}
+	for p := t.parent; p != nil; p = p.owner.parent {
+		for q := p; q != nil; q = q.outer {
+			if q == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (n *Nursery) notActive() error {
+	return &SchedError{Code: CodeNurseryNotActive, Detail: "the caller is neither the nursery's owner nor inside it"}
+}
+
+// errFull is spawn's refusal of a TryGo; TryGo turns it into false.
+var errFull = errors.New("full")
+
+// spawn is Spawn; recycle says the child may be reused once done, try
+// that a child which would have to wait for max_concurrent is not
+// spawned at all (errFull).
+func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, try bool) (*Task, error) {
 	if t.caps&CapSpawn == 0 && !mutant.On(mutant.SkipCapabilityCheck) {
-		return nil, &SchedError{Code: ErrCapabilityDenied, Detail: "spawn without the spawn capability"}
+		return nil, &SchedError{Code: CodeCapabilityDenied, Detail: "spawn without the spawn capability"}
 	}
 	if err := t.point(Cost{Ops: 1}); err != nil {
 		return nil, err
@@ -305,7 +396,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle b
 	// nothing.
 	if o.HasCaps && s.cfg.Profile == ProfileSovereign {
 		if extra := o.Caps &^ t.caps; extra != 0 {
-			return nil, &SchedError{Code: ErrCapabilityDenied, Detail: "spawn asks for " + extra.String() + " which the spawner lacks"}
+			return nil, &SchedError{Code: CodeCapabilityDenied, Detail: "spawn asks for " + extra.String() + " which the spawner lacks"}
 		}
 		child.caps = o.Caps
 	}
@@ -314,14 +405,22 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle b
 	}
 
 	if !n.takeSpawn() {
-		return nil, &SchedError{Code: ErrSpawnBudgetExhausted, Detail: "nursery " + n.label}
+		return nil, &SchedError{Code: CodeSpawnBudgetExhausted, Detail: "nursery " + n.label}
 	}
 
 	n.mu.Lock()
+	if try && n.full() {
+		n.mu.Unlock()
+		n.unspawn(child, w)
+		return nil, errFull
+	}
 	c, admit, err := n.m.Spawn(nil)
 	if err != nil {
+		// Only a terminal nursery refuses (ChildSpawns): a handle used
+		// after its nursery ended.
 		n.mu.Unlock()
-		panic(fmt.Sprintf("sched: Nursery.Spawn: %v", err))
+		n.unspawn(child, w)
+		return nil, &SchedError{Code: CodeNurseryNotActive, Detail: "spawn into a nursery that has ended"}
 	}
 	child.child = c
 	switch {
@@ -354,6 +453,16 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle b
 	return child, nil
 }
 
+// unspawn undoes a spawn refused after takeSpawn: the spawn_count goes
+// back to the pools, and child, never published, back to w's free list.
+func (n *Nursery) unspawn(child *Task, w *Worker) {
+	n.refundSpawn()
+	if child.recycle {
+		*child = Task{}
+		w.freeTasks.put(child)
+	}
+}
+
 // freeSlotsKept bounds the free-slot list a reused nursery keeps.
 const freeSlotsKept = 1024
 
@@ -383,28 +492,75 @@ func (n *Nursery) freeSlot(c nursery.Child) {
 // n's owner may call it, from its body. It fails as Spawn does. Since no
 // *Task escapes, the scheduler reuses the child's memory once it is done.
 func (n *Nursery) Go(name string, fn Func, o ...SpawnOptions) error {
-	var opts SpawnOptions
+	opts := spawnOptions("Go", o)
+	if err := n.ownerRuns("Go"); err != nil {
+		return err
+	}
+	_, err := n.spawn(n.owner, name, fn, opts, true, false)
+	return err
+}
+
+// GoFrom is Go called by t, a task running inside n (a child of n, or a
+// descendant of one) or n's owner: a child spawns into the nursery it was
+// handed, as in Trio, and stays structured, since n waits for every
+// child, these included, before its owner leaves it. A task outside n
+// gets ErrNurseryNotActive (a *Nursery is valid only while n's body or
+// one of its children runs: see the package doc on lifetimes). The spawn
+// is t's checkpoint and is charged to t and to n's pool.
+func (n *Nursery) GoFrom(t *Task, name string, fn Func, o ...SpawnOptions) error {
+	opts := spawnOptions("GoFrom", o)
+	if !n.admits(t) {
+		return n.notActive()
+	}
+	_, err := n.spawn(t, name, fn, opts, true, false)
+	return err
+}
+
+// TryGo is Go unless the nursery's MaxConcurrent children already run (or
+// wait to): then it spawns nothing and reports false, as errgroup's TryGo
+// does, so that the owner can do something else instead of queueing
+// more work. Without MaxConcurrent it always spawns. Go, past
+// MaxConcurrent, queues the child, whose memory then counts while it
+// waits; spawn_count bounds how many can.
+func (n *Nursery) TryGo(name string, fn Func, o ...SpawnOptions) (bool, error) {
+	opts := spawnOptions("TryGo", o)
+	if err := n.ownerRuns("TryGo"); err != nil {
+		return false, err
+	}
+	_, err := n.spawn(n.owner, name, fn, opts, true, true)
+	if err == errFull {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// spawnOptions is the optional SpawnOptions argument of Go and friends.
+func spawnOptions(op string, o []SpawnOptions) SpawnOptions {
 	switch len(o) {
 	case 0:
+		return SpawnOptions{}
 	case 1:
-		opts = o[0]
-	default:
-		panic("sched: Nursery.Go: more than one SpawnOptions")
+		return o[0]
 	}
-	n.ownerRuns("Go")
-	_, err := n.spawn(n.owner, name, fn, opts, true)
-	return err
+	panic("sched: Nursery." + op + ": more than one SpawnOptions")
 }
 
 // ownerRuns panics unless n's owner is running: Go, which is not handed
 // the calling task, would otherwise spawn on the owner's behalf from
 // another task, a data race. It catches a call from a child while the owner
 // awaits or is queued; one made while the owner also runs, on another
-// worker, goes unseen (the race detector sees it).
-func (n *Nursery) ownerRuns(op string) {
+// worker, goes unseen (the race detector sees it). A nursery that has
+// ended and not been reused yet has no owner: that is ErrNurseryNotActive
+// (the JDK's fork after close), not a panic; one already reused for
+// another nursery cannot be told apart (see the package doc on lifetimes).
+func (n *Nursery) ownerRuns(op string) error {
+	if n.owner == nil {
+		return &SchedError{Code: CodeNurseryNotActive, Detail: "Nursery." + op + " on a nursery that has ended"}
+	}
 	if n.owner.State() != StateRunning {
 		panic("sched: Nursery." + op + ": the nursery's owner is not running: only the owner may call it, from its body")
 	}
+	return nil
 }
 
 // Cancel cancels the nursery (ExplicitCancel). Only the owner calls it.
@@ -439,8 +595,17 @@ func (n *Nursery) complete(t *Task, w *Worker) {
 		panic(fmt.Sprintf("sched: Nursery.complete: %v", err))
 	}
 
-	if !hadErr && t.result.IsError() {
-		n.firstErr = t.failure() // this child's error is the first
+	if t.result.IsError() {
+		err := t.failure()
+		if err == nil {
+			err = errors.New(t.result.ErrorText())
+		}
+		if !hadErr {
+			n.firstErr = err // this child's error is the first
+		}
+		if n.m.Mode() == nursery.CollectAll {
+			n.errs = append(n.errs, err)
+		}
 	}
 	switch {
 	case lean:

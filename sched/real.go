@@ -26,6 +26,7 @@ func (s *Scheduler) RunWith(name string, fn Func, before func(root *Task)) Resul
 		s.clock = &wallClock{start: time.Now()}
 	}
 	s.timers.wake = make(chan struct{}, 1)
+	s.real.Store(true)
 	stop := make(chan struct{})
 	clockDone := make(chan struct{})
 	go func() {
@@ -81,9 +82,7 @@ func (s *Scheduler) runClock(stop <-chan struct{}) {
 		}
 		now := s.clock.Now()
 		if next <= now {
-			s.firing.Add(1)
-			s.FireTimers(now)
-			s.firing.Add(-1)
+			s.fireAndRecheck(now)
 			continue
 		}
 		tm := time.NewTimer(time.Duration(next-now) * RealTickNanos)
@@ -150,9 +149,22 @@ func (s *Scheduler) fireDue() {
 		return
 	}
 	if now := s.clock.Now(); now >= due {
-		s.firing.Add(1)
-		s.FireTimers(now)
-		s.firing.Add(-1)
+		s.fireAndRecheck(now)
+	}
+}
+
+// fireAndRecheck fires the timers due at now. If that left no timer
+// pending, it wakes a sleeping worker: a worker decides that the run is
+// deadlocked only as it goes to sleep, and while a timer was pending every
+// worker may have gone to sleep without deciding it; a timer that fires
+// and makes no task runnable (a nursery timeout whose owner's body waits
+// on a channel, say) would otherwise leave them asleep for ever.
+func (s *Scheduler) fireAndRecheck(now uint64) {
+	s.firing.Add(1)
+	s.FireTimers(now)
+	s.firing.Add(-1)
+	if !s.timersPending() {
+		s.park.notify()
 	}
 }
 
@@ -239,11 +251,13 @@ func (p *parking) wait(w *Worker, timeout time.Duration) bool {
 		p.mu.Unlock()
 		return true
 	}
-	// Every worker idle, no timer pending or firing, and no work: no task
-	// can ever run again. The order of the looks matters: a timer leaves
-	// the heap only after firing went up, and firing goes down only after
-	// the tasks it woke were queued, so one of the three sees it.
-	if int(idle) == len(s.workers) && !s.timersPending() && s.firing.Load() == 0 && !w.hasWork() {
+	// Every worker idle, no timer pending or firing, no Blocking call in
+	// flight, and no work: no task can ever run again. The order of the
+	// looks matters: a timer leaves the heap only after firing went up,
+	// and firing goes down only after the tasks it woke were queued, so
+	// one of the three sees it; a Blocking call likewise queues its task
+	// before it leaves blockingN.
+	if int(idle) == len(s.workers) && !s.timersPending() && s.firing.Load() == 0 && s.blockingN.Load() == 0 && !w.hasWork() {
 		p.idle.Add(-1)
 		p.mu.Unlock()
 		s.deadlock(w)

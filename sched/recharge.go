@@ -34,7 +34,7 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 			}
 		}
 		if n == nil || x.as == "" || t.s.cfg.Profile != ProfileCluster {
-			return &SchedError{Code: ErrResourceExhausted, Detail: comp.String() + " exhausted"}
+			return &SchedError{Code: CodeResourceExhausted, Detail: comp.String() + " exhausted"}
 		}
 		// Wait for the supervisor.
 		t.enlist() // already done at spawn for a task with a name (lean.go)
@@ -147,7 +147,7 @@ func (t *Task) Recharge(name string, amount Budget) (bool, error) {
 	case t.s.cfg.Profile == ProfileCluster:
 	case t.s.cfg.Profile == ProfileSovereign && t.caps&CapSupervisor != 0:
 	default:
-		return false, &SchedError{Code: ErrCapabilityDenied, Detail: "recharge needs the cluster profile or the supervisor capability"}
+		return false, &SchedError{Code: CodeCapabilityDenied, Detail: "recharge needs the cluster profile or the supervisor capability"}
 	}
 	t.mu.Lock()
 	innermost := t.owned

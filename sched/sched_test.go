@@ -290,11 +290,11 @@ func TestNurserySize(t *testing.T) {
 // child's own error value, a panic arrives as its *PanicError, and a
 // SchedError matches on its code only when the codes agree.
 func TestErrorMatching(t *testing.T) {
-	se := &SchedError{Code: ErrCapabilityDenied, Detail: "x"}
-	if !errors.Is(se, &SchedError{Code: ErrCapabilityDenied}) || errors.Is(se, &SchedError{Code: ErrResourceExhausted}) {
+	se := &SchedError{Code: CodeCapabilityDenied, Detail: "x"}
+	if !errors.Is(se, &SchedError{Code: CodeCapabilityDenied}) || errors.Is(se, &SchedError{Code: CodeResourceExhausted}) {
 		t.Fatal("SchedError.Is does not match on the code")
 	}
-	if errors.Is(se, &SchedError{Code: ErrCapabilityDenied, Detail: "y"}) {
+	if errors.Is(se, &SchedError{Code: CodeCapabilityDenied, Detail: "y"}) {
 		t.Fatal("SchedError.Is ignores a target's Detail")
 	}
 	if !errors.Is(&CancelError{Reason: nursery.Timeout}, ErrCancelled) || errors.Is(se, ErrCancelled) {

@@ -30,6 +30,8 @@ type Scheduler struct {
 	limitHit   atomic.Bool
 	deadlocked atomic.Bool
 	firing     atomic.Int32 // real mode: the clock goroutine is firing timers
+	real       atomic.Bool  // driven by Run: Blocking runs its function on a goroutine of its own
+	blockingN  atomic.Int64 // real mode: Blocking calls in flight; their tasks are not deadlocked
 
 	logMu sync.Mutex
 	log   []string

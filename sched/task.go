@@ -1,7 +1,9 @@
 package sched
 
 import (
+	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -85,6 +87,7 @@ type Task struct {
 	credit          *Budget // granted by a supervisor, not yet absorbed; guarded by mu
 	caps            Caps
 	started         bool
+	ending          bool // in end: its cleanups are the task's last (see protect)
 	hasValue        bool
 	rechargeWaiting bool  // parked waiting for a supervisor; guarded by mu
 	recycle         bool  // spawned by Nursery.Go without a Sink: reused once done (see free.go)
@@ -108,6 +111,9 @@ type taskExt struct {
 	selfRecharged bool
 	as            string // the name a supervisor recharges it by
 	err           error  // the error value behind an error result
+
+	ctx       context.Context         // see Context; nil until asked for
+	ctxCancel context.CancelCauseFunc // written under mu: markCancel reads it from other workers
 }
 
 // ext returns t's taskExt, allocating it on first use. Only the task itself
@@ -134,6 +140,10 @@ type cleanup struct {
 // follow creation order when the scheduler keeps its tasks (KeepTasks, a
 // Sink); otherwise each worker hands out ids from blocks it reserves.
 func (t *Task) ID() uint64 { return t.id }
+
+// Scheduler is the scheduler the task runs on (for NewChan and
+// NewChannel from inside a task).
+func (t *Task) Scheduler() *Scheduler { return t.s }
 
 // Name is the name the task was spawned with.
 func (t *Task) Name() string { return t.name }
@@ -174,11 +184,55 @@ func (t *Task) SetValue(v int64) { t.value, t.hasValue = v, true }
 // is_cancelled() of seed 004; unlike Checkpoint it never ends the task.
 func (t *Task) IsCancelled() bool { return t.marked() != 0 }
 
+// taskBody is a Task seen as its fiber's body. It is a type of its own
+// so that RunFiber, which only the fiber calls, stays out of Task's
+// documented methods; converting a *Task to it costs nothing, and a
+// pointer in an interface allocates nothing, so starting a task allocates
+// no closure.
+type taskBody Task
+
 // RunFiber is the fiber body of every task: run the task's function, then its
-// remaining cleanups in LIFO order, and record the result. It implements
-// fiber.Body so that starting a task allocates no closure.
-func (t *Task) RunFiber(_ *fiber.Fiber) {
-	err, p := t.protect(t.call)
+// remaining cleanups in LIFO order, and record the result.
+func (b *taskBody) RunFiber(_ *fiber.Fiber) {
+	t := (*Task)(b)
+	err, p := t.protectBody()
+	t.end(err, p)
+}
+
+// protectBody runs t's function, capturing a panic as protect does. A
+// runtime.Goexit cannot be stopped or captured: the deferred call sees it
+// (no panic, yet the function did not return) and ends the task from
+// there, in the middle of the Goexit, as if the body had panicked with
+// ErrGoexit; the fiber then hands control back to the worker (package
+// fiber). A Goexit in a cleanup is handled likewise by protect.
+//
+//lint:ignore ST1008 the panic is a second result beside the error, not the error itself
+func (t *Task) protectBody() (err error, p *PanicError) {
+	returned := false
+	defer func() {
+		if r := recover(); r != nil {
+			if t.s.aborting.Load() {
+				panic(r)
+			}
+			p = capture(r)
+		} else if !returned && !t.s.aborting.Load() {
+			t.end(nil, goexitError())
+		}
+	}()
+	err = t.fn(t)
+	returned = true
+	return err, nil
+}
+
+// goexitError is the panic a runtime.Goexit in a task stands for.
+func goexitError() *PanicError {
+	return &PanicError{Value: ErrGoexit, Stack: debug.Stack()}
+}
+
+// end runs t's remaining cleanups and records its result, given what its
+// body returned or raised.
+func (t *Task) end(err error, p *PanicError) {
+	t.ending = true
 	res := resultOf(err, t.value, t.hasValue)
 	if p != nil {
 		res, err = t.panicResult(p), p
@@ -194,6 +248,9 @@ func (t *Task) RunFiber(_ *fiber.Fiber) {
 		t.ext().err = err
 	}
 	t.result = res
+	if t.taskExt != nil && t.ctxCancel != nil {
+		t.ctxCancel(nil) // the task has ended: so has its context
+	}
 }
 
 // failure is the error value behind an error result (see ChildError.Err).
@@ -204,8 +261,6 @@ func (t *Task) failure() error {
 	return t.err
 }
 
-func (t *Task) call() error { return t.fn(t) }
-
 func (t *Task) panicResult(p *PanicError) Result {
 	t.ext().panicStack = p.Stack
 	return nursery.Panic(fmt.Sprint(p.Value))
@@ -215,17 +270,29 @@ func (t *Task) panicResult(p *PanicError) Result {
 // run (deadlock or livelock in the simulator), panics pass through so that
 // the fiber can be unwound.
 //
+// A runtime.Goexit in one of the task's last cleanups (run by end) ends
+// the task from the deferred call: end runs again, the remaining cleanups
+// first, and records ErrGoexit. Elsewhere (a Using body, a cleanup a
+// Using block runs) the Goexit goes on to the enclosing nursery or to
+// protectBody, which unwind in the program's order.
+//
 //lint:ignore ST1008 the panic is a second result beside the error, not the error itself
 func (t *Task) protect(fn func() error) (err error, p *PanicError) {
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			if t.s.aborting.Load() {
 				panic(r)
 			}
 			p = capture(r)
+		} else if !returned && t.ending && !t.s.aborting.Load() {
+			t.cleanupDepth = 0
+			t.end(nil, goexitError())
 		}
 	}()
-	return fn(), nil
+	err = fn()
+	returned = true
+	return err, nil
 }
 
 // suspend gives control back to the worker with a reason.
@@ -418,7 +485,11 @@ func (t *Task) markCancel(r nursery.Reason, w *Worker) {
 	for n := t.owned; n != nil; n = n.outer {
 		n.cancel(r, w)
 	}
+	cancelCtx := t.contextCancel()
 	t.mu.Unlock()
+	if cancelCtx != nil {
+		cancelCtx(&CancelError{Reason: r})
+	}
 	// A task blocked on a channel or asleep is interrupted; it observes
 	// the cancellation when it runs again. (Dekker with park: mark was
 	// stored before waitingOn is loaded.)

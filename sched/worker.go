@@ -222,7 +222,7 @@ func (w *Worker) run(t *Task) {
 	}
 	t.w = w
 	if t.fib == nil {
-		t.fib = w.fibs.Get(t)
+		t.fib = w.fibs.Get((*taskBody)(t))
 	}
 	for {
 		t.state.Store(uint32(StateRunning))
@@ -233,10 +233,10 @@ func (w *Worker) run(t *Task) {
 		}
 		why, st := t.fib.Resume()
 		if st != fiber.Suspended {
-			if st == fiber.Panicked {
-				// RunFiber recovers every panic of the body; reaching
-				// here is a scheduler bug, reported as the task's panic.
-				pe := t.fib.Panic()
+			if pe := t.fib.Panic(); st == fiber.Panicked && !pe.Goexited() {
+				// Task.run recovers every panic of the body (and ends the
+				// task itself on a Goexit); reaching here is a scheduler
+				// bug, reported as the task's panic.
 				t.result = nursery.Panic("sched: " + pe.Error())
 				t.ext().panicStack = pe.Stack
 			}
