@@ -229,7 +229,7 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	// body that observed its owner's cancellation while a child had
 	// already failed hands on the child's error, not the cancellation,
 	// which would otherwise lose it. A body's own error stays its own.
-	if err != nil && (!failed || !errors.Is(err, ErrCancelled)) {
+	if err != nil && (!failed || !errors.Is(err, ErrCancelled) || mutant.On(mutant.ChildErrorDroppedOnCancel)) {
 		return err
 	}
 	if failed {
@@ -296,8 +296,12 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	}
 	s.register(nil, n)
 	if owner.emitting() {
-		owner.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),
-			trace.S("mode", o.Mode.String()), trace.S("to", nursery.Open.String()))
+		open := []trace.Field{trace.I("nursery", int64(n.id)), trace.S("label", n.label),
+			trace.S("mode", o.Mode.String()), trace.S("to", nursery.Open.String()), trace.S(trace.KeyCatch, "true")}
+		if !o.Catch {
+			open = open[:len(open)-1] // written only when set: the oracle needs it, other traces stay as they were
+		}
+		owner.emit(trace.KindNursery, open...)
 	}
 	return n
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/trace"
@@ -19,6 +20,7 @@ type history struct {
 	order     []int64   // nursery ids in open order
 	n         int       // events seen
 	last      *taskHist // the task of the last run event: runs come in streaks
+	leaving   int       // tasks whose leaving is being followed (taskHist.leaving)
 }
 
 type taskHist struct {
@@ -35,11 +37,18 @@ type taskHist struct {
 	pushed    []int64 // cleanup seqs pushed and not yet run
 	lifoBad   string
 	owned     []int64 // nurseries it opened, in open order
+	// leaving is the nursery the task owns that has just ended
+	// child_failed without catch, until the task's next own act shows
+	// that Task.Nursery returned an error; wentOn is the first act that
+	// showed otherwise.
+	leaving *nurseryHist
+	wentOn  string
 }
 
 type nurseryHist struct {
 	id        int64
 	label     string
+	catch     bool // a child error does not propagate to the owner
 	owner     int64
 	ownedAt   int // index in the owner's owned list
 	openAt    int
@@ -91,6 +100,9 @@ func (h *history) task(id int64) *taskHist {
 func (h *history) add(e *trace.Event) {
 	i := h.n
 	h.n++
+	if h.leaving > 0 && e.Kind != trace.KindRun {
+		h.follow(e)
+	}
 	switch e.Kind {
 	case trace.KindRun:
 		h.run(e, i)
@@ -160,7 +172,7 @@ func (h *history) nursery(e *trace.Event, i int) {
 	n := h.nurseries[id]
 	if _, ok := field(e, trace.KeyMode); ok { // open
 		n = &nurseryHist{id: id, label: strField(e, trace.KeyLabel), owner: intField(e, trace.KeyTask), openAt: i,
-			state: nursery.Open, termAt: -1, cancelAt: -1}
+			state: nursery.Open, termAt: -1, cancelAt: -1, catch: strField(e, trace.KeyCatch) == "true"}
 		h.nurseries[id] = n
 		h.order = append(h.order, id)
 		o := h.task(n.owner)
@@ -175,6 +187,10 @@ func (h *history) nursery(e *trace.Event, i int) {
 		n.outcome, n.errText = out.Str, strField(e, trace.KeyError)
 		if n.termAt < 0 {
 			n.termAt = i
+			if o := h.tasks[n.owner]; n.passesError(o) && o.leaving == nil && o.wentOn == "" {
+				o.leaving = n
+				h.leaving++
+			}
 		}
 		return
 	}
@@ -189,6 +205,70 @@ func (h *history) nursery(e *trace.Event, i int) {
 	if to == nursery.Cancelling && n.cancelAt < 0 {
 		n.cancelAt, n.reason = i, strField(e, trace.KeyReason)
 	}
+}
+
+// passesError reports whether n ended with a child error its owner o must
+// fail with: child_failed, no catch, and not opened by a cleanup of an
+// owner already cancelled. A task opens a nursery after its cancel mark
+// only in a cleanup (elsewhere the nursery's entry observes the mark), and
+// a cleanup's error gives way to a cancelled result
+// (docs/semantics.md#cancellation-and-unwinding).
+func (n *nurseryHist) passesError(o *taskHist) bool {
+	return n.outcome == nursery.ChildFailed.String() && !n.catch && !(o.markAt >= 0 && n.openAt > o.markAt)
+}
+
+// follow watches what a task does first after a nursery of its own ended
+// with an error it must pass on (taskHist.leaving): Task.Nursery returned
+// that error, so the task leaves. Leaving shows as a cleanup running, an
+// event of an enclosing nursery of its own (cancelled by the exit, or
+// awaited), a wait for one, or an error result. Going on shows as an act
+// of its body: a spawn, a nursery opened, a cleanup pushed, a yield, a
+// block on anything but a nursery, a cancellation observed, a log, a budget
+// event, or a result that is not an error. Scheduling events (run, pop,
+// wake, a cancel mark set by another task) show neither. O(1) an event.
+func (h *history) follow(e *trace.Event) {
+	id, act := intField(e, trace.KeyTask), ""
+	switch e.Kind {
+	case trace.KindSpawn:
+		id, act = intField(e, trace.KeyParent), fmt.Sprintf("spawned t%d", intField(e, trace.KeyTask))
+	case trace.KindNursery:
+		if _, open := field(e, trace.KeyMode); open {
+			act = "opened nursery " + strField(e, trace.KeyLabel)
+			break
+		}
+		n := h.nurseries[intField(e, trace.KeyNursery)]
+		if n == nil {
+			return
+		}
+		id = n.owner
+	case trace.KindCleanup:
+		if strField(e, trace.KeyDo) == "push" {
+			act = "pushed a cleanup"
+		}
+	case trace.KindBlock:
+		if on := strField(e, "on"); !strings.HasPrefix(on, "nursery ") {
+			act = "blocked on " + on
+		}
+	case trace.KindResult:
+		if r, err := nursery.ParseResult(strField(e, trace.KeyResult)); err == nil && !r.IsError() {
+			act = "ended " + strField(e, trace.KeyResult)
+		}
+	case trace.KindYield, trace.KindObserve, trace.KindLog, trace.KindExhausted, trace.KindRecharge:
+		act = e.Kind.String()
+	default:
+		return
+	}
+	t := h.tasks[id]
+	if t == nil || t.leaving == nil {
+		return
+	}
+	if act != "" {
+		n := t.leaving
+		t.wentOn = fmt.Sprintf("owner t%d %s right after its nursery %s (n%d) ended child_failed with %q: Task.Nursery returned no error",
+			t.id, act, n.label, n.id, n.errText)
+	}
+	t.leaving = nil
+	h.leaving--
 }
 
 func parseState(s string) nursery.State {

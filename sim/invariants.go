@@ -10,17 +10,20 @@ import (
 // recorded events (seeded mode), so a scheduler bug that the final state
 // would hide still shows up.
 const (
-	InvNoOrphan        = "no-orphan"
-	InvBarrier         = "completion-barrier"
-	InvLIFOCleanup     = "lifo-cleanup"
-	InvInnerFirst      = "inner-before-outer"
-	InvFirstError      = "first-error-wins"
-	InvErrorOverCancel = "error-outranks-cancel"
-	InvTerminal        = "terminal-states-final"
-	InvSpawnOrder      = "results-in-spawn-order"
-	InvQueuedCancel    = "cancelled-in-queue-never-runs"
-	InvTransitive      = "transitive-cancellation"
-	InvNoCrash         = "scheduler-no-panic"
+	InvNoOrphan         = "no-orphan"
+	InvBarrier          = "completion-barrier"
+	InvLIFOCleanup      = "lifo-cleanup"
+	InvInnerFirst       = "inner-before-outer"
+	InvFirstError       = "first-error-wins"
+	InvErrorOverCancel  = "error-outranks-cancel"
+	InvTerminal         = "terminal-states-final"
+	InvSpawnOrder       = "results-in-spawn-order"
+	InvQueuedCancel     = "cancelled-in-queue-never-runs"
+	InvTransitive       = "transitive-cancellation"
+	InvNoCrash          = "scheduler-no-panic"
+	InvOwnerFails       = "child-error-fails-owner"
+	InvOwnerLeaves      = "owner-leaves-on-child-error"
+	InvErrorReachesRoot = "child-error-reaches-root"
 )
 
 // invariant is one requirement of docs/spec.md checked over a run's
@@ -46,6 +49,9 @@ var invariants = []invariant{
 	{InvSpawnOrder, resultsInSpawnOrder},
 	{InvQueuedCancel, cancelledInQueueNeverRuns},
 	{InvTransitive, transitiveCancellation},
+	{InvOwnerFails, childErrorFailsOwner},
+	{InvOwnerLeaves, ownerLeavesOnChildError},
+	{InvErrorReachesRoot, childErrorReachesRoot},
 }
 
 // view is what every invariant reads: the run, its digested history and
@@ -274,6 +280,90 @@ func transitiveCancellation(v *view) string {
 		}
 	}
 	return ""
+}
+
+// childErrorFailsOwner: the owner of a nursery that ended child_failed
+// and does not catch ends with an error (that one, or one of its own that
+// outranks it), never ok or cancelled.
+func childErrorFailsOwner(v *view) string {
+	for _, id := range v.h.order {
+		n := v.h.nurseries[id]
+		o := v.h.tasks[n.owner]
+		if n.termAt < 0 || o.resultAt < 0 || !n.passesError(o) {
+			continue
+		}
+		if r, err := nursery.ParseResult(o.result); err == nil && !r.IsError() {
+			return fmt.Sprintf("owner t%d ended %s though its nursery %s (n%d) ended child_failed with %q and does not catch",
+				o.id, o.result, n.label, n.id, n.errText)
+		}
+	}
+	return ""
+}
+
+// ownerLeavesOnChildError: right after such a nursery ends, its owner
+// leaves (Task.Nursery returned the error) rather than going on with its
+// body; history.follow watches for it.
+func ownerLeavesOnChildError(v *view) string {
+	for _, id := range v.taskIDs {
+		if t := v.h.tasks[id]; t.wentOn != "" {
+			return t.wentOn
+		}
+	}
+	return ""
+}
+
+// childErrorReachesRoot: when the run finished and a nursery ended
+// child_failed with an unbroken chain of non-catching nurseries between it
+// and the root, the root ends with an error.
+func childErrorReachesRoot(v *view) string {
+	root := v.h.tasks[1]
+	if !v.finished || root == nil || root.resultAt < 0 {
+		return ""
+	}
+	if r, err := nursery.ParseResult(root.result); err != nil || r.IsError() {
+		return ""
+	}
+	reaches := make(map[int64]bool, len(v.h.nurseries)) // memo: n's error is passed on up to the root
+	for _, id := range v.h.order {
+		if n := v.h.nurseries[id]; n.termAt >= 0 && n.outcome == nursery.ChildFailed.String() && v.passedToRoot(n, reaches) {
+			return fmt.Sprintf("the root ended %s though nursery %s (n%d) ended child_failed with %q and no nursery between it and the root catches",
+				root.result, n.label, n.id, n.errText)
+		}
+	}
+	return ""
+}
+
+// passedToRoot reports whether n's child error passes from owner to owner
+// up to the root: each nursery on the way passes its error on
+// (passesError), and each owner but the root is a child of the next.
+// O(depth) the first time for a chain, O(1) after, so O(n) over a run.
+func (v *view) passedToRoot(n *nurseryHist, reaches map[int64]bool) bool {
+	var chain []*nurseryHist
+	ok := false
+	for x := n; ; {
+		if r, seen := reaches[x.id]; seen {
+			ok = r
+			break
+		}
+		chain = append(chain, x)
+		o := v.h.tasks[x.owner]
+		if !x.passesError(o) {
+			break
+		}
+		if o.id == 1 {
+			ok = true
+			break
+		}
+		up := v.h.nurseries[o.nursery]
+		if up == nil {
+			break
+		}
+		x = up
+	}
+	for _, x := range chain {
+		reaches[x.id] = ok
+	}
+	return ok
 }
 
 // finalInvariants are what real mode can check, on the final tables

@@ -9,6 +9,7 @@ const (
 	KeyParent   = "parent"  // a spawn's spawning task
 	KeyLabel    = "label"   // a nursery's or cleanup's label
 	KeyMode     = "mode"    // a nursery's mode; present only on its open
+	KeyCatch    = "catch"   // on a nursery's open, only when it catches its children's errors
 	KeyFrom     = "from"    // a transition's state before
 	KeyTo       = "to"      // a transition's state after; the clock's new time
 	KeyReason   = "reason"  // a cancellation's reason
