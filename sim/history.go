@@ -208,13 +208,19 @@ func (h *history) nursery(e *trace.Event, i int) {
 }
 
 // passesError reports whether n ended with a child error its owner o must
-// fail with: child_failed, no catch, and not opened by a cleanup of an
-// owner already cancelled. A task opens a nursery after its cancel mark
-// only in a cleanup (elsewhere the nursery's entry observes the mark), and
-// a cleanup's error gives way to a cancelled result
-// (docs/semantics.md#cancellation-and-unwinding).
+// fail with: child_failed, and n passes errors on (passesOn).
 func (n *nurseryHist) passesError(o *taskHist) bool {
-	return n.outcome == nursery.ChildFailed.String() && !n.catch && !(o.markAt >= 0 && n.openAt > o.markAt)
+	return n.outcome == nursery.ChildFailed.String() && n.passesOn(o)
+}
+
+// passesOn reports whether a child error of n must reach its owner o: n
+// does not catch, and was not opened by a cleanup of an owner already
+// cancelled. A task opens a nursery after its cancel mark only in a
+// cleanup (elsewhere the nursery's entry observes the mark), and a
+// cleanup's error gives way to a cancelled result
+// (docs/semantics.md#cancellation-and-unwinding).
+func (n *nurseryHist) passesOn(o *taskHist) bool {
+	return !n.catch && !(o.markAt >= 0 && n.openAt > o.markAt)
 }
 
 // follow watches what a task does first after a nursery of its own ended

@@ -334,8 +334,9 @@ func childErrorReachesRoot(v *view) string {
 }
 
 // passedToRoot reports whether n's child error passes from owner to owner
-// up to the root: each nursery on the way passes its error on
-// (passesError), and each owner but the root is a child of the next.
+// up to the root: each nursery on the way passes errors on (passesOn),
+// whatever its outcome (the outcome is what a lost error changes), and
+// each owner but the root is a child of the next.
 // O(depth) the first time for a chain, O(1) after, so O(n) over a run.
 func (v *view) passedToRoot(n *nurseryHist, reaches map[int64]bool) bool {
 	var chain []*nurseryHist
@@ -347,7 +348,7 @@ func (v *view) passedToRoot(n *nurseryHist, reaches map[int64]bool) bool {
 		}
 		chain = append(chain, x)
 		o := v.h.tasks[x.owner]
-		if !x.passesError(o) {
+		if !x.passesOn(o) {
 			break
 		}
 		if o.id == 1 {

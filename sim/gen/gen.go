@@ -339,9 +339,10 @@ const (
 	kSleep
 	kAlloc
 	kSyscall
-	kPair       // a channel: a producer and a consumer spawned side by side
-	kSpinner    // a spawn of a task looping for ever, stopped by timeout or budget
-	kSupervised // a nursery: a spawn `as` A, a few ops, and a recharge of A
+	kPair           // a channel: a producer and a consumer spawned side by side
+	kSpinner        // a spawn of a task looping for ever, stopped by timeout or budget
+	kSupervised     // a nursery: a spawn `as` A, a few ops, and a recharge of A
+	kCancelledOwner // a spawned owner blocked in its nursery body, cancelled from outside while its child fails
 
 	// kNoEnding, in the endings lists, is a body that runs off its end.
 	kNoEnding = kLog
@@ -460,6 +461,9 @@ func (b *builder) kinds(d *opDraw, room int) []int {
 			if b.spinnerFits(s, budget) {
 				kinds = append(kinds, kSpinner)
 			}
+			if b.cancelledOwnerFits(s, budget) {
+				kinds = append(kinds, kCancelledOwner)
+			}
 		}
 	}
 	canNest := s.depth < bodyDepthMax
@@ -523,9 +527,10 @@ func init() {
 			name := rapid.SampledFrom(d.spawns).Draw(b.t, "spawn")
 			return one(b.spawn(name), 2+b.cost[name])
 		},
-		kSupervised: func(b *builder, d *opDraw) ([]scenario.Op, int) { return b.supervised(d.s, d.budget) },
-		kPair:       func(b *builder, d *opDraw) ([]scenario.Op, int) { return b.pair(d.s, d.budget) },
-		kSpinner:    func(b *builder, d *opDraw) ([]scenario.Op, int) { return b.spinner(d.s, d.budget) },
+		kSupervised:     func(b *builder, d *opDraw) ([]scenario.Op, int) { return b.supervised(d.s, d.budget) },
+		kPair:           func(b *builder, d *opDraw) ([]scenario.Op, int) { return b.pair(d.s, d.budget) },
+		kSpinner:        func(b *builder, d *opDraw) ([]scenario.Op, int) { return b.spinner(d.s, d.budget) },
+		kCancelledOwner: func(b *builder, d *opDraw) ([]scenario.Op, int) { return b.cancelledOwner(d.s, d.budget) },
 		kCancel: func(b *builder, d *opDraw) ([]scenario.Op, int) {
 			label := rapid.SampledFrom(d.s.nurseries).Draw(b.t, "cancel")
 			return one(scenario.Op{Kind: scenario.Cancel, Str: label}, 0)
@@ -750,6 +755,7 @@ func (b *builder) pairFits(s scope, budget int) bool {
 // only, and a budget that covers them.
 func (b *builder) pair(s scope, budget int) ([]scenario.Op, int) {
 	b.pairs++
+	b.extra += 2 // both partners, before the first's tail may make tasks of its own
 	half := (budget - 4) / 2
 	chanMax := min(chanOpsMax, half/partnerOpCost-1)
 	ch := scenario.Channel{Name: b.next("ch"), Capacity: b.draw(0, capacityMax, "capacity")}
@@ -771,7 +777,6 @@ func (b *builder) pair(s scope, budget int) ([]scenario.Op, int) {
 // fillers between them, a close after the sends, then a short tail of
 // any ops. It returns the spawn that starts it, and its cost.
 func (b *builder) partner(prefix, ch string, kind scenario.OpKind, n int, collect bool, budget int) (scenario.Op, int) {
-	b.extra++
 	name := b.next(prefix)
 	failAt := -1
 	if !collect && n > 0 && b.chance(4, "fails_early") {
