@@ -74,6 +74,11 @@ func checkInvariants(run *Run, h *history) []Check {
 	return checks
 }
 
+// codeOrphanedTask heads the reports of a task that escaped its nursery:
+// the seeds' error code for what must be impossible (docs/semantics.md's
+// error table).
+const codeOrphanedTask = "N3001 OrphanedTask"
+
 // schedulerNoPanic: the scheduler itself never panicked.
 func schedulerNoPanic(v *view) string { return v.run.Crash }
 
@@ -83,7 +88,7 @@ func noOrphan(v *view) string {
 	for _, id := range v.taskIDs {
 		t := v.h.tasks[id]
 		if id != 1 && (t.spawnAt < 0 || v.h.nurseries[t.nursery] == nil) {
-			return fmt.Sprintf("task t%d belongs to no nursery", id)
+			return fmt.Sprintf("%s: task t%d belongs to no nursery", codeOrphanedTask, id)
 		}
 		if v.finished && t.resultAt < 0 {
 			return fmt.Sprintf("task t%d never finished though the run did", id)
@@ -106,11 +111,11 @@ func completionBarrier(v *view) string {
 		}
 		for _, c := range n.children {
 			if ct := v.h.tasks[c]; ct.resultAt < 0 || ct.resultAt > n.termAt {
-				return fmt.Sprintf("nursery %s (n%d) ended before its child t%d finished", n.label, n.id, c)
+				return fmt.Sprintf("%s: nursery %s (n%d) ended before its child t%d finished", codeOrphanedTask, n.label, n.id, c)
 			}
 		}
 		if o := v.h.tasks[n.owner]; o.resultAt >= 0 && o.resultAt < n.termAt {
-			return fmt.Sprintf("owner t%d of nursery %s (n%d) finished before the nursery ended", o.id, n.label, n.id)
+			return fmt.Sprintf("%s: owner t%d of nursery %s (n%d) finished before the nursery ended", codeOrphanedTask, o.id, n.label, n.id)
 		}
 	}
 	return ""

@@ -127,3 +127,29 @@ func TestNurseryInCancelledCleanup(t *testing.T) {
 		}
 	}
 }
+
+// TestOrphanReportsCarryN3001: a task that escaped its nursery (the
+// nursery ended first, or it belongs to none) is reported under the
+// seeds' code N3001 OrphanedTask.
+func TestOrphanReportsCarryN3001(t *testing.T) {
+	escaped := ownerView(t, `0 0 w0 global task=1
+1 1 w0 nursery task=1 nursery=1 label=n mode=fail_fast to=Open
+2 2 w0 spawn task=2 parent=1 nursery=1 name=child admit=run
+3 3 w0 nursery nursery=1 label=n from=Open to=Closing
+3 3 w0 nursery nursery=1 label=n from=Closing to=Closed
+3 3 w0 nursery nursery=1 label=n outcome=success
+4 4 w0 result task=2 result=ok:0
+5 5 w0 result task=1 result=ok:0
+`)
+	if got := completionBarrier(escaped); !strings.HasPrefix(got, "N3001 OrphanedTask: ") {
+		t.Errorf("completion-barrier reported %q", got)
+	}
+	stray := ownerView(t, `0 0 w0 global task=1
+1 1 w0 spawn task=2 parent=1 nursery=9 name=child admit=run
+2 2 w0 result task=2 result=ok:0
+3 3 w0 result task=1 result=ok:0
+`)
+	if got := noOrphan(stray); !strings.HasPrefix(got, "N3001 OrphanedTask: ") {
+		t.Errorf("no-orphan reported %q", got)
+	}
+}
