@@ -79,6 +79,7 @@ type Run struct {
 	Workers   []WorkerRow
 	Stuck     []string // deadlock: the tasks that can never run again
 	Crash     string   // the scheduler's own panic, when Outcome is crash
+	Limit     string   // livelock: the resource limit the run passed, if not max_steps
 	Checks    []Check  // invariants, then expectations
 }
 
@@ -224,6 +225,11 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I("max_steps", c.MaxSteps)})
 			break
 		}
+		if name, max := sk.limit(); name != "" {
+			run.Outcome, run.Limit = OutcomeLivelock, limitText(name, max)
+			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.S("limit", name), trace.I("max", int64(max))})
+			break
+		}
 		ready = ready[:0]
 		for _, w := range workers {
 			if !w.Parked() {
@@ -278,6 +284,9 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 	}
 	collect(run, s)
 	run.Checks = append(checkInvariants(run, sk.hist), checkExpect(sc.Expect, run)...)
+	if run.Limit != "" {
+		run.Checks = append(run.Checks, limitCheck(run))
+	}
 	return run, nil
 }
 
