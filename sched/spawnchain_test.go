@@ -13,8 +13,14 @@ import (
 // ChildError that must not be walked again.
 type untouchable struct{ t *testing.T }
 
-func (u untouchable) Error() string { u.t.Fatal("Error called on an already classified chain"); return "" }
-func (u untouchable) Unwrap() error { u.t.Fatal("Unwrap called on an already classified chain"); return nil }
+func (u untouchable) Error() string {
+	u.t.Fatal("Error called on an already classified chain")
+	return ""
+}
+func (u untouchable) Unwrap() error {
+	u.t.Fatal("Unwrap called on an already classified chain")
+	return nil
+}
 
 // A ChildError's chain is classified once, when it is made: resultOf and
 // the next level's ChildError read that, so a failure rising through n
@@ -56,7 +62,7 @@ func TestClassifyMatchesErrorsAs(t *testing.T) {
 type nopSink struct{}
 
 func (nopSink) Emit(int, trace.Kind, []trace.Field) {}
-func (nopSink) Now() uint64                          { return 0 }
+func (nopSink) Now() uint64                         { return 0 }
 
 // Under the seeded driver a nursery whose pool is no smaller than what is
 // left above links its quota past itself, so a spawn in a chain of
