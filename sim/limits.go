@@ -13,9 +13,9 @@ import (
 // passes one ends like a run that passes max_steps, as a livelock, and
 // the livelock event and the report name the limit.
 const (
-	MaxTasks     = 40_000    // tasks created, main included (a task keeps a fiber stack while it lives)
+	MaxTasks     = 25_000    // tasks created, main included (a task keeps a fiber stack while it lives)
 	MaxNurseries = 100_000   // nurseries opened
-	MaxCleanups  = 1_000_000 // defer and using cleanups pushed
+	MaxCleanups  = 500_000   // defer and using cleanups pushed
 	MaxEvents    = 4_000_000 // scheduler events: the checkers keep a digest of each
 )
 

@@ -50,7 +50,12 @@ func Create(path string) (*File, error) {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp*")
 	if err != nil {
-		return nil, err
+		// Name the path asked for, not the temporary file.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &fs.PathError{Op: "create", Path: path, Err: err}
 	}
 	track(tmp.Name())
 	out := &File{f: tmp, target: target}
