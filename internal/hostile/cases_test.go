@@ -500,14 +500,14 @@ func flagCases(c *corpus) []*kase {
 		add(bad, `max-steps`, "run", "s.toml", "--max-steps", v)
 	}
 	add(okOrRun, "", "run", "s.toml", "--max-steps", "9223372036854775807", "--workers", "2")
-	add(okOrRun, "", "run", "s.toml", "--workers", "256", "--seed", "18446744073709551615")
+	add(bad, `seed`, "run", "s.toml", "--workers", "256", "--seed", "18446744073709551615")
 	add(any012, `seed`, "run", "s.toml", "--seed", "9223372036854775807")
 	add(bad, `lean`, "run", "s.toml", "--lean")
 	add(bad, `trace`, "run", "s.toml", "--real", "--trace", "out.trace")
 	add(bad, `unknown flag`, "run", "s.toml", "--bogus")
 	add(bad, `arg`, "run")
 	add(bad, `arg`, "run", "s.toml", "s.toml")
-	add(bad, `s\.toml`, "validate", "s.toml", "missing.toml")
+	add(bad, `missing\.toml`, "validate", "s.toml", "missing.toml")
 	add(bad, `arg`, "validate")
 	for _, v := range []string{"0", "-1", "x"} {
 		add(bad, `seeds`, "check", "s.toml", "--seeds", v, "--out", "")

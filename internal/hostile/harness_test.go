@@ -29,6 +29,7 @@ var (
 	flagRSS     = flag.Int64("hostile.rss", 1<<30, "memory limit of one run, in bytes of resident memory")
 	flagJobs    = flag.Int("hostile.jobs", 2, "runs at once")
 	flagKeep    = flag.String("hostile.keep", "", "copy the directory of every violating case under this directory")
+	flagOnly    = flag.String("hostile.only", "", "run only the cases whose command line matches this regexp (the same -hostile.n and -hostile.seed reproduce a case)")
 )
 
 // bin is the cbcsim binary under test, built by TestMain.
@@ -387,6 +388,16 @@ func looksLikeOutput(b []byte) bool {
 // the contract in the package doc.
 func TestHostile(t *testing.T) {
 	cases := buildCases(t, *flagN, *flagSeed)
+	if *flagOnly != "" {
+		re := regexp.MustCompile(*flagOnly)
+		var only []*kase
+		for _, c := range cases {
+			if re.MatchString(quoteArgs(c.args)) {
+				only = append(only, c)
+			}
+		}
+		cases = only
+	}
 	results := make([]result, len(cases))
 	sem := make(chan struct{}, max(1, *flagJobs))
 	var wg sync.WaitGroup
