@@ -15,7 +15,7 @@ import (
 const (
 	MaxTasks     = 25_000    // tasks created, main included (a task keeps a fiber stack while it lives)
 	MaxNurseries = 100_000   // nurseries opened
-	MaxCleanups  = 500_000   // defer and using cleanups pushed
+	MaxCleanups  = 500_000   // defer and using cleanups pushed and not yet run
 	MaxEvents    = 4_000_000 // scheduler events: the checkers keep a digest of each
 )
 
@@ -48,8 +48,11 @@ func (s *sink) count(kind trace.Kind, fields []trace.Field) {
 	}
 	for _, f := range fields {
 		if f.Key == "do" {
-			if f.Str == "push" {
+			switch f.Str {
+			case "push":
 				s.cleanups++
+			case "run":
+				s.cleanups--
 			}
 			return
 		}

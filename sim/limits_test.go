@@ -78,3 +78,20 @@ ops = [ { nursery = "n", body = [ { spawn = "main" } ] } ]
 		t.Fatalf("outcome %s, main %s, %d tasks; want failed, err:SpawnBudgetExhausted, 3001 tasks", run.Outcome, run.Result, len(run.Tasks))
 	}
 }
+
+// The cleanup limit counts cleanups waiting to run, not every one ever
+// pushed: a loop around a using block holds one at a time, however long.
+func TestCleanupLimitCountsPending(t *testing.T) {
+	lowerLimits(t, 200, 300, 50, 1_000_000)
+	sc, err := scenario.Parse("usings.toml", []byte(`version = 1
+[task.main]
+ops = [ { loop = 500, body = [ { using = "r", body = [ { defer = "d" } ] } ] } ]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _ := runOnce(t, sc, Options{Seed: 1, HasSeed: true, Workers: 2})
+	if run.Outcome != OutcomeOK || run.Limit != "" {
+		t.Fatalf("outcome %s, limit %q; want ok: at most two cleanups wait at once", run.Outcome, run.Limit)
+	}
+}

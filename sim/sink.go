@@ -14,7 +14,7 @@ type sink struct {
 	hist       *history // the checkers' digest, fed as events happen
 	w          *trace.Writer
 	err        error // the first write error
-	cleanups   int   // cleanups pushed, for limit
+	cleanups   int   // cleanups pushed and not yet run, for limit
 	ev         trace.Event
 }
 
