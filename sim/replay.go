@@ -85,6 +85,11 @@ func traceConfig(tr *trace.Trace) (*scenario.Scenario, Config, error) {
 	if err != nil {
 		return nil, Config{}, err
 	}
+	// A scenario without a `name` is named after its file, which the
+	// trace does not embed: the header's name is the one it ran under.
+	if f, ok := h.Get("name"); ok && !f.IsInt {
+		sc.Name = f.Str
+	}
 	want := map[string]string{}
 	for _, key := range []string{"scenario-sha256", "victim", "profile"} {
 		f, ok := h.Get(key)

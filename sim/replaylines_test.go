@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
 // recorded is the trace of fail_fast.toml at seed 3 on 4 workers, as lines.
@@ -100,5 +102,28 @@ func TestReplayDeletedStealFail(t *testing.T) {
 	rep.Write(&b, "x.trace")
 	if rep.Identical || !strings.Contains(rep.Decision, fmt.Sprintf("(line %d)", n)) || strings.Contains(b.String(), "divergence") {
 		t.Fatalf("report for a deleted line %d:\n%s", n, b.String())
+	}
+}
+
+// A scenario without a `name` runs under its file's name, which the trace
+// records in its header but does not embed: replay takes it from there
+// (it once named the scenario after the trace and diverged at line 2).
+func TestReplayNamelessScenario(t *testing.T) {
+	sc := loadFile(t, "../scenarios/fail_fast.toml")
+	src := regexp.MustCompile(`(?m)^name = .*\n`).ReplaceAllString(string(sc.Source), "")
+	nameless, err := scenario.Parse("nameless.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tr := runOnce(t, nameless, Options{Seed: 3, HasSeed: true, Workers: 2})
+	for _, schedule := range []bool{false, true} {
+		rep, err := Replay("x.trace", []byte(tr), schedule, 3)
+		if err != nil || !rep.Identical {
+			var b bytes.Buffer
+			if rep != nil {
+				rep.Write(&b, "x.trace")
+			}
+			t.Fatalf("schedule %v: %v\n%s", schedule, err, b.String())
+		}
 	}
 }
