@@ -3,7 +3,7 @@ BIN := bin/cbcsim
 SCENARIO ?= scenarios/fail_fast.toml
 FUZZTIME ?= 60s
 FUZZSEEDS ?= 20000
-HOSTILE_N ?= 6000
+HOSTILE_N ?= 5500
 
 .PHONY: build test vet bench bench-real run fuzz mutants hostile clean
 

@@ -18,6 +18,7 @@ type program struct {
 	sc       *scenario.Scenario
 	funcs    map[string]sched.Func
 	channels map[string]*sched.Channel
+	lim      realLimits // real mode only
 }
 
 func newProgram(sc *scenario.Scenario, s *sched.Scheduler) *program {
@@ -103,8 +104,14 @@ func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
 			}
 			o.Caps = caps
 		}
+		if err := p.lim.take(limTasks); err != nil {
+			return err
+		}
 		return n.Go(op.Str, p.funcs[op.Str], o)
 	case scenario.Nursery:
+		if err := p.lim.take(limNurseries); err != nil {
+			return err
+		}
 		mode, _ := nursery.ParseMode(op.Mode)
 		o := sched.NurseryOptions{Label: op.Str, Mode: mode, MaxConcurrent: op.MaxConcurrent, Catch: op.Catch}
 		if op.HasTimeout {
@@ -129,13 +136,21 @@ func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
 		return t.Syscall(op.N)
 	case scenario.Defer:
 		label, body := op.Str, op.Body
+		if err := p.lim.take(limCleanups); err != nil {
+			return err
+		}
 		t.Defer(label, func(t *sched.Task) error {
+			p.lim.release(limCleanups)
 			t.Log(label)
 			var b block
 			return b.run(p, t, nil, body)
 		})
 		return nil
 	case scenario.Using:
+		if err := p.lim.take(limCleanups); err != nil {
+			return err
+		}
+		defer p.lim.release(limCleanups)
 		var b block
 		return b.leave(t.Using(op.Str, func() error { return b.run(p, t, sc, op.Body) }))
 	case scenario.Send:
@@ -151,6 +166,9 @@ func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
 		_, err := t.Recharge(op.Str, budgetOf(op.Recharge.Over(scenario.Budget{})))
 		return err
 	case scenario.Log:
+		if err := p.lim.take(limEvents); err != nil {
+			return err
+		}
 		t.Log(op.Str)
 		return nil
 	case scenario.Return:

@@ -11,10 +11,11 @@ import (
 // max_steps, and spawning, defer and log cost memory the budgets do not
 // see: these caps keep any scenario inside about a gigabyte. A run that
 // passes one ends like a run that passes max_steps, as a livelock, and
-// the livelock event and the report name the limit.
+// the livelock event and the report name the limit. Real mode counts them
+// in the interpreter instead (reallimits.go); its events are log lines.
 const (
-	MaxTasks     = 25_000    // tasks created, main included (a task keeps a fiber stack while it lives)
-	MaxNurseries = 100_000   // nurseries opened
+	MaxTasks     = 10_000    // tasks created, main included (a task keeps a fiber stack while it lives)
+	MaxNurseries = 50_000    // nurseries opened
 	MaxCleanups  = 500_000   // defer and using cleanups pushed and not yet run
 	MaxEvents    = 4_000_000 // scheduler events: the checkers keep a digest of each
 )
@@ -62,7 +63,7 @@ func (s *sink) count(kind trace.Kind, fields []trace.Field) {
 // limitCheck fails a run that a limit stopped: the tool, not the scenario,
 // ended it, so no expectation can accept it. Only such a run lists it.
 func limitCheck(run *Run) Check {
-	return Check{Kind: "limit", Name: "within-simulator-limits", OK: run.Limit == "", Detail: run.Limit}
+	return Check{Kind: "invariant", Name: "within-simulator-limits", OK: run.Limit == "", Detail: run.Limit}
 }
 
 // limitText is the report's line for a run stopped by a limit.

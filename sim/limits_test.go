@@ -47,6 +47,10 @@ ops = [ { loop = "forever", body = [ { log = "l" } ] } ]`},
 		if err != nil {
 			t.Fatal(err)
 		}
+		real, _ := runOnce(t, sc, Options{Real: true, Workers: 2})
+		if real.Outcome != OutcomeLivelock || !strings.Contains(real.Limit, " "+c.limit+" ") || real.Passed() {
+			t.Errorf("%s, real mode: outcome %s, limit %q, passed %v; want a failed livelock at the limit", c.limit, real.Outcome, real.Limit, real.Passed())
+		}
 		run, tr := runOnce(t, sc, Options{Seed: 1, HasSeed: true, Workers: 2})
 		if run.Outcome != OutcomeLivelock || !strings.Contains(run.Limit, " "+c.limit+" ") {
 			t.Errorf("%s: outcome %s, limit %q; want a livelock at the %s limit", c.limit, run.Outcome, run.Limit, c.limit)

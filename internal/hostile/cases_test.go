@@ -315,6 +315,19 @@ func loadCorpus(t *testing.T) *corpus {
 		}
 		c.traces = append(c.traces, data)
 	}
+	// A scenario without a name: replay takes its name from the header.
+	nameless := filepath.Join(dir, "nameless.toml")
+	src := regexp.MustCompile(`(?m)^name = .*\n`).ReplaceAll(c.scenarios["collect_all.toml"], nil)
+	if err := os.WriteFile(nameless, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "nameless.trace")
+	exec.Command(bin, "run", nameless, "--seed", "9", "--workers", "3", "--trace", out).Run()
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("tracing a nameless scenario: %v", err)
+	}
+	c.traces = append(c.traces, data)
 	return c
 }
 
@@ -368,7 +381,9 @@ func mutatedCase(r *rand.Rand, c *corpus) *kase {
 			if workers == "1" {
 				ws = "1"
 			}
-			return &kase{kind: "scenario-check", args: []string{"check", "s.toml", "--seeds", "2", "--workers", ws, "--resample", "1", "--out", "repro"},
+			// One seed: check's time is its runs' (each bounded), times
+			// how many there are.
+			return &kase{kind: "scenario-check", args: []string{"check", "s.toml", "--seeds", "1", "--workers", ws, "--resample", "1", "--out", "repro"},
 				files: files, status: any012, located: atScenario, outputs: []string{"repro/"}}
 		default:
 			return &kase{kind: "scenario-real", args: []string{"run", "s.toml", "--real", "--workers", workers, "--max-steps", "200000"}, files: files, status: any012, located: atScenario}
