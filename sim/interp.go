@@ -136,7 +136,8 @@ func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
 		return t.Syscall(op.N)
 	case scenario.Defer:
 		label, body := op.Str, op.Body
-		if err := p.lim.take(limCleanups); err != nil {
+		// A cleanup logs its label when it runs.
+		if err := p.lim.take(limCleanups, limEvents); err != nil {
 			return err
 		}
 		t.Defer(label, func(t *sched.Task) error {
@@ -147,7 +148,8 @@ func (p *program) op(t *sched.Task, sc scope, op *scenario.Op) error {
 		})
 		return nil
 	case scenario.Using:
-		if err := p.lim.take(limCleanups); err != nil {
+		// A using block logs two lines, acquire and release.
+		if err := p.lim.take(limCleanups, limEvents, limEvents); err != nil {
 			return err
 		}
 		defer p.lim.release(limCleanups)

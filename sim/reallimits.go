@@ -21,18 +21,20 @@ type realLimits struct {
 
 var limitNames = [...]string{"tasks", "nurseries", "cleanups", "events"}
 
-// take counts one more of limit i (an index in limitNames) and fails when
-// that passes it.
-func (l *realLimits) take(i int) error {
+// take counts one more of each limit in is (indexes in limitNames) and
+// fails when that passes one.
+func (l *realLimits) take(is ...int) error {
 	if !l.on {
 		return nil
 	}
-	counter, max := l.counter(i)
-	if counter.Add(1) <= int64(max) {
-		return nil
+	for _, i := range is {
+		counter, max := l.counter(i)
+		if counter.Add(1) > int64(max) {
+			l.hit.CompareAndSwap(0, int32(i+1))
+			return &sched.SchedError{Code: "SimulatorLimit", Detail: limitText(limitNames[i], max)}
+		}
 	}
-	l.hit.CompareAndSwap(0, int32(i+1))
-	return &sched.SchedError{Code: "SimulatorLimit", Detail: limitText(limitNames[i], max)}
+	return nil
 }
 
 // release gives one back (a cleanup that ran).
