@@ -338,20 +338,24 @@ func buildCases(t *testing.T, n int, seed uint64) []*kase {
 	c := loadCorpus(t)
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	fixed := append(append(append(issueCases(c), flagCases(c)...), outputCases(c)...), signalCases()...)
-	if n < len(fixed)*2 {
+	all := len(fixed)
+	if n < all*2 {
 		// The CI sample: a third of the cases fixed, the rest mutated.
 		r.Shuffle(len(fixed), func(i, j int) { fixed[i], fixed[j] = fixed[j], fixed[i] })
 		fixed = fixed[:n/3]
 	}
+	// The CI sample runs beside the race-detector tests: its runs are all
+	// bounded by --max-steps, to stay far from the time limit there.
+	ci := n < all*2
 	cases := fixed
 	for len(cases) < n {
-		cases = append(cases, mutatedCase(r, c))
+		cases = append(cases, mutatedCase(r, c, ci))
 	}
 	return cases
 }
 
 // mutatedCase is one mutated scenario or trace through one command.
-func mutatedCase(r *rand.Rand, c *corpus) *kase {
+func mutatedCase(r *rand.Rand, c *corpus, bounded bool) *kase {
 	workers := fmt.Sprint([]int{1, 2, 3, 4, 8, 256}[r.IntN(6)])
 	seed := fmt.Sprint(r.IntN(1000))
 	if r.IntN(10) < 6 {
@@ -363,7 +367,7 @@ func mutatedCase(r *rand.Rand, c *corpus) *kase {
 		case x < 80:
 			args := []string{"run", "s.toml", "--seed", seed, "--workers", workers}
 			k := &kase{kind: "scenario-run", files: files, status: any012, located: atScenario}
-			if r.IntN(10) < 8 {
+			if r.IntN(10) < 8 || bounded {
 				// Most runs bounded: the unbounded ones are the slow ones.
 				args = append(args, "--max-steps", fmt.Sprint(1+r.IntN(50_000)))
 			}
