@@ -3,8 +3,9 @@ BIN := bin/cbcsim
 SCENARIO ?= scenarios/fail_fast.toml
 FUZZTIME ?= 60s
 FUZZSEEDS ?= 20000
+HOSTILE_N ?= 5500
 
-.PHONY: build test vet bench bench-real run fuzz mutants clean
+.PHONY: build test vet bench bench-real run fuzz mutants hostile clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cbcsim
@@ -29,6 +30,13 @@ test: vet
 # Each deliberately broken scheduler must be caught (see internal/mutant).
 mutants:
 	$(GO) test -tags mutants -count=1 -run TestMutants -v ./sim/mutants
+
+# The adversarial harness (internal/hostile, docs/reliability.md): HOSTILE_N
+# mutated scenarios and traces, hostile flags, special output paths and
+# signals against the built binary, each run under 20 s and 1 GB. `make
+# test` runs a sample of 200 of them.
+hostile:
+	$(GO) test -count=1 -timeout 30m -run TestHostile -v ./internal/hostile -hostile.n $(HOSTILE_N)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./deque ./fiber ./trace

@@ -33,6 +33,11 @@ func drive(run *Run, s *sched.Scheduler, sk *sink, ch chooser) (int64, error) {
 			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I(trace.KeyMaxSteps, c.MaxSteps)})
 			break
 		}
+		if name, max := sk.limit(); name != "" {
+			run.Outcome, run.Limit = OutcomeLivelock, limitText(name, max)
+			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.S("limit", name), trace.I("max", int64(max))})
+			break
+		}
 		ready = ready[:0]
 		for _, w := range workers {
 			if !w.Parked() {

@@ -21,6 +21,7 @@ const (
 	InvQueuedCancel    = "cancelled-in-queue-never-runs"
 	InvTransitive      = "transitive-cancellation"
 	InvNoCrash         = "scheduler-no-panic"
+	InvWithinLimits    = "within-simulator-limits" // listed only on a run a limit stopped (limits.go)
 )
 
 // invariant is one requirement of docs/spec.md checked over a run's

@@ -90,6 +90,7 @@ type Run struct {
 	Workers   []WorkerRow
 	Stuck     []string // deadlock: the tasks that can never run again
 	Crash     string   // the scheduler's own panic, when Outcome is crash
+	Limit     string   // livelock: the resource limit the run passed, if not max_steps
 	Checks    []Check  // invariants, then expectations
 }
 
@@ -251,6 +252,9 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 		return nil, err
 	}
 	run.Checks = append(checkInvariants(run, sk.hist), checkExpect(sc.Expect, run)...)
+	if run.Limit != "" {
+		run.Checks = append(run.Checks, limitCheck(run))
+	}
 	return run, nil
 }
 

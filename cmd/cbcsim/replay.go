@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cbcsim/cbcsim/sim"
+	"github.com/cbcsim/cbcsim/trace"
 )
 
 func newReplayCmd() *cobra.Command {
@@ -30,9 +30,13 @@ with its step and line. Exit status: 0 identical, 1 diverged, 2 bad input.`,
 			if context < 0 {
 				return badInput(fmt.Errorf("--context must be 0 or more, not %d", context))
 			}
-			data, err := os.ReadFile(args[0])
+			data, err := trace.ReadFile(args[0])
+			var pe *trace.ParseError
+			if errors.As(err, &pe) {
+				return badInput(fmt.Errorf("%s: %w", args[0], err))
+			}
 			if err != nil {
-				return badInput(err)
+				return badInput(err) // a *PathError names the file
 			}
 			rep, err := sim.Replay(args[0], data, schedule, context)
 			var bt *sim.BadTraceError
