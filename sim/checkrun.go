@@ -75,6 +75,8 @@ type CheckOptions struct {
 	Resample  int    // runs per scenario executed twice and compared byte for byte; 0: none
 	ReproDir  string // where repro directories are written; "": none
 	ReproMax  int    // repro directories at most; 0: DefaultReproMax
+	Strategy  string // the seeded driver's strategy ("": random); the seed is its seed
+	PCTDepth  int    // pct: 0 means PCTDepthDefault
 
 	// ProgressTerminal makes the progress line rewrite itself with \r
 	// (stderr is a terminal) instead of printing a line every 2 s.
@@ -322,7 +324,7 @@ func newChecker(scs []*scenario.Scenario, paths []string, o CheckOptions, exec c
 	// input, reported before hours of runs, not as a failure of each.
 	for i, sc := range scs {
 		for _, w := range o.Workers {
-			cfg, err := Resolve(sc, Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean})
+			cfg, err := Resolve(sc, Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean, Strategy: o.Strategy, PCTDepth: o.PCTDepth})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", paths[i], err)
 			}
@@ -447,7 +449,7 @@ func (c *checker) do(i int64) {
 // or an error of the harness becomes a failed check, so one bad run never
 // stops the others.
 func (c *checker) execute(sc, wi int, seed uint64, buf *bytes.Buffer) (sum checkSummary) {
-	o := Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real, Lean: c.o.Lean}
+	o := Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real, Lean: c.o.Lean, Strategy: c.o.Strategy, PCTDepth: c.o.PCTDepth}
 	if buf != nil {
 		o.Trace = buf
 	}
@@ -732,7 +734,7 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *CheckF
 	}
 	if !f.Config.Real {
 		err := WriteFileAtomic(filepath.Join(dir, "run.trace"), func(w io.Writer) error {
-			again = checkExecute(sc, Options{Seed: f.Seed, HasSeed: true, Workers: f.Config.Workers, Trace: w}, c.exec)
+			again = checkExecute(sc, Options{Seed: f.Seed, HasSeed: true, Workers: f.Config.Workers, Trace: w, Strategy: f.Config.Strategy, PCTDepth: f.Config.PCTDepth}, c.exec)
 			if again.outcome == outcomeError {
 				return errors.New(again.failed[0].Detail)
 			}
@@ -798,7 +800,7 @@ func checkRunCommand(path string, c Config) string {
 	if c.Real {
 		cmd += " --real"
 	}
-	return cmd
+	return cmd + StrategyArgs(c)
 }
 
 // checkQuote quotes s for a POSIX shell when it holds anything but the
@@ -833,6 +835,9 @@ func (r *CheckReport) Write(w io.Writer) error {
 	ws := make([]string, len(o.Workers))
 	for i, n := range o.Workers {
 		ws[i] = strconv.Itoa(n)
+	}
+	if o.Strategy == StrategyPCT {
+		mode += "," + StrategyArgs(Config{Strategy: o.Strategy, PCTDepth: o.PCTDepth})
 	}
 	fmt.Fprintf(&b, "check: %d scenario(s) × seeds %d..%d × workers %s, %s mode: %d runs",
 		len(r.Scenarios), o.SeedStart, o.SeedStart+uint64(o.Seeds)-1, strings.Join(ws, ","), mode, r.Runs)

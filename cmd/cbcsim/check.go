@@ -27,6 +27,7 @@ func newCheckCmd() *cobra.Command {
 		jobs      int
 		seedStart uint64
 		resample  int
+		strategy  strategyFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "check FILE|DIR... --seeds N",
@@ -60,6 +61,9 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 			if lean && !real {
 				return badInput(errLeanNeedsReal)
 			}
+			if err := strategy.check(); err != nil {
+				return badInput(err)
+			}
 			if real && cmd.Flags().Changed("resample") && resample > 0 {
 				return badInput(errors.New("--resample and --real cannot be combined: real mode has no deterministic trace to compare"))
 			}
@@ -75,6 +79,7 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 			report, err := sim.CheckScenarios(scs, paths, sim.CheckOptions{
 				Seeds: seeds, SeedStart: seedStart, Workers: ws, Real: real, Lean: lean, Jobs: jobs,
 				Resample: resample, ReproDir: out, ProgressTerminal: isTerminal(stderr),
+				Strategy: strategy.name, PCTDepth: strategy.depth,
 			}, stderr)
 			if err != nil {
 				return badInput(err)
@@ -98,6 +103,7 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 	f.IntVar(&jobs, "jobs", runtime.NumCPU(), "runs executed in parallel")
 	f.Uint64Var(&seedStart, "seed-start", 1, "first seed; runs use seeds S..S+N-1")
 	f.IntVar(&resample, "resample", sim.DefaultResample, "runs per scenario executed twice and compared byte for byte (0: none)")
+	strategy.add(f)
 	return cmd
 }
 

@@ -27,6 +27,7 @@ func newFuzzCmd() *cobra.Command {
 		workers      []int
 		out          string
 		shrinkBudget int
+		strategy     strategyFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "fuzz (--seeds N | --duration D)",
@@ -63,7 +64,7 @@ its repro), 2 for bad input.`,
 				return badInput(fmt.Errorf("--shrink-budget must be at least 1, not %d", shrinkBudget))
 			}
 			opts := gen.FuzzOptions{Seeds: seeds, Duration: duration, Start: start, Workers: workers,
-				Out: out, ShrinkBudget: shrinkBudget, Failing: fuzzFailing}
+				Out: out, ShrinkBudget: shrinkBudget, Failing: fuzzFailing, Strategy: strategy.name, PCTDepth: strategy.depth}
 			if err := opts.Normalize(); err != nil {
 				return badInput(err)
 			}
@@ -85,6 +86,7 @@ its repro), 2 for bad input.`,
 	f.IntSliceVar(&workers, "workers", gen.DefaultWorkers, "worker counts to pick from, comma-separated")
 	f.StringVar(&out, "out", gen.DefaultOut, "directory for the repro of a failure (OUT/fuzz-SEED/)")
 	f.IntVar(&shrinkBudget, "shrink-budget", gen.DefaultShrinkBudget, "most shrink candidates to run (each one up to 17 runs)")
+	strategy.add(f)
 	return cmd
 }
 
@@ -99,8 +101,8 @@ func printHeader(w io.Writer, o gen.FuzzOptions) {
 	if o.Duration > 0 {
 		bound = fmt.Sprintf("seeds %d.. for %s", o.Start, o.Duration)
 	}
-	fmt.Fprintf(w, "fuzz: %s, workers %s, out %s, shrink budget %d, %d goroutines\n",
-		bound, strings.Join(ws, ","), o.Out, o.ShrinkBudget, runtime.NumCPU())
+	fmt.Fprintf(w, "fuzz: %s, workers %s, out %s, shrink budget %d, %d goroutines%s\n",
+		bound, strings.Join(ws, ","), o.Out, o.ShrinkBudget, runtime.NumCPU(), sim.StrategyArgs(sim.Config{Strategy: o.Strategy, PCTDepth: o.PCTDepth}))
 }
 
 // printFuzzReport prints the summary, and the failure with its replay

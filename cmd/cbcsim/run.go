@@ -21,6 +21,7 @@ func newRunCmd() *cobra.Command {
 		real      bool
 		lean      bool
 		maxSteps  int64
+		strategy  strategyFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run FILE",
@@ -34,6 +35,9 @@ holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 			if lean && !real {
 				return badInput(errLeanNeedsReal)
 			}
+			if err := strategy.check(); err != nil {
+				return badInput(err)
+			}
 			if real && tracePath != "" {
 				return badInput(fmt.Errorf("--trace and --real cannot be combined: real mode has no deterministic trace"))
 			}
@@ -41,7 +45,8 @@ holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 			if err != nil {
 				return badInput(err)
 			}
-			opts := sim.Options{Workers: workers, Victim: victim, Real: real, Lean: lean, MaxSteps: maxSteps}
+			opts := sim.Options{Workers: workers, Victim: victim, Real: real, Lean: lean, MaxSteps: maxSteps,
+				Strategy: strategy.name, PCTDepth: strategy.depth}
 			if cmd.Flags().Changed("seed") {
 				opts.Seed, opts.HasSeed = seed, true
 			}
@@ -90,6 +95,7 @@ holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 	f.BoolVar(&real, "real", false, "run on real worker goroutines instead of the seeded driver")
 	f.BoolVar(&lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (tables stay empty; main's expectations only)")
 	f.Int64Var(&maxSteps, "max-steps", 0, "step bound past which the run is a livelock (default: the scenario's)")
+	strategy.add(f)
 	return cmd
 }
 
@@ -104,7 +110,7 @@ func reproCommand(file string, c sim.Config) string {
 		return strings.Join(parts, " ")
 	}
 	parts := []string{"cbcsim", "run", file, fmt.Sprintf("--seed %d", c.Seed), fmt.Sprintf("--workers %d", c.Workers), "--victim " + c.Victim}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, " ") + sim.StrategyArgs(c)
 }
 
 // report prints the run and turns a failed check into exit status 1.

@@ -54,6 +54,10 @@ type FuzzOptions struct {
 	// nil means FailedChecks. Tests set it to something stricter to see
 	// the fuzzer find, shrink and write a failure.
 	Failing func(*sim.Run) []string
+	// Strategy and PCTDepth choose the seeded driver's strategy; each
+	// run's seed is its seed ("": random).
+	Strategy string
+	PCTDepth int
 }
 
 // FuzzReport is what Fuzz did.
@@ -279,7 +283,7 @@ func (o *FuzzOptions) Normalize() error {
 	if o.Failing == nil {
 		o.Failing = FailedChecks
 	}
-	return nil
+	return sim.CheckStrategy(o.Strategy, o.PCTDepth)
 }
 
 // startProgress prints a line to w every second, from the first second on,
@@ -311,7 +315,7 @@ func startProgress(w io.Writer, began time.Time, done, failures *atomic.Int64) f
 func runSeed(g genScenario, seed uint64, o FuzzOptions) ([]string, error) {
 	sc := g.Example(int(seed))
 	rs, w := RunSeed(seed, o.Workers)
-	run, err := Execute(sc, rs, w, nil)
+	run, err := o.execute(sc, rs, w, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gen: seed %d: %w\n%s", seed, err, sc.Source)
 	}
@@ -339,7 +343,7 @@ func signature(names []string) string {
 func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error) {
 	orig := Scenario().Example(int(seed))
 	rs, w := RunSeed(seed, o.Workers)
-	run, err := Execute(orig, rs, w, nil)
+	run, err := o.execute(orig, rs, w, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +367,7 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 	var harnessErr error
 	failsAt := func(c *scenario.Scenario) (uint64, *sim.Run, bool) {
 		for _, s := range tries {
-			r, err := Execute(c, s, w, nil)
+			r, err := o.execute(c, s, w, nil)
 			if err != nil {
 				if harnessErr == nil {
 					harnessErr = err
@@ -419,8 +423,9 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 
 	f.Dir = filepath.Join(o.Out, fmt.Sprintf("fuzz-%d", seed))
 	file := filepath.Join(f.Dir, "scenario.toml")
-	f.Command = fmt.Sprintf("cbcsim run %s --seed %d --workers %d", file, reproSeed, w)
-	if err := writeRepro(f, file); err != nil {
+	f.Command = fmt.Sprintf("cbcsim run %s --seed %d --workers %d", file, reproSeed, w) +
+		sim.StrategyArgs(sim.Config{Strategy: o.Strategy, PCTDepth: o.PCTDepth})
+	if err := writeRepro(f, file, o); err != nil {
 		return nil, fmt.Errorf("writing the repro of seed %d: %w", seed, err)
 	}
 	return f, nil
@@ -428,7 +433,7 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 
 // writeRepro writes the failure's directory: every file atomically, the
 // trace by running the shrunk scenario again.
-func writeRepro(f *Failure, file string) error {
+func writeRepro(f *Failure, file string, o FuzzOptions) error {
 	if err := os.MkdirAll(f.Dir, 0o755); err != nil {
 		return err
 	}
@@ -445,7 +450,7 @@ func writeRepro(f *Failure, file string) error {
 		return err
 	}
 	if err := sim.WriteFileAtomic(filepath.Join(f.Dir, "run.trace"), func(w io.Writer) error {
-		_, err := Execute(f.Shrunk, f.ReproSeed, f.ReproWorkers, w)
+		_, err := o.execute(f.Shrunk, f.ReproSeed, f.ReproWorkers, w)
 		return err
 	}); err != nil {
 		return err
