@@ -1,0 +1,127 @@
+package explore
+
+import (
+	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sim"
+)
+
+// point is one decision of a run.
+type point struct {
+	victim  bool    // a steal victim, not the acting worker
+	options []uint8 // worker ids, ascending
+	chosen  uint8   // the worker id taken
+	// last is the worker a switch away from costs a preemption: the
+	// previous step's worker when it still has something to do, else -1.
+	last int
+	pre  int // preemptions before this point
+}
+
+// cost is the preemption a choice of o at p costs: 1 when it switches
+// away from a worker that still had something to do.
+func (p *point) cost(o uint8) int {
+	if !p.victim && p.last >= 0 && int(o) != p.last {
+		return 1
+	}
+	return 0
+}
+
+// chooser steers one run: at point i it takes prefix[i], past the prefix
+// the default (the last worker while it has something to do, else the
+// lowest-numbered one with something to do; the lowest-numbered victim
+// with something to steal). It records every point.
+type chooser struct {
+	prefix  []uint8
+	points  []point
+	workers int
+	prev    int // the worker of the previous step, -1 before the first
+	pre     int
+	useful  []*sched.Worker
+	ready   []*sched.Worker // the last step's unparked workers
+	bad     bool            // a prefix choice was not an option (the scenario changed)
+}
+
+func newChooser(prefix []uint8, workers int) *chooser {
+	return &chooser{prefix: prefix, workers: workers, prev: -1}
+}
+
+// Choose implements sim.Chooser.
+func (c *chooser) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
+	c.ready = append(c.ready[:0], ready...)
+	c.useful = sim.Useful(c.useful[:0], ready)
+	if len(c.useful) == 0 {
+		// Nobody has anything to do: the lowest-numbered idle worker
+		// looks for work and parks. Not a decision.
+		return ready[0]
+	}
+	if len(c.useful) == 1 {
+		w := c.useful[0]
+		c.prev = w.ID()
+		return w
+	}
+	p := point{last: -1, pre: c.pre, options: make([]uint8, len(c.useful))}
+	for i, w := range c.useful {
+		p.options[i] = uint8(w.ID())
+		if w.ID() == c.prev {
+			p.last = c.prev
+		}
+	}
+	p.chosen = c.pick(&p)
+	c.pre += p.cost(p.chosen)
+	c.points = append(c.points, p)
+	c.prev = int(p.chosen)
+	for _, w := range c.useful {
+		if w.ID() == int(p.chosen) {
+			return w
+		}
+	}
+	panic("explore: Choose: chosen worker is not useful")
+}
+
+// pick returns the prefix's choice at the next point if there is one and
+// it applies, else the default.
+func (c *chooser) pick(p *point) uint8 {
+	if i := len(c.points); i < len(c.prefix) {
+		for _, o := range p.options {
+			if o == c.prefix[i] {
+				return o
+			}
+		}
+		c.bad = true
+	}
+	if p.last >= 0 {
+		return uint8(p.last)
+	}
+	return p.options[0]
+}
+
+// NextVictim implements sched.VictimSource: only the workers with
+// something to steal are options. A parked worker's deque is empty (it
+// parked because it found nothing, and only its own tasks push onto it),
+// so the last step's unparked workers are the candidates.
+func (c *chooser) NextVictim(w int) int {
+	var opts []uint8
+	for _, v := range c.ready {
+		if v.ID() != w && v.QueueLen() > 0 {
+			opts = append(opts, uint8(v.ID()))
+		}
+	}
+	switch len(opts) {
+	case 0:
+		return (w + 1) % c.workers // the attempt fails whichever it is
+	case 1:
+		return int(opts[0])
+	}
+	p := point{victim: true, options: opts, last: -1, pre: c.pre}
+	p.chosen = c.pick(&p)
+	c.points = append(c.points, p)
+	return int(p.chosen)
+}
+
+// choices is the list of choices taken at the points of a run.
+func (c *chooser) choices() []uint8 {
+	out := make([]uint8, len(c.points))
+	for i, p := range c.points {
+		out[i] = p.chosen
+	}
+	return out
+}
