@@ -11,3 +11,9 @@ func (w *Worker) Idle() bool { return w.cur == nil && !w.hasWork() }
 // when no other worker moves): an explorer branches only on the steal
 // victims that have something to steal.
 func (w *Worker) QueueLen() int { return w.dq.Len() }
+
+// Running reports whether w is in the middle of a task: its next step
+// resumes that task. Switching away from such a worker is a preemption;
+// switching away from one whose task just blocked, yielded or ended is
+// not. Seeded driver only.
+func (w *Worker) Running() bool { return w.cur != nil }

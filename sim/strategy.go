@@ -137,7 +137,7 @@ func pctSeed(seed uint64) uint64 {
 }
 
 // newPCTChooser draws the priorities and the change points: d-1 distinct
-// decisions in [1, length), length being the decisions of a probe run.
+// decisions in [1, length), length being the working steps of a probe run.
 func newPCTChooser(c Config, length int64) *pctChooser {
 	rng := sched.NewXoshiro(pctSeed(c.Seed))
 	p := &pctChooser{prio: make([]int, c.Workers), prev: -1, low: -1}
@@ -188,10 +188,15 @@ func (p *pctChooser) pick(_ int64, ready []*sched.Worker) (*sched.Worker, error)
 func (*pctChooser) done(int64) error { return nil }
 
 // pctProbe is the probe run's chooser: the lowest-numbered useful worker
-// acts, counting decisions as pctChooser does.
+// acts. It counts the steps that did something (steps with a useful
+// worker), not the decisions: a run that keeps one worker busy has few
+// decisions, while the runs PCT is after, with every worker busy, have
+// about as many decisions as the work has steps. The work's steps are
+// nearly the same under every schedule, so they bound the decisions of
+// any run, as PCT's k wants.
 type pctProbe struct {
-	decisions int64
-	useful    []*sched.Worker
+	steps  int64
+	useful []*sched.Worker
 }
 
 func (p *pctProbe) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
@@ -199,14 +204,12 @@ func (p *pctProbe) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
 	if len(p.useful) == 0 {
 		return ready[0]
 	}
-	if len(p.useful) > 1 {
-		p.decisions++
-	}
+	p.steps++
 	return p.useful[0]
 }
 
 // pctLength is the number of decisions PCT draws its change points from:
-// the decisions of one probe run of the scenario under the same
+// the working steps of one probe run of the scenario under the same
 // configuration, with fixed priorities and no change points. As Shuttle
 // does with its first iteration, the probe learns the run's length
 // instead of asking the user for it; unlike Shuttle, every run repeats
@@ -228,7 +231,7 @@ func pctLength(sc *scenario.Scenario, c Config) int64 {
 		// The real run will meet and report the same error.
 		return 2
 	}
-	n = max(probe.decisions, 2)
+	n = max(probe.steps, 2)
 	pctCache.mu.Lock()
 	if len(pctCache.m) >= pctCacheMax {
 		clear(pctCache.m) // a bound on memory; entries are recomputed exactly

@@ -11,7 +11,8 @@ type point struct {
 	options []uint8 // worker ids, ascending
 	chosen  uint8   // the worker id taken
 	// last is the worker a switch away from costs a preemption: the
-	// previous step's worker when it still has something to do, else -1.
+	// previous step's worker when it is in the middle of a task, else -1
+	// (its task blocked, yielded or ended: a free switch, as in CHESS).
 	last int
 	pre  int // preemptions before this point
 }
@@ -54,6 +55,7 @@ func (c *chooser) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
 		return ready[0]
 	}
 	if len(c.useful) == 1 {
+		// One candidate: not a decision.
 		w := c.useful[0]
 		c.prev = w.ID()
 		return w
@@ -61,7 +63,7 @@ func (c *chooser) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
 	p := point{last: -1, pre: c.pre, options: make([]uint8, len(c.useful))}
 	for i, w := range c.useful {
 		p.options[i] = uint8(w.ID())
-		if w.ID() == c.prev {
+		if w.ID() == c.prev && w.Running() {
 			p.last = c.prev
 		}
 	}

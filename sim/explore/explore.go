@@ -69,9 +69,9 @@ type Report struct {
 	// PendingFull says the search stopped because the schedules waiting
 	// to run outgrew their memory bound (long runs, many points).
 	PendingFull bool
-	Outcomes   []Outcome
-	Elapsed    time.Duration
-	Failure    *Failure // the first failing schedule; nil if none
+	Outcomes    []Outcome
+	Elapsed     time.Duration
+	Failure     *Failure // the first failing schedule; nil if none
 }
 
 // Outcome is one distinct way the runs ended, with how many did.
@@ -230,7 +230,6 @@ func signature(names []string) string {
 	}
 	return strings.Join(out, ",")
 }
-
 
 // perBound formats schedules per preemption count: "0:12 1:40".
 func perBound(n []int64) string {
