@@ -17,3 +17,12 @@ func (w *Worker) QueueLen() int { return w.dq.Len() }
 // switching away from one whose task just blocked, yielded or ended is
 // not. Seeded driver only.
 func (w *Worker) Running() bool { return w.cur != nil }
+
+// CurrentID is the id of the task w is in the middle of, 0 if none.
+// Seeded driver only: PCT gives priorities to tasks, not to workers.
+func (w *Worker) CurrentID() uint64 {
+	if w.cur == nil {
+		return 0
+	}
+	return w.cur.id
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 
@@ -114,18 +115,25 @@ func Useful(dst, ready []*sched.Worker) []*sched.Worker {
 	return dst
 }
 
-// pctChooser is PCT (Burckhardt et al., ASPLOS 2010) with workers as the
-// threads. A decision is a step at which more than one worker has
-// something to do; steps with one candidate, and idle workers' looks for
-// work, are not decisions and consume no change point. When no worker
-// has anything to do, the lowest-numbered unparked worker takes its idle
-// step (it parks) without a draw.
+// pctChooser is PCT (Burckhardt et al., ASPLOS 2010) with the tasks as
+// PCT's threads: each task gets a random priority when the driver first
+// sees it running, and the driver steps the worker whose current task has
+// the highest priority. A worker between tasks (its task blocked, yielded
+// or ended, and it has work to take) goes first: taking a task runs no
+// task code, and the task it takes then competes by its own priority. A
+// decision is a step at which more than one worker has something to do;
+// idle workers' looks for work are not decisions and consume no change
+// point. At each of the D-1 change points the task the previous step ran
+// drops below every other. When no worker has anything to do, the
+// lowest-numbered unparked worker takes its idle step (it parks) without
+// a draw.
 type pctChooser struct {
-	prio      []int   // by worker id: the highest value acts
-	low       int     // the priority the next lowered worker gets
-	changes   []int64 // decision indices at which the last actor is lowered, ascending
+	rng       *sched.Xoshiro
+	prio      map[uint64]int64 // by task id; looked up, never iterated
+	low       int64            // the priority the next lowered task gets
+	changes   []int64          // decision indices at which the last task is lowered, ascending
 	decisions int64
-	prev      int // the worker of the previous step, -1 before the first
+	prevTask  uint64 // the task the previous step ran, 0 if none
 	useful    []*sched.Worker
 }
 
@@ -136,18 +144,11 @@ func pctSeed(seed uint64) uint64 {
 	return sched.SplitMix64(&s)
 }
 
-// newPCTChooser draws the priorities and the change points: d-1 distinct
-// decisions in [1, length), length being the working steps of a probe run.
+// newPCTChooser draws the change points: d-1 distinct decisions in
+// [1, length), length being the working steps of a probe run.
 func newPCTChooser(c Config, length int64) *pctChooser {
 	rng := sched.NewXoshiro(pctSeed(c.Seed))
-	p := &pctChooser{prio: make([]int, c.Workers), prev: -1, low: -1}
-	for i := range p.prio {
-		p.prio[i] = i
-	}
-	for i := len(p.prio) - 1; i > 0; i-- { // Fisher-Yates
-		j := rng.Intn(i + 1)
-		p.prio[i], p.prio[j] = p.prio[j], p.prio[i]
-	}
+	p := &pctChooser{rng: rng, prio: map[uint64]int64{}, low: -1}
 	n := min(int64(c.PCTDepth-1), length-1)
 	seen := map[int64]bool{}
 	for int64(len(p.changes)) < n {
@@ -161,27 +162,44 @@ func newPCTChooser(c Config, length int64) *pctChooser {
 	return p
 }
 
+// rank is w's priority: its current task's, or the highest when it is
+// between tasks.
+func (p *pctChooser) rank(w *sched.Worker) int64 {
+	id := w.CurrentID()
+	if id == 0 {
+		return math.MaxInt64
+	}
+	r, ok := p.prio[id]
+	if !ok {
+		r = int64(p.rng.Uint64() >> 2) // distinct from every other with overwhelming odds; ties go to the lower worker
+		p.prio[id] = r
+	}
+	return r
+}
+
 func (p *pctChooser) pick(_ int64, ready []*sched.Worker) (*sched.Worker, error) {
 	p.useful = Useful(p.useful[:0], ready)
 	if len(p.useful) == 0 {
-		p.prev = ready[0].ID()
+		p.prevTask = 0
 		return ready[0], nil
 	}
 	if len(p.useful) > 1 {
-		if len(p.changes) > 0 && p.changes[0] == p.decisions && p.prev >= 0 {
-			p.prio[p.prev] = p.low
-			p.low--
+		if len(p.changes) > 0 && p.changes[0] == p.decisions {
+			if p.prevTask != 0 {
+				p.prio[p.prevTask] = p.low
+				p.low--
+			}
 			p.changes = p.changes[1:]
 		}
 		p.decisions++
 	}
-	best := p.useful[0]
+	best, bestRank := p.useful[0], p.rank(p.useful[0])
 	for _, w := range p.useful[1:] {
-		if p.prio[w.ID()] > p.prio[best.ID()] {
-			best = w
+		if r := p.rank(w); r > bestRank {
+			best, bestRank = w, r
 		}
 	}
-	p.prev = best.ID()
+	p.prevTask = best.CurrentID()
 	return best, nil
 }
 
