@@ -33,6 +33,8 @@ type Options struct {
 	Progress io.Writer
 	// NoShrink leaves the first failing schedule as found.
 	NoShrink bool
+
+	visit func(ch *chooser, run *sim.Run) // tests: every schedule run by the search
 }
 
 // FailedChecks is the default Failing: the names of the checks that did
@@ -138,6 +140,9 @@ search:
 			}
 			rep.Schedules++
 			rep.PerBound[b]++
+			if o.visit != nil {
+				o.visit(ch, run)
+			}
 			if o.Progress != nil && time.Since(lastProgress) >= time.Second {
 				// Time only paces this line; it never decides what runs.
 				lastProgress = time.Now()
