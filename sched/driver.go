@@ -26,3 +26,8 @@ func (w *Worker) CurrentID() uint64 {
 	}
 	return w.cur.id
 }
+
+// Current is the task w is in the middle of, nil if none. Seeded driver
+// only: with the task's State, a driver tells a yield (the task left the
+// worker and is ready) from a block or an end.
+func (w *Worker) Current() *Task { return w.cur }

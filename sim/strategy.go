@@ -133,7 +133,9 @@ type pctChooser struct {
 	low       int64            // the priority the next lowered task gets
 	changes   []int64          // decision indices at which the last task is lowered, ascending
 	decisions int64
-	prevTask  uint64 // the task the previous step ran, 0 if none
+	prevTask  uint64        // the task the previous step ran, 0 if none
+	prevW     *sched.Worker // the worker of the previous step
+	prevT     *sched.Task   // its task before that step
 	useful    []*sched.Worker
 }
 
@@ -178,9 +180,16 @@ func (p *pctChooser) rank(w *sched.Worker) int64 {
 }
 
 func (p *pctChooser) pick(_ int64, ready []*sched.Worker) (*sched.Worker, error) {
+	if Yielded(p.prevW, p.prevT) {
+		// As Shuttle does: a task that yields drops below every other, or
+		// a task spinning on yields while it waits for a lower one would
+		// starve it for ever (explicit_cancel's spinner).
+		p.prio[p.prevT.ID()] = p.low
+		p.low--
+	}
 	p.useful = Useful(p.useful[:0], ready)
 	if len(p.useful) == 0 {
-		p.prevTask = 0
+		p.prevTask, p.prevW, p.prevT = 0, ready[0], nil
 		return ready[0], nil
 	}
 	if len(p.useful) > 1 {
@@ -199,11 +208,17 @@ func (p *pctChooser) pick(_ int64, ready []*sched.Worker) (*sched.Worker, error)
 			best, bestRank = w, r
 		}
 	}
-	p.prevTask = best.CurrentID()
+	p.prevTask, p.prevW, p.prevT = best.CurrentID(), best, best.Current()
 	return best, nil
 }
 
 func (*pctChooser) done(int64) error { return nil }
+
+// Yielded reports whether task t, which worker w was in the middle of
+// before the last step, yielded in that step: it left w and is ready.
+func Yielded(w *sched.Worker, t *sched.Task) bool {
+	return t != nil && w.Current() != t && t.State() == sched.StateReady
+}
 
 // pctProbe is the probe run's chooser: the lowest-numbered useful worker
 // acts. It counts the steps that did something (steps with a useful

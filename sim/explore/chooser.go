@@ -1,6 +1,8 @@
 package explore
 
 import (
+	"slices"
+
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim"
 )
@@ -35,6 +37,8 @@ type chooser struct {
 	points  []point
 	workers int
 	prev    int // the worker of the previous step, -1 before the first
+	prevW   *sched.Worker
+	prevT   *sched.Task // prevW's task before the previous step
 	pre     int
 	useful  []*sched.Worker
 	ready   []*sched.Worker // the last step's unparked workers
@@ -49,15 +53,24 @@ func newChooser(prefix []uint8, workers int) *chooser {
 func (c *chooser) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
 	c.ready = append(c.ready[:0], ready...)
 	c.useful = sim.Useful(c.useful[:0], ready)
+	if sim.Yielded(c.prevW, c.prevT) && len(c.useful) > 1 {
+		// Fairness, as CHESS's fair search: a worker whose task just
+		// yielded lets the others go first. Without it every spin-wait
+		// on yields (a task polling for another's progress) would have a
+		// schedule that starves the other for ever, a livelock that no
+		// real scheduler produces.
+		c.useful = slices.DeleteFunc(c.useful, func(w *sched.Worker) bool { return w == c.prevW })
+	}
 	if len(c.useful) == 0 {
 		// Nobody has anything to do: the lowest-numbered idle worker
 		// looks for work and parks. Not a decision.
+		c.prevW, c.prevT = ready[0], nil
 		return ready[0]
 	}
 	if len(c.useful) == 1 {
 		// One candidate: not a decision.
 		w := c.useful[0]
-		c.prev = w.ID()
+		c.prev, c.prevW, c.prevT = w.ID(), w, w.Current()
 		return w
 	}
 	p := point{last: -1, pre: c.pre, options: make([]uint8, len(c.useful))}
@@ -73,6 +86,7 @@ func (c *chooser) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
 	c.prev = int(p.chosen)
 	for _, w := range c.useful {
 		if w.ID() == int(p.chosen) {
+			c.prevW, c.prevT = w, w.Current()
 			return w
 		}
 	}
