@@ -77,6 +77,11 @@ type CheckOptions struct {
 	ReproMax  int    // repro directories at most; 0: DefaultReproMax
 	Strategy  string // the seeded driver's strategy ("": random); the seed is its seed
 	PCTDepth  int    // pct: 0 means PCTDepthDefault
+	// ShrinkSchedule, when set, minimises the schedule of each failure
+	// written to a repro directory (the run's trace in trace) and writes
+	// DIR/shrunk.trace; it returns the line the report and the README
+	// show. cbcsim sets it to the explorer's (sim/explore imports sim).
+	ShrinkSchedule func(sc *scenario.Scenario, workers int, trace []byte, dir string) (string, error)
 
 	// ProgressTerminal makes the progress line rewrite itself with \r
 	// (stderr is a terminal) instead of printing a line every 2 s.
@@ -140,6 +145,7 @@ type CheckFailure struct {
 
 	ReproDir string // the repro directory, "" if none was written
 	Trace    string // its run.trace, "" if none (no directory, or real mode)
+	Schedule string // the shrunk schedule's sizes and replay command (CheckOptions.ShrinkSchedule)
 }
 
 // Command is the command line that reruns the failing run.
@@ -743,6 +749,15 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *CheckF
 		if err != nil {
 			return again, err
 		}
+		if c.o.ShrinkSchedule != nil {
+			data, err := os.ReadFile(filepath.Join(dir, "run.trace"))
+			if err == nil {
+				f.Schedule, err = c.o.ShrinkSchedule(sc, f.Config.Workers, data, dir)
+			}
+			if err != nil {
+				f.Schedule = "schedule not shrunk: " + err.Error()
+			}
+		}
 	}
 	var b strings.Builder
 	mode := "seeded"
@@ -757,6 +772,9 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *CheckF
 	fmt.Fprintf(&b, "\nreproduce:\n  %s\n  %s\n", checkRunCommand(f.Path, f.Config), checkRunCommand(filepath.Join(dir, "scenario.toml"), f.Config))
 	if !f.Config.Real {
 		fmt.Fprintf(&b, "\nreplay the trace:\n  cbcsim replay %s\n", checkQuote(filepath.Join(dir, "run.trace")))
+	}
+	if f.Schedule != "" {
+		fmt.Fprintf(&b, "\n%s\n", f.Schedule)
 	}
 	return again, WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
@@ -951,6 +969,9 @@ func (f *CheckFailure) write(b *bytes.Buffer) {
 	}
 	if f.ReproDir != "" {
 		fmt.Fprintf(b, "    repro:     %s\n", f.ReproDir)
+	}
+	if f.Schedule != "" {
+		fmt.Fprintf(b, "    %s\n", strings.ReplaceAll(f.Schedule, "\n", "\n    "))
 	}
 	if len(f.Seeds) > 0 {
 		seeds := make([]string, len(f.Seeds))

@@ -79,7 +79,7 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 			report, err := sim.CheckScenarios(scs, paths, sim.CheckOptions{
 				Seeds: seeds, SeedStart: seedStart, Workers: ws, Real: real, Lean: lean, Jobs: jobs,
 				Resample: resample, ReproDir: out, ProgressTerminal: isTerminal(stderr),
-				Strategy: strategy.name, PCTDepth: strategy.depth,
+				Strategy: strategy.name, PCTDepth: strategy.depth, ShrinkSchedule: shrinkCheckSchedule,
 			}, stderr)
 			if err != nil {
 				return badInput(err)

@@ -73,3 +73,14 @@ stderr. Exit status: 0 no schedule failed, 1 one did, 2 bad input.`,
 	f.StringVar(&out, "out", "explore-out", "directory for the repro of a failing schedule")
 	return cmd
 }
+
+// shrinkCheckSchedule is check's CheckOptions.ShrinkSchedule: the
+// explorer's shrinker, writing DIR/shrunk.trace.
+func shrinkCheckSchedule(_ *scenario.Scenario, _ int, trace []byte, dir string) (string, error) {
+	out := filepath.Join(dir, "shrunk.trace")
+	f, err := explore.ShrinkTrace(filepath.Join(dir, "run.trace"), trace, out, explore.Options{})
+	if err != nil {
+		return "", err
+	}
+	return f.Summary(out), nil
+}

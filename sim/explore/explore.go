@@ -34,8 +34,15 @@ type Options struct {
 	// NoShrink leaves the first failing schedule as found.
 	NoShrink bool
 
+	// Exec runs one schedule (nil: sim.Execute). The fuzzer passes its
+	// own, which adds its oracles to the checks.
+	Exec Exec
+
 	visit func(ch *chooser, run *sim.Run) // tests: every schedule run by the search
 }
+
+// Exec runs sc once under c with o (o.Chooser set, o.Trace maybe).
+type Exec func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error)
 
 // FailedChecks is the default Failing: the names of the checks that did
 // not hold, and "outcome:crash" when the scheduler itself panicked.
@@ -106,6 +113,9 @@ func Run(sc *scenario.Scenario, o Options) (*Report, error) {
 	if o.Failing == nil {
 		o.Failing = FailedChecks
 	}
+	if o.Exec == nil {
+		o.Exec = sim.Execute
+	}
 	cfg, err := Resolve(sc, o.Workers)
 	if err != nil {
 		return nil, err
@@ -134,7 +144,7 @@ search:
 			pending[b] = pending[b][:len(pending[b])-1]
 			npending--
 			pendingBytes -= len(prefix)
-			run, ch, err := execute(sc, cfg, prefix, nil)
+			run, ch, err := execute(o.Exec, sc, cfg, prefix, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -156,7 +166,7 @@ search:
 				f := &Failure{Signature: sig, Found: Schedule{Choices: ch.choices(), Preemptions: ch.pre, Steps: run.Steps}}
 				f.Shrunk, f.Run = f.Found, run
 				if !o.NoShrink {
-					if err := shrink(sc, cfg, f, o.Failing); err != nil {
+					if err := shrink(o.Exec, sc, cfg, f, o.Failing); err != nil {
 						return nil, err
 					}
 				}
@@ -207,9 +217,9 @@ func Resolve(sc *scenario.Scenario, workers int) (sim.Config, error) {
 }
 
 // execute runs one schedule; the trace goes to tw when it is not nil.
-func execute(sc *scenario.Scenario, cfg sim.Config, prefix []uint8, tw io.Writer) (*sim.Run, *chooser, error) {
+func execute(exec Exec, sc *scenario.Scenario, cfg sim.Config, prefix []uint8, tw io.Writer) (*sim.Run, *chooser, error) {
 	ch := newChooser(prefix, cfg.Workers)
-	run, err := sim.Execute(sc, cfg, sim.Options{Chooser: ch, Trace: tw})
+	run, err := exec(sc, cfg, sim.Options{Chooser: ch, Trace: tw})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -223,11 +223,11 @@ func TestPrefixDeterministic(t *testing.T) {
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		prefix := rapid.SliceOfN(rapid.Uint8Range(0, 2), 0, 12).Draw(t, "prefix")
-		a, cha, err := execute(sc, cfg, prefix, nil)
+		a, cha, err := execute(sim.Execute, sc, cfg, prefix, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, chb, err := execute(sc, cfg, prefix, nil)
+		b, chb, err := execute(sim.Execute, sc, cfg, prefix, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

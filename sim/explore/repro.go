@@ -29,7 +29,7 @@ func WriteRepro(out, path string, sc *scenario.Scenario, rep *Report) (string, e
 	}{{"run.trace", f.Shrunk.Choices}, {"found.trace", f.Found.Choices}}
 	for _, t := range files {
 		var buf bytes.Buffer
-		if _, _, err := execute(sc, rep.Config, t.choices, &buf); err != nil {
+		if _, _, err := execute(sim.Execute, sc, rep.Config, t.choices, &buf); err != nil {
 			return "", err
 		}
 		if err := sim.WriteFileAtomic(filepath.Join(dir, t.name), func(w io.Writer) error {

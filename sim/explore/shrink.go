@@ -16,12 +16,12 @@ const shrinkRunsMax = 5000
 // is replaced by every other option, and the choices after it are
 // dropped (defaults), and a candidate is kept when it fails the same way
 // with no more preemptions and fewer steps.
-func shrink(sc *scenario.Scenario, cfg sim.Config, f *Failure, failing func(*sim.Run) []string) error {
+func shrink(exec Exec, sc *scenario.Scenario, cfg sim.Config, f *Failure, failing func(*sim.Run) []string) error {
 	best := f.Found
 	runs := 0
 	try := func(prefix []uint8) (Schedule, *sim.Run, bool, error) {
 		runs++
-		run, ch, err := execute(sc, cfg, prefix, nil)
+		run, ch, err := execute(exec, sc, cfg, prefix, nil)
 		if err != nil || ch.bad {
 			return Schedule{}, nil, false, err
 		}
@@ -35,7 +35,7 @@ func shrink(sc *scenario.Scenario, cfg sim.Config, f *Failure, failing func(*sim
 	}
 	if best.Preemptions > 0 {
 		// Iterative bounding below the found count, for this failure only.
-		o := Options{Workers: cfg.Workers, Preemptions: best.Preemptions - 1, MaxSchedules: shrinkRunsMax / 2, NoShrink: true,
+		o := Options{Workers: cfg.Workers, Preemptions: best.Preemptions - 1, MaxSchedules: shrinkRunsMax / 2, NoShrink: true, Exec: exec,
 			Failing: func(r *sim.Run) []string {
 				if signature(failing(r)) == f.Signature {
 					return []string{f.Signature}
@@ -65,7 +65,7 @@ func shrink(sc *scenario.Scenario, cfg sim.Config, f *Failure, failing func(*sim
 		for i := 0; i < len(best.Choices) && runs < shrinkRunsMax; i++ {
 			// The options at point i are those of best's run; try each,
 			// with the choices after i left to the defaults, then kept.
-			run, ch, err := execute(sc, cfg, best.Choices, nil)
+			run, ch, err := execute(exec, sc, cfg, best.Choices, nil)
 			if err != nil {
 				return err
 			}
@@ -92,7 +92,7 @@ func shrink(sc *scenario.Scenario, cfg sim.Config, f *Failure, failing func(*sim
 			}
 		}
 	}
-	run, _, err := execute(sc, cfg, best.Choices, nil)
+	run, _, err := execute(exec, sc, cfg, best.Choices, nil)
 	if err != nil {
 		return err
 	}
