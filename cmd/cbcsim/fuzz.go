@@ -123,6 +123,9 @@ func printFuzzReport(w io.Writer, rep *gen.FuzzReport) error {
 		fmt.Fprintf(w, "  %s\n", d)
 	}
 	fmt.Fprintf(w, "shrunk: %d ops -> %d ops (%d candidates)\n", f.SizeBefore, f.SizeAfter, f.ShrinkEvals)
+	if f.Schedule != "" {
+		fmt.Fprintf(w, "%s\n", f.Schedule)
+	}
 	fmt.Fprintf(w, "repro:  %s/\n", f.Dir)
 	fmt.Fprintf(w, "replay: %s\n", f.Command)
 	return &exitError{code: 1, err: fmt.Errorf("fuzz: seed %d broke %s", f.Seed, strings.Join(f.Failed, ", "))}

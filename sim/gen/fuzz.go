@@ -86,8 +86,9 @@ type Failure struct {
 	// may differ from RunSeed when shrinking changed the schedule.
 	ReproSeed    uint64
 	ReproWorkers int
-	Dir          string // OUT/fuzz-SEED, holding scenario.toml, original.toml, run.trace, README.txt
+	Dir          string // OUT/fuzz-SEED, holding scenario.toml, original.toml, run.trace, shrunk.trace, README.txt
 	Command      string // the command that replays the shrunk failure
+	Schedule     string // the shrunk schedule's sizes and replay command, or why it was not shrunk
 }
 
 // FailedChecks is the default Failing: the names of the checks that did
@@ -455,6 +456,8 @@ func writeRepro(f *Failure, file string, o FuzzOptions) error {
 	}); err != nil {
 		return err
 	}
+	// The scenario is shrunk; now its schedule.
+	f.Schedule = o.shrinkSchedule(f.Dir)
 	return sim.WriteFileAtomic(filepath.Join(f.Dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, f.README())
 		return err
@@ -487,7 +490,11 @@ func (f *Failure) README() string {
 	fmt.Fprintf(&b, "\nFiles:\n")
 	fmt.Fprintf(&b, "  scenario.toml  the shrunk scenario\n")
 	fmt.Fprintf(&b, "  original.toml  the scenario as generated, before shrinking\n")
-	fmt.Fprintf(&b, "  run.trace      the trace of the shrunk run\n\n")
+	fmt.Fprintf(&b, "  run.trace      the trace of the shrunk run\n")
+	fmt.Fprintf(&b, "  shrunk.trace   its schedule, shrunk (fewest preemptions, then fewest steps)\n\n")
+	if f.Schedule != "" {
+		fmt.Fprintf(&b, "%s\n\n", f.Schedule)
+	}
 	fmt.Fprintf(&b, "Replay:\n  %s\n\nShrunk scenario:\n\n%s", f.Command, f.Shrunk.Source)
 	return b.String()
 }
