@@ -1,34 +1,49 @@
 package sim_test
 
 import (
-	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/cbcsim/cbcsim/bench"
 	"github.com/cbcsim/cbcsim/sim"
-	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
-// BenchmarkSimStepsStrategy: the seeded driver under each strategy on a
-// bundled scenario, its trace written (to io.Discard: the encoding is
-// paid, the disk is not); steps/s is the figure, to compare between the
-// two strategies in the same run.
+// BenchmarkSimStepsStrategy: the seeded driver under each strategy on the
+// standard twenty-task scenario of BenchmarkSimSteps (bench/testdata/
+// twenty.toml), its trace written to a file, one run an op, each run with
+// its own seed; steps/s is the figure, to compare between the strategies
+// of the same run (pct's probe is cached, so it is paid once).
 func BenchmarkSimStepsStrategy(b *testing.B) {
-	sc, err := scenario.Load("../scenarios/channel_buffered.toml")
+	sc, err := bench.Twenty()
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, strategy := range []string{sim.StrategyRandom, sim.StrategyPCT} {
 		b.Run(strategy, func(b *testing.B) {
+			f, err := os.Create(filepath.Join(b.TempDir(), "twenty.trace"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
 			var steps int64
-			for i := 0; b.Loop(); i++ {
-				o := sim.Options{Seed: uint64(i), HasSeed: true, Workers: 2, Strategy: strategy, Trace: io.Discard}
+			seed := uint64(0)
+			for b.Loop() {
+				seed++
+				if err := f.Truncate(0); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := f.Seek(0, 0); err != nil {
+					b.Fatal(err)
+				}
+				o := sim.Options{Seed: seed, HasSeed: true, Strategy: strategy, Trace: f}
 				c, err := sim.Resolve(sc, o)
 				if err != nil {
 					b.Fatal(err)
 				}
 				run, err := sim.Execute(sc, c, o)
 				if err != nil || !run.Passed() {
-					b.Fatalf("seed %d: %v", i, err)
+					b.Fatalf("seed %d: %v", seed, err)
 				}
 				steps += run.Steps
 			}
