@@ -158,6 +158,14 @@ func WriteShrunk(path string, sc *scenario.Scenario, workers int, f *Failure, ex
 // schedule's trace to out. o's Failing and Exec decide what failing the
 // same way means and how a run is made.
 func ShrinkTrace(file string, data []byte, out string, o Options) (*Failure, error) {
+	f, sc, workers, err := shrinkTraceData(file, data, o)
+	if err != nil {
+		return nil, err
+	}
+	return f, WriteShrunk(out, sc, workers, f, o.Exec)
+}
+
+func shrinkTraceData(file string, data []byte, o Options) (*Failure, *scenario.Scenario, int, error) {
 	if o.Failing == nil {
 		o.Failing = FailedChecks
 	}
@@ -166,25 +174,22 @@ func ShrinkTrace(file string, data []byte, out string, o Options) (*Failure, err
 	}
 	tr, sc, c, err := sim.LoadTrace(file, data)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	rec, err := sim.ScheduleOf(tr)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, nil, 0, fmt.Errorf("%s: %w", file, err)
 	}
 	run, err := o.Exec(sc, c, sim.Options{Schedule: rec})
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	want := signature(o.Failing(run))
 	if want == "" {
-		return nil, fmt.Errorf("%s: the recorded run passes", file)
+		return nil, nil, 0, fmt.Errorf("%s: the recorded run passes", file)
 	}
 	f, err := ShrinkRecorded(sc, c.Workers, rec, want, o)
-	if err != nil {
-		return nil, err
-	}
-	return f, WriteShrunk(out, sc, c.Workers, f, o.Exec)
+	return f, sc, c.Workers, err
 }
 
 // Summary is the report's line for a shrunk schedule written to path.
