@@ -61,6 +61,7 @@ func (c *chooser) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
 		// real scheduler produces.
 		c.useful = slices.DeleteFunc(c.useful, func(w *sched.Worker) bool { return w == c.prevW })
 	}
+	c.useful = dropTwins(c.useful)
 	if len(c.useful) == 0 {
 		// Nobody has anything to do: the lowest-numbered idle worker
 		// looks for work and parks. Not a decision.
@@ -140,4 +141,24 @@ func (c *chooser) choices() []uint8 {
 		out[i] = p.chosen
 	}
 	return out
+}
+
+// dropTwins keeps, of the blank workers in useful (no current task, an
+// empty deque: they could only take work from the global queue or a
+// victim), only the lowest-numbered. Blank workers differ in nothing a task
+// can observe, only in their ids, so the schedules that start with one or
+// another are the same up to renaming the workers: symmetry reduction.
+// Without it, k blank workers multiply every free choice by k.
+func dropTwins(useful []*sched.Worker) []*sched.Worker {
+	seen := false
+	return slices.DeleteFunc(useful, func(w *sched.Worker) bool {
+		if w.Running() || w.QueueLen() > 0 {
+			return false
+		}
+		if seen {
+			return true
+		}
+		seen = true
+		return false
+	})
 }
