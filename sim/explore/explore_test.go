@@ -87,8 +87,8 @@ func TestSchedulesDistinctAndBounded(t *testing.T) {
 
 // The search is sound: every log order the random walk and pct reach in
 // many seeds on 2 and 3 workers, explore reaches too (3 preemptions are
-// enough for this small
-// program), and a higher bound never sees fewer outcomes.
+// enough for this small program), and a higher bound never sees fewer
+// outcomes.
 func TestExploreCoversSampledOutcomes(t *testing.T) {
 	sc := parse(t, threeLoggers)
 	for _, workers := range []int{2, 3} {
