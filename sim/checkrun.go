@@ -855,7 +855,7 @@ func (r *CheckReport) Write(w io.Writer) error {
 		ws[i] = strconv.Itoa(n)
 	}
 	if o.Strategy == StrategyPCT {
-		mode += "," + StrategyArgs(Config{Strategy: o.Strategy, PCTDepth: o.PCTDepth})
+		mode += " " + strategyName(o.Strategy, o.PCTDepth)
 	}
 	fmt.Fprintf(&b, "check: %d scenario(s) × seeds %d..%d × workers %s, %s mode: %d runs",
 		len(r.Scenarios), o.SeedStart, o.SeedStart+uint64(o.Seeds)-1, strings.Join(ws, ","), mode, r.Runs)

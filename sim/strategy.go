@@ -365,8 +365,12 @@ func CheckTraceStrategy(file string, data []byte, strategy string, pctDepth int)
 	return nil
 }
 
+// strategyName is how reports name a strategy: "random", "pct (depth 3)".
 func strategyName(strategy string, pctDepth int) string {
 	if strategy == StrategyPCT {
+		if pctDepth == 0 {
+			pctDepth = PCTDepthDefault
+		}
 		return fmt.Sprintf("pct (depth %d)", pctDepth)
 	}
 	return strategy

@@ -9,7 +9,8 @@ import (
 )
 
 func TestExploreExhaustiveExits0(t *testing.T) {
-	code, out, errOut := runCLI("explore", "../../scenarios/basic_completion.toml", "--workers", "2")
+	// channel_rendezvous: 23 steps on 2 workers.
+	code, out, errOut := runCLI("explore", "../../scenarios/channel_rendezvous.toml", "--workers", "2")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
