@@ -42,7 +42,6 @@ type chooser struct {
 	pre     int
 	useful  []*sched.Worker
 	ready   []*sched.Worker // the last step's unparked workers
-	bad     bool            // a prefix choice was not an option (the scenario changed)
 }
 
 func newChooser(prefix []uint8, workers int) *chooser {
@@ -103,7 +102,8 @@ func (c *chooser) pick(p *point) uint8 {
 				return o
 			}
 		}
-		c.bad = true
+		// Not an option here: the run left the path the prefix was
+		// recorded on; the default takes over.
 	}
 	if p.last >= 0 {
 		return uint8(p.last)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim"
@@ -11,22 +12,40 @@ import (
 )
 
 // converter replays a recorded schedule (any strategy's) step by step and
-// notes the decisions the explorer would see in it: at each step where
-// more than one worker has something to do, the recorded actor; at each
-// steal with more than one victim holding work, the recorded victim when
-// it holds work. It also counts the recorded run's preemptions by the
-// explorer's definition.
+// notes the choices the explorer's chooser would need to make the same
+// run: it mirrors the chooser's candidates at every step (idle looks are
+// no decision, a worker whose task yielded waits, one blank worker stands
+// for all), and notes the recorded actor or victim where the chooser would
+// have a decision. Blank workers are interchangeable, so when the
+// recorded run used another blank worker than the chooser's
+// representative, the two swap names from then on (perm maps a recorded
+// worker id to the explorer's). A recorded step the chooser cannot make
+// (the worker that just yielded going on, a steal attempt on an empty
+// deque) is not noted; the explorer's run may then differ, and
+// ShrinkRecorded checks that it still fails the same way. It also counts
+// the recorded run's preemptions by the explorer's definition.
 type converter struct {
-	rec      *sim.Schedule
-	workers  int
-	step     int64
-	next     int // next victim index within the step
-	choices  []uint8
-	pre      int
-	prevW    *sched.Worker
-	ready    []*sched.Worker
-	useful   []*sched.Worker
-	mismatch error
+	rec     *sim.Schedule
+	workers int
+	step    int64
+	next    int // next victim index within the step
+	choices []uint8
+	pre     int
+	perm    []int
+	// The last worker that acted, and the last the chooser would have
+	// chosen (idle looks aside) with its task before that step.
+	prevW, exPrevW *sched.Worker
+	exPrevT        *sched.Task
+	ready, cands   []*sched.Worker
+	mismatch       error
+}
+
+func newConverter(rec *sim.Schedule, workers int) *converter {
+	c := &converter{rec: rec, workers: workers, perm: make([]int, workers)}
+	for i := range c.perm {
+		c.perm[i] = i
+	}
+	return c
 }
 
 func (c *converter) Choose(step int64, ready []*sched.Worker) *sched.Worker {
@@ -47,16 +66,48 @@ func (c *converter) Choose(step int64, ready []*sched.Worker) *sched.Worker {
 		c.fail(fmt.Errorf("step %d: recorded worker w%d is parked", step, actor))
 		return ready[0]
 	}
-	c.useful = sim.Useful(c.useful[:0], ready)
 	if c.prevW != nil && c.prevW != w && c.prevW.Running() {
 		c.pre++
 	}
-	if !w.Idle() && len(c.useful) > 1 {
-		c.choices = append(c.choices, uint8(actor))
-	}
 	c.prevW = w
+	if w.Idle() {
+		return w // the chooser takes idle looks only when nobody has work: no decision
+	}
+	c.cands = sim.Useful(c.cands[:0], ready)
+	if sim.Yielded(c.exPrevW, c.exPrevT) && len(c.cands) > 1 {
+		if w == c.exPrevW {
+			c.exPrevW, c.exPrevT = w, w.Current()
+			return w // the chooser would let another go first: not expressible
+		}
+		c.cands = slices.DeleteFunc(c.cands, func(v *sched.Worker) bool { return v == c.exPrevW })
+	}
+	// One blank worker stands for all: the one with the lowest explorer
+	// id, unless the recorded actor is blank, which then takes its name.
+	var rep *sched.Worker
+	for _, v := range c.cands {
+		if blank(v) && (rep == nil || c.perm[v.ID()] < c.perm[rep.ID()]) {
+			rep = v
+		}
+	}
+	if rep != nil && blank(w) && w != rep {
+		c.perm[w.ID()], c.perm[rep.ID()] = c.perm[rep.ID()], c.perm[w.ID()]
+		rep = w
+	}
+	n := 0
+	for _, v := range c.cands {
+		if !blank(v) || v == rep {
+			n++
+		}
+	}
+	if n > 1 {
+		c.choices = append(c.choices, uint8(c.perm[w.ID()]))
+	}
+	c.exPrevW, c.exPrevT = w, w.Current()
 	return w
 }
+
+// blank reports whether w has no task and an empty deque.
+func blank(w *sched.Worker) bool { return !w.Running() && w.QueueLen() == 0 }
 
 // NextVictim implements sched.VictimSource.
 func (c *converter) NextVictim(w int) int {
@@ -67,18 +118,15 @@ func (c *converter) NextVictim(w int) int {
 	}
 	v := d.Victims[c.next]
 	c.next++
-	holding := 0
-	var chosen *sched.Worker
+	holding, found := 0, false
 	for _, r := range c.ready {
 		if r.ID() != w && r.QueueLen() > 0 {
 			holding++
-			if r.ID() == v {
-				chosen = r
-			}
+			found = found || r.ID() == v
 		}
 	}
-	if holding > 1 && chosen != nil {
-		c.choices = append(c.choices, uint8(v))
+	if holding > 1 && found {
+		c.choices = append(c.choices, uint8(c.perm[v]))
 	}
 	return v
 }
@@ -111,7 +159,7 @@ func ShrinkRecorded(sc *scenario.Scenario, workers int, rec *sim.Schedule, want 
 	if err != nil {
 		return nil, err
 	}
-	conv := &converter{rec: rec, workers: cfg.Workers}
+	conv := newConverter(rec, cfg.Workers)
 	if _, err := o.Exec(sc, cfg, sim.Options{Chooser: conv}); err != nil {
 		return nil, err
 	}

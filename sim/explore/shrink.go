@@ -8,34 +8,51 @@ import (
 // shrinkRunsMax bounds the runs one shrink makes.
 const shrinkRunsMax = 5000
 
+// candidate is a schedule that fails the way being shrunk, with its run
+// and its decision points.
+type candidate struct {
+	s      Schedule
+	run    *sim.Run
+	points []point
+}
+
+// better orders candidates: fewer preemptions, then fewer steps.
+func (c *candidate) better(than *candidate) bool {
+	return c.s.Preemptions < than.s.Preemptions || (c.s.Preemptions == than.s.Preemptions && c.s.Steps < than.s.Steps)
+}
+
 // shrink minimises f.Found into f.Shrunk: fewest preemptions first, then
 // fewest steps, keeping f.Signature. Fewer preemptions come from a
 // bounded search below the found count (which, for a schedule the
 // explorer found, is already the least: iterative bounding met it
-// first); fewer steps from a greedy pass over the choices: each choice
-// is replaced by every other option, and the choices after it are
-// dropped (defaults), and a candidate is kept when it fails the same way
-// with no more preemptions and fewer steps.
+// first); fewer steps from a greedy pass over the choices: at each, every
+// option is tried with the choices after it dropped (defaults) or kept,
+// and a candidate is kept when it fails the same way and is better. The
+// pass repeats until nothing improves or the runs run out.
 func shrink(exec Exec, sc *scenario.Scenario, cfg sim.Config, f *Failure, failing func(*sim.Run) []string) error {
-	best := f.Found
 	runs := 0
-	try := func(prefix []uint8) (Schedule, *sim.Run, bool, error) {
+	try := func(prefix []uint8) (*candidate, error) {
 		runs++
 		run, ch, err := execute(exec, sc, cfg, prefix, nil)
-		if err != nil || ch.bad {
-			return Schedule{}, nil, false, err
+		// The prefix steers; a choice that does not apply falls back to the
+		// default, and the candidate is the run as it went (its choices).
+		if err != nil || signature(failing(run)) != f.Signature {
+			return nil, err
 		}
-		if signature(failing(run)) != f.Signature {
-			return Schedule{}, nil, false, nil
-		}
-		return Schedule{Choices: trimDefaults(ch), Preemptions: ch.pre, Steps: run.Steps}, run, true, nil
+		return &candidate{s: Schedule{Choices: trimDefaults(ch), Preemptions: ch.pre, Steps: run.Steps}, run: run, points: ch.points}, nil
 	}
-	better := func(s Schedule) bool {
-		return s.Preemptions < best.Preemptions || (s.Preemptions == best.Preemptions && s.Steps < best.Steps)
+	best, err := try(f.Found.Choices)
+	if err != nil {
+		return err
 	}
-	if best.Preemptions > 0 {
+	if best == nil {
+		// Not reproducible through the explorer's chooser: keep it as found.
+		f.Shrunk, f.Runs = f.Found, runs
+		return nil
+	}
+	if best.s.Preemptions > 0 {
 		// Iterative bounding below the found count, for this failure only.
-		o := Options{Workers: cfg.Workers, Preemptions: best.Preemptions - 1, MaxSchedules: shrinkRunsMax / 2, NoShrink: true, Exec: exec,
+		o := Options{Workers: cfg.Workers, Preemptions: best.s.Preemptions - 1, MaxSchedules: shrinkRunsMax / 2, NoShrink: true, Exec: exec,
 			Failing: func(r *sim.Run) []string {
 				if signature(failing(r)) == f.Signature {
 					return []string{f.Signature}
@@ -48,55 +65,41 @@ func shrink(exec Exec, sc *scenario.Scenario, cfg sim.Config, f *Failure, failin
 		}
 		runs += int(rep.Schedules)
 		if rep.Failure != nil {
-			if s, _, ok, err := try(rep.Failure.Found.Choices); err != nil {
-				return err
-			} else if ok && better(s) {
-				best = s
-			}
-		}
-	}
-	if s, _, ok, err := try(best.Choices); err != nil {
-		return err
-	} else if ok {
-		best = s
-	}
-	for improved := true; improved && runs < shrinkRunsMax; {
-		improved = false
-		for i := 0; i < len(best.Choices) && runs < shrinkRunsMax; i++ {
-			// The options at point i are those of best's run; try each,
-			// with the choices after i left to the defaults, then kept.
-			run, ch, err := execute(exec, sc, cfg, best.Choices, nil)
+			c, err := try(rep.Failure.Found.Choices)
 			if err != nil {
 				return err
 			}
-			_ = run
-			if i >= len(ch.points) {
-				break
+			if c != nil && c.better(best) {
+				best = c
 			}
-			p := ch.points[i]
+		}
+	}
+	for improved := true; improved && runs < shrinkRunsMax; {
+		improved = false
+		for i := 0; i < len(best.s.Choices) && i < len(best.points) && runs < shrinkRunsMax; i++ {
+			p := best.points[i]
+			choices := best.s.Choices
 			for _, opt := range p.options {
 				for _, keepTail := range []bool{false, true} {
-					cand := append([]uint8(nil), best.Choices[:i]...)
-					cand = append(cand, opt)
-					if keepTail {
-						cand = append(cand, best.Choices[i+1:]...)
+					if opt == p.chosen && keepTail {
+						continue // best itself
 					}
-					s, _, ok, err := try(cand)
+					prefix := append(append([]uint8(nil), choices[:i]...), opt)
+					if keepTail {
+						prefix = append(prefix, choices[i+1:]...)
+					}
+					c, err := try(prefix)
 					if err != nil {
 						return err
 					}
-					if ok && better(s) {
-						best, improved = s, true
+					if c != nil && c.better(best) {
+						best, improved = c, true
 					}
 				}
 			}
 		}
 	}
-	run, _, err := execute(exec, sc, cfg, best.Choices, nil)
-	if err != nil {
-		return err
-	}
-	f.Shrunk, f.Run, f.Runs = best, run, runs
+	f.Shrunk, f.Run, f.Runs = best.s, best.run, runs
 	return nil
 }
 
