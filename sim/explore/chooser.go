@@ -20,7 +20,7 @@ type point struct {
 }
 
 // cost is the preemption a choice of o at p costs: 1 when it switches
-// away from a worker that still had something to do.
+// away from a worker in the middle of a task.
 func (p *point) cost(o uint8) int {
 	if !p.victim && p.last >= 0 && int(o) != p.last {
 		return 1
@@ -29,9 +29,9 @@ func (p *point) cost(o uint8) int {
 }
 
 // chooser steers one run: at point i it takes prefix[i], past the prefix
-// the default (the last worker while it has something to do, else the
-// lowest-numbered one with something to do; the lowest-numbered victim
-// with something to steal). It records every point.
+// the default (the last worker while it is in the middle of a task, else
+// the lowest-numbered candidate; the lowest-numbered victim with
+// something to steal). It records every point.
 type chooser struct {
 	prefix  []uint8
 	points  []point

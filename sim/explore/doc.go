@@ -5,17 +5,20 @@
 // schedule with 0 preemptions, then 1, then 2, up to a bound).
 //
 // A decision point is a step at which more than one worker has something
-// to do (an idle worker's look for work is never one), or a steal at
-// which more than one victim has something to steal. A preemption is a
-// decision that switches away from the worker that acted last while that
-// worker still has something to do (docs/explore.md).
+// to do (an idle worker's look for work is never one; one blank worker
+// stands for all; a worker whose task just yielded lets the others go
+// first), or a steal at which more than one victim has something to
+// steal. A preemption is a decision that switches away from the worker
+// that acted last while that worker is in the middle of a task
+// (docs/explore.md).
 //
 //	rep, err := explore.Run(sc, explore.Options{Workers: 2, Preemptions: 2})
 //	if rep.Failure != nil { // the first failing schedule, fewest preemptions first
 //		_ = explore.WriteRepro("explore-out", "sc.toml", sc, rep)
 //	}
 //
-// Shrink minimises a failing schedule (fewest preemptions, then fewest
-// steps, failing the same way); FromSchedule turns a schedule recorded
-// by any strategy into one the explorer can replay and shrink.
+// A failing schedule is shrunk (fewest preemptions, then fewest steps,
+// failing the same way) before it is reported; ShrinkTrace does the same
+// for a schedule recorded by any strategy, and RunHunt measures how many
+// runs a strategy needs to catch a failure.
 package explore
