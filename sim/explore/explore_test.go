@@ -104,7 +104,7 @@ func TestExploreCoversSampledOutcomes(t *testing.T) {
 		}
 		explored := logs(3)
 		for _, strategy := range []string{sim.StrategyRandom, sim.StrategyPCT} {
-			for seed := uint64(0); seed < 500; seed++ {
+			for seed := uint64(0); seed < 200; seed++ {
 				o := sim.Options{Seed: seed, HasSeed: true, Workers: workers, Strategy: strategy}
 				c, err := sim.Resolve(sc, o)
 				if err != nil {
