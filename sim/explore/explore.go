@@ -166,6 +166,9 @@ search:
 				f := &Failure{Signature: sig, Found: Schedule{Choices: ch.choices(), Preemptions: ch.pre, Steps: run.Steps}}
 				f.Shrunk, f.Run = f.Found, run
 				if !o.NoShrink {
+					if o.Progress != nil {
+						fmt.Fprintf(o.Progress, "explore: schedule %d failed (%s, %s); shrinking it\n", rep.Schedules, sig, f.Found.Size())
+					}
 					if err := shrink(o.Exec, sc, cfg, f, o.Failing); err != nil {
 						return nil, err
 					}
