@@ -25,7 +25,7 @@ type Options struct {
 	Schedule *Schedule // drive the run from recorded decisions instead of the PRNG
 	Strategy string    // "": random (see strategy.go)
 	PCTDepth int       // pct: 0 means PCTDepthDefault
-	Chooser  Chooser   // drive the run from outside (the explorer); Strategy must be explore
+	Chooser  Chooser   // drive the run from outside (the explorer; its Strategy is explore, so the trace says so)
 }
 
 // Outcome names of main, as the scenario format's `outcome` names them.
