@@ -16,7 +16,8 @@ const (
 	DefaultPreemptions  = 2
 	DefaultMaxSchedules = 100_000
 	// pendingBytesMax bounds the memory of the schedules waiting to be
-	// run (their prefixes): past it the search stops, not exhaustive.
+	// run (branches, and the choices they share): past it the search
+	// stops, not exhaustive.
 	pendingBytesMax = 256 << 20
 )
 
@@ -125,13 +126,14 @@ func Run(sc *scenario.Scenario, o Options) (*Report, error) {
 	outcomes := map[string]int64{}
 	lastProgress := began
 
-	// pending[b] holds the prefixes whose schedules have exactly b
-	// preemptions, not yet run. Every prefix is a distinct schedule: a
-	// run's alternatives are taken only at points past its own prefix,
-	// so each point of the tree is expanded by exactly one run.
-	pending := make([][][]uint8, o.Preemptions+1)
-	pending[0] = [][]uint8{nil}
-	npending, pendingBytes := 1, 0
+	// pending[b] holds the schedules with exactly b preemptions not yet
+	// run, as branches off the runs that queued them. Every branch is a
+	// distinct schedule: a run's alternatives are taken only at points
+	// past its own prefix, so each point of the tree is expanded by
+	// exactly one run.
+	pending := make([][]branch, o.Preemptions+1)
+	pending[0] = []branch{{at: -1}}
+	npending, pendingBytes := 1, branchBytes
 	exhaustive := true
 search:
 	for b := 0; b <= o.Preemptions; b++ {
@@ -140,10 +142,11 @@ search:
 				exhaustive = false
 				break search
 			}
-			prefix := pending[b][len(pending[b])-1]
+			br := pending[b][len(pending[b])-1]
 			pending[b] = pending[b][:len(pending[b])-1]
 			npending--
-			pendingBytes -= len(prefix)
+			pendingBytes -= br.release()
+			prefix := br.prefix()
 			run, ch, err := execute(o.Exec, sc, cfg, prefix, nil)
 			if err != nil {
 				return nil, err
@@ -177,6 +180,7 @@ search:
 				exhaustive = false
 				break search
 			}
+			var base *shared // this run's choices, made once it queues a branch
 			for i := len(ch.points) - 1; i >= len(prefix); i-- {
 				p := &ch.points[i]
 				for _, opt := range p.options {
@@ -187,19 +191,19 @@ search:
 					if cost > o.Preemptions {
 						continue
 					}
-					if pendingBytes+i+1 > pendingBytesMax {
+					if base == nil {
+						base = &shared{choices: ch.choices()}
+						pendingBytes += len(base.choices)
+					}
+					if pendingBytes+branchBytes > pendingBytesMax {
 						rep.PendingFull = true
 						exhaustive = false
 						break search
 					}
-					next := make([]uint8, i+1)
-					for j := 0; j < i; j++ {
-						next[j] = ch.points[j].chosen
-					}
-					next[i] = opt
-					pending[cost] = append(pending[cost], next)
+					base.refs++
+					pending[cost] = append(pending[cost], branch{base: base, at: int32(i), opt: opt})
 					npending++
-					pendingBytes += len(next)
+					pendingBytes += branchBytes
 				}
 			}
 		}
@@ -211,6 +215,45 @@ search:
 	}
 	sort.Slice(rep.Outcomes, func(i, j int) bool { return rep.Outcomes[i].What < rep.Outcomes[j].What })
 	return rep, nil
+}
+
+// branch is a schedule waiting to run: the choices of the run that
+// queued it, up to point at, then opt (at -1: the empty prefix).
+type branch struct {
+	base *shared
+	at   int32
+	opt  uint8
+}
+
+// shared is a run's choices, shared by the branches it queued.
+type shared struct {
+	choices []uint8
+	refs    int
+}
+
+// branchBytes is what one pending branch costs, for the memory bound.
+const branchBytes = 24
+
+func (br branch) prefix() []uint8 {
+	if br.at < 0 {
+		return nil
+	}
+	p := make([]uint8, br.at+1)
+	copy(p, br.base.choices[:br.at])
+	p[br.at] = br.opt
+	return p
+}
+
+// release drops br's hold on its base and returns the bytes freed.
+func (br branch) release() int {
+	n := branchBytes
+	if br.base != nil {
+		br.base.refs--
+		if br.base.refs == 0 {
+			n += len(br.base.choices)
+		}
+	}
+	return n
 }
 
 // Resolve is the configuration every schedule of sc runs under: the
