@@ -18,7 +18,7 @@ import (
 // decision is a step at which more than one worker has something to do;
 // idle workers' looks for work are not decisions and consume no change
 // point. At each of the D-1 change points the task the previous step ran
-// drops below every other. When no worker has anything to do, the
+// (or took) drops below every other. When no worker has anything to do, the
 // lowest-numbered unparked worker takes its idle step (it parks) without
 // a draw.
 type pctChooser struct {
@@ -27,9 +27,8 @@ type pctChooser struct {
 	low       int64            // the priority the next lowered task gets
 	changes   []int64          // decision indices at which the last task is lowered, ascending
 	decisions int64
-	prevTask  uint64        // the task the previous step ran, 0 if none
 	prevW     *sched.Worker // the worker of the previous step
-	prevT     *sched.Task   // its task before that step
+	prevT     *sched.Task   // its task before that step, nil if it was between tasks
 	useful    []*sched.Worker
 }
 
@@ -83,13 +82,14 @@ func (p *pctChooser) pick(_ int64, ready []*sched.Worker) (*sched.Worker, error)
 	}
 	p.useful = Useful(p.useful[:0], ready)
 	if len(p.useful) == 0 {
-		p.prevTask, p.prevW, p.prevT = 0, ready[0], nil
+		p.prevW, p.prevT = ready[0], nil
 		return ready[0], nil
 	}
 	if len(p.useful) > 1 {
 		if len(p.changes) > 0 && p.changes[0] == p.decisions {
-			if p.prevTask != 0 {
-				p.prio[p.prevTask] = p.low
+			// The task the previous step ran, or the one it took.
+			if t := p.lastTask(); t != 0 {
+				p.prio[t] = p.low
 				p.low--
 			}
 			p.changes = p.changes[1:]
@@ -102,8 +102,20 @@ func (p *pctChooser) pick(_ int64, ready []*sched.Worker) (*sched.Worker, error)
 			best, bestRank = w, r
 		}
 	}
-	p.prevTask, p.prevW, p.prevT = best.CurrentID(), best, best.Current()
+	p.prevW, p.prevT = best, best.Current()
 	return best, nil
+}
+
+// lastTask is the id of the task the previous step ran, or, when that
+// step took a task, of the task it took; 0 if none.
+func (p *pctChooser) lastTask() uint64 {
+	switch {
+	case p.prevT != nil:
+		return p.prevT.ID()
+	case p.prevW != nil:
+		return p.prevW.CurrentID()
+	}
+	return 0
 }
 
 func (*pctChooser) done(int64) error { return nil }
