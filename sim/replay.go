@@ -68,8 +68,12 @@ func LoadTrace(file string, data []byte) (*trace.Trace, *scenario.Scenario, Conf
 	if sc.SHA256 != want["scenario-sha256"] {
 		return bad(fmt.Errorf("header: scenario-sha256 %s does not match the embedded source (%s)", want["scenario-sha256"], sc.SHA256))
 	}
+	so, err := StrategyOptions(h)
+	if err != nil {
+		return bad(err)
+	}
 	c, err := Resolve(sc, Options{Seed: uint64(nums["seed"]), HasSeed: true, Workers: int(nums["workers"]),
-		Victim: want["victim"], MaxSteps: nums["max_steps"]})
+		Victim: want["victim"], MaxSteps: nums["max_steps"], Strategy: so.Strategy, PCTDepth: so.PCTDepth})
 	if err != nil {
 		return bad(err)
 	}
@@ -87,6 +91,9 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	tr, sc, c, err := LoadTrace(file, data)
 	if err != nil {
 		return nil, err
+	}
+	if c.Strategy == StrategyExplore && !schedule {
+		return nil, &BadTraceError{File: file, Err: ErrExploreNeedsSchedule}
 	}
 	rep := &ReplayReport{Config: c, Schedule: schedule}
 	o := Options{}

@@ -23,6 +23,9 @@ type Options struct {
 	Real     bool      // run on real worker goroutines instead of the seeded driver
 	Lean     bool      // with Real: keep no tasks, as a Go program's scheduler (see Config.Lean)
 	Schedule *Schedule // drive the run from recorded decisions instead of the PRNG
+	Strategy string    // "": random (see strategy.go)
+	PCTDepth int       // pct: 0 means PCTDepthDefault
+	Chooser  Chooser   // drive the run from outside (the explorer; its Strategy is explore, so the trace says so)
 }
 
 // Outcome is how a run ended, named as the scenario format's `outcome`
@@ -75,6 +78,10 @@ type Config struct {
 	// per-child records. The task and nursery tables stay empty, so only
 	// main's outcome, value, error and log are checked.
 	Lean bool
+	// Strategy is how the seeded driver picks workers, PCTDepth pct's
+	// depth (see strategy.go).
+	Strategy string
+	PCTDepth int
 }
 
 // Run is the outcome of one run of a scenario.
@@ -188,12 +195,12 @@ func Resolve(sc *scenario.Scenario, o Options) (Config, error) {
 	if c.MaxSteps < 1 {
 		return c, fmt.Errorf("max steps %d out of range 1..%d", c.MaxSteps, int64(math.MaxInt64))
 	}
-	return c, nil
+	return c, resolveStrategy(&c, o)
 }
 
 // Header is the trace header of a run: everything needed to replay it.
 func Header(sc *scenario.Scenario, c Config) *trace.Header {
-	return &trace.Header{
+	h := &trace.Header{
 		Fields: []trace.Field{
 			trace.S(trace.KeyName, sc.Name),
 			trace.S(trace.KeySHA256, sc.SHA256),
@@ -206,6 +213,8 @@ func Header(sc *scenario.Scenario, c Config) *trace.Header {
 		},
 		Source: string(sc.Source),
 	}
+	h.Fields = append(h.Fields, strategyFields(c)...)
+	return h
 }
 
 // driverSeed derives the driver's PRNG seed from the run seed; the workers'
@@ -229,11 +238,9 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 		}
 	}
 	sk := newSink(c.Workers, tw)
-	var ch chooser = &randomChooser{rng: sched.NewXoshiro(driverSeed(c.Seed))}
-	var victims sched.VictimSource
-	if o.Schedule != nil {
-		sch := &scheduleChooser{s: o.Schedule, workers: c.Workers}
-		ch, victims = sch, sch
+	ch, victims, err := newChooser(sc, c, o)
+	if err != nil {
+		return nil, err
 	}
 	s, err := newScheduler(sc, c, sk, victims)
 	if err != nil {
