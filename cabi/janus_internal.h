@@ -1,0 +1,55 @@
+/* janus_internal.h: what the Go half of libjanus_sched.so shares with its C
+ * half (janus.c). Not installed; C programs include janus_sched.h only. */
+#ifndef JANUS_INTERNAL_H
+#define JANUS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "janus_sched.h"
+
+/* The requests a C task makes of its carrier (the Go side), one per janus_*
+   call made on a task stack. */
+enum {
+    JANUS_OP_END = 1,        /* the task function returned; ret is its value */
+    JANUS_OP_YIELD,
+    JANUS_OP_SPAWN,          /* janus_scheduler_spawn: a0 fn, a1 arg */
+    JANUS_OP_BUDGET_GET,
+    JANUS_OP_RECHARGE,       /* budget */
+    JANUS_OP_NURSERY_CREATE,
+    JANUS_OP_NURSERY_SPAWN,  /* a0 nursery, a1 fn, a2 arg */
+    JANUS_OP_NURSERY_AWAIT,  /* a0 nursery */
+    JANUS_OP_NURSERY_DESTROY /* a0 nursery */
+};
+
+/* janus_ctx is one C task: its stack and the mailbox through which it talks
+   to its carrier. It lives at the top of its own stack mapping. */
+typedef struct janus_ctx {
+    void *task_sp;          /* the task's saved stack pointer while it is suspended */
+    void *worker_sp;        /* the worker's saved stack pointer while the task runs */
+    uintptr_t fn, arg;      /* the task function and its argument */
+    int32_t op;             /* JANUS_OP_*: why the task switched back */
+    int32_t last_error;     /* janus_last_error inside this task */
+    uintptr_t a0, a1, a2;   /* request arguments */
+    JanusBudget budget;     /* RECHARGE's argument, BUDGET_GET's reply */
+    int64_t ret;            /* the reply; END: the task function's value */
+    int32_t kind;           /* NURSERY_AWAIT's reply kind (ret is the error) */
+    char *map;              /* the stack mapping, guard page first */
+    size_t map_size;
+    struct janus_ctx *next_free;
+#if !defined(__x86_64__)
+    void *uc_task, *uc_worker; /* ucontext_t of both sides (the portable switch) */
+#endif
+} janus_ctx;
+
+/* Called by the Go side, on a worker thread, through cgo. */
+janus_ctx *janus_ctx_new(uintptr_t fn, uintptr_t arg); /* NULL when out of memory */
+void       janus_ctx_free(janus_ctx *c);
+int32_t    janus_resume(janus_ctx *c);                 /* runs c to its next request */
+size_t     janus_stack_size(void);
+
+/* The Go side's exports for calls made outside any task (cabi/*.go). */
+extern uintptr_t cabi_create(JanusSchedulerConfig *config);
+extern void      cabi_shutdown(uintptr_t handle);
+extern int32_t   cabi_spawn_top(uintptr_t fn, uintptr_t arg);
+
+#endif
