@@ -27,7 +27,8 @@ import (
 type carrier struct {
 	cs      *cSched
 	fn, arg C.uintptr_t
-	ctx     *C.janus_ctx
+	ctx     *C.janus_ctx // nil before the task starts and after it ends
+	ret     int64        // the C function's value, once it has returned
 	t       *sched.Task
 	open    []*handle // the task's open nurseries, innermost last
 	handles []*handle // nurseries not yet destroyed (open or awaited)
@@ -57,21 +58,25 @@ func (cs *cSched) body(fn, arg C.uintptr_t) sched.Func {
 	return k.run
 }
 
-// run is the sched task body: it maps the C stack lazily (a spawned task
-// that never runs costs no stack), serves the task to its end, and turns
-// the C function's value into the task's result.
+// run is the sched task body: it serves the C task to its end, and turns
+// the C function's value into the task's result. The C stack is taken when
+// the task first runs (a spawned task that never runs costs none) and given
+// back by the cgo call in which it ends.
 func (k *carrier) run(t *sched.Task) error {
 	k.t = t
-	k.ctx = C.janus_ctx_new(k.fn, k.arg)
-	if k.ctx == nil {
-		return errNoStack
-	}
 	defer func() {
-		C.janus_ctx_free(k.ctx)
-		k.ctx = nil
+		if k.ctx != nil {
+			// Only when the scheduler unwinds a suspended task
+			// (Scheduler.Abort): its C frames are abandoned.
+			C.janus_ctx_free(k.ctx)
+			k.ctx = nil
+		}
 	}()
 	k.serve()
-	code := int64(k.ctx.ret)
+	if k.leaving != C.JANUS_OP_END {
+		return errNoStack
+	}
+	code := k.ret
 	switch {
 	case code == 0:
 		return nil
@@ -88,12 +93,16 @@ func (k *carrier) run(t *sched.Task) error {
 // serve resumes the C task and answers its requests until it ends or makes
 // a request that leaves the nursery level serve runs in (k.leaving).
 func (k *carrier) serve() {
-	c := k.ctx
 	t := k.t
 	for {
-		switch C.janus_resume(c) {
+		st := C.janus_run(k.ctx, k.fn, k.arg)
+		k.ctx = st.ctx
+		c := st.ctx
+		switch st.op {
+		case 0: // no memory for a stack
+			return
 		case C.JANUS_OP_END:
-			k.leaving, k.target = C.JANUS_OP_END, nil
+			k.leaving, k.target, k.ret = C.JANUS_OP_END, nil, int64(st.ret)
 			return
 		case C.JANUS_OP_YIELD:
 			k.reply(codeOf(t.Yield()))

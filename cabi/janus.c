@@ -15,7 +15,7 @@
 #include "janus_internal.h"
 
 /* The task running on this thread, NULL outside any task. Set and cleared
-   by janus_resume on the worker side of the switch. */
+   by janus_run on the worker side of the switch. */
 static __thread janus_ctx *janus_current;
 /* janus_last_error outside any task. */
 static __thread int janus_thread_error;
@@ -102,13 +102,6 @@ static void janus_task_main(janus_ctx *c) {
     abort(); /* an ended task is never resumed */
 }
 
-int32_t janus_resume(janus_ctx *c) {
-    janus_current = c;
-    janus_to_task(c);
-    janus_current = NULL;
-    return c->op;
-}
-
 /* janus_request hands op to the carrier and returns when it has answered. */
 static inline void janus_request(janus_ctx *c, int32_t op) {
     c->op = op;
@@ -139,14 +132,20 @@ size_t janus_stack_size(void) {
     return janus_stack_bytes;
 }
 
-/* Ended tasks' stacks are kept for the next ones, up to JANUS_FREE_MAX: a
-   stack that was touched stays resident, so the free list is what bounds
-   the memory a burst of tasks leaves behind. */
+/* Ended tasks' stacks are kept for the next ones: up to JANUS_CACHE_MAX
+   on the worker thread that ended them (no lock: a spawn and the end of a
+   task on one worker reuse the same few stacks), then up to JANUS_FREE_MAX
+   in a list all threads share. A stack that was touched stays resident, so
+   these bounds are what bounds the memory a burst of tasks leaves behind. */
+enum { JANUS_CACHE_MAX = 32 };
+static __thread janus_ctx *janus_cache[JANUS_CACHE_MAX];
+static __thread int janus_cache_len;
 static pthread_mutex_t janus_free_mu = PTHREAD_MUTEX_INITIALIZER;
 static janus_ctx *janus_free_list;
 static int janus_free_len;
 
-janus_ctx *janus_ctx_new(uintptr_t fn, uintptr_t arg) {
+static janus_ctx *janus_ctx_get(void) {
+    if (janus_cache_len > 0) return janus_cache[--janus_cache_len];
     janus_ctx *c = NULL;
     pthread_mutex_lock(&janus_free_mu);
     if (janus_free_list != NULL) {
@@ -155,38 +154,28 @@ janus_ctx *janus_ctx_new(uintptr_t fn, uintptr_t arg) {
         janus_free_len--;
     }
     pthread_mutex_unlock(&janus_free_mu);
-    if (c == NULL) {
-        size_t page = (size_t)sysconf(_SC_PAGESIZE);
-        size_t size = janus_stack_size() + page;
-        char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-        if (m == MAP_FAILED) return NULL;
-        /* The guard page: an overflow faults instead of writing over the
-           next mapping. */
-        if (mprotect(m, page, PROT_NONE) != 0) {
-            munmap(m, size);
-            return NULL;
-        }
-        c = (janus_ctx *)((uintptr_t)(m + size - sizeof(janus_ctx)) & ~(uintptr_t)63);
-        memset(c, 0, sizeof *c);
-        c->map = m;
-        c->map_size = size;
+    if (c != NULL) return c;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t size = janus_stack_size() + page;
+    char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    /* The guard page: an overflow faults instead of writing over the next
+       mapping. */
+    if (mprotect(m, page, PROT_NONE) != 0) {
+        munmap(m, size);
+        return NULL;
     }
-#if !defined(__x86_64__)
-    free(c->uc_task);
-#endif
-    char *map = c->map;
-    size_t map_size = c->map_size;
-    memset(c, 0, sizeof *c);
-    c->map = map;
-    c->map_size = map_size;
-    c->fn = fn;
-    c->arg = arg;
-    janus_prepare(c, (char *)c);
+    c = (janus_ctx *)((uintptr_t)(m + size - sizeof(janus_ctx)) & ~(uintptr_t)63);
+    c->map = m;
+    c->map_size = size;
     return c;
 }
 
-void janus_ctx_free(janus_ctx *c) {
-    if (c == NULL) return;
+static void janus_ctx_put(janus_ctx *c) {
+    if (janus_cache_len < JANUS_CACHE_MAX) {
+        janus_cache[janus_cache_len++] = c;
+        return;
+    }
     pthread_mutex_lock(&janus_free_mu);
     if (janus_free_len < JANUS_FREE_MAX) {
         c->next_free = janus_free_list;
@@ -201,6 +190,40 @@ void janus_ctx_free(janus_ctx *c) {
 #endif
         munmap(c->map, c->map_size);
     }
+}
+
+void janus_ctx_free(janus_ctx *c) {
+    if (c != NULL) janus_ctx_put(c);
+}
+
+janus_step janus_run(janus_ctx *c, uintptr_t fn, uintptr_t arg) {
+    janus_step st = {NULL, 0, 0};
+    if (c == NULL) {
+        c = janus_ctx_get();
+        if (c == NULL) return st;
+#if !defined(__x86_64__)
+        free(c->uc_task);
+#endif
+        char *map = c->map;
+        size_t map_size = c->map_size;
+        memset(c, 0, sizeof *c);
+        c->map = map;
+        c->map_size = map_size;
+        c->fn = fn;
+        c->arg = arg;
+        janus_prepare(c, (char *)c);
+    }
+    janus_current = c;
+    janus_to_task(c);
+    janus_current = NULL;
+    st.op = c->op;
+    if (st.op == JANUS_OP_END) {
+        st.ret = c->ret;
+        janus_ctx_put(c); /* back on the worker's stack: the task's is free */
+        return st;
+    }
+    st.ctx = c;
+    return st;
 }
 
 /* ---- The exports ------------------------------------------------------- */

@@ -41,10 +41,21 @@ typedef struct janus_ctx {
 #endif
 } janus_ctx;
 
-/* Called by the Go side, on a worker thread, through cgo. */
-janus_ctx *janus_ctx_new(uintptr_t fn, uintptr_t arg); /* NULL when out of memory */
-void       janus_ctx_free(janus_ctx *c);
-int32_t    janus_resume(janus_ctx *c);                 /* runs c to its next request */
+/* What janus_run reports: the request the task made (ctx its context), or
+   its end (op JANUS_OP_END, ctx NULL: the stack is free again, ret the
+   function's value), or no stack to start it on (op 0, ctx NULL). */
+typedef struct janus_step {
+    janus_ctx *ctx;
+    int64_t ret;
+    int32_t op;
+} janus_step;
+
+/* Called by the Go side, on a worker thread, through cgo. janus_run
+   resumes c, or with c NULL starts fn(arg) on a new stack, and runs it to
+   its next request: one cgo call per resumption, and a task that never
+   yields costs one in all. */
+janus_step janus_run(janus_ctx *c, uintptr_t fn, uintptr_t arg);
+void       janus_ctx_free(janus_ctx *c); /* a task abandoned mid-way (the run was aborted) */
 size_t     janus_stack_size(void);
 
 /* The Go side's exports for calls made outside any task (cabi/*.go). */
