@@ -17,7 +17,7 @@ cabi:
 
 # The C tests: each cabi/testdata/test_*.c compiled with cc against the
 # library and run (the race detector does not apply to C).
-cabi-test: cabi
+cabi-test: build cabi
 	CC="$(CC)" ./cabi/testdata/run.sh
 
 # The costs of the C path (docs/performance.md).

@@ -212,52 +212,12 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 	p := newProgram(sc, s)
 	startRoot(s, sc, p)
 
-	workers := s.Workers()
-	ready := make([]*sched.Worker, 0, len(workers))
-	run := &Run{Scenario: sc, Config: c}
-	var step int64
-	for ; !s.Done(); step++ {
-		sk.step = uint64(step)
-		s.FireTimers(sk.tick)
-		if step >= c.MaxSteps {
-			run.Outcome = OutcomeLivelock
-			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I("max_steps", c.MaxSteps)})
-			break
-		}
-		ready = ready[:0]
-		for _, w := range workers {
-			if !w.Parked() {
-				ready = append(ready, w)
-			}
-		}
-		if len(ready) == 0 {
-			// No worker can act: jump to the next timer, or it is a
-			// deadlock.
-			if next, ok := s.NextTimer(); ok {
-				sk.Emit(-1, trace.KindClock, []trace.Field{trace.I("to", int64(next))})
-				sk.tick = next
-				step--
-				continue
-			}
-			run.Outcome = OutcomeDeadlock
-			sk.Emit(-1, trace.KindDeadlock, []trace.Field{trace.I("live", s.Live())})
-			break
-		}
-		w, err := ch.pick(step, ready)
-		if err == nil {
-			if msg := safeStep(w); msg != "" {
-				run.Outcome, run.Crash = OutcomeCrash, msg
-				sk.Emit(-1, trace.KindNote, []trace.Field{trace.S("crash", msg)})
-				break
-			}
-			err = ch.done(step)
-		}
-		if err != nil {
-			s.Abort()
-			return nil, &ScheduleError{Err: err}
-		}
-		sk.tick++
+	d, err := drive(s, sk, ch, c.MaxSteps)
+	if err != nil {
+		return nil, err
 	}
+	run := &Run{Scenario: sc, Config: c, Outcome: d.outcome, Crash: d.crash}
+	step := d.steps
 	run.Steps = step
 	if run.Outcome == "" {
 		run.Outcome = outcomeOf(s.Root().Result())

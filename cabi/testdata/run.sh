@@ -1,7 +1,10 @@
 #!/bin/sh
 # run.sh compiles every cabi/testdata/test_*.c with $CC (cc by default)
-# against bin/libjanus_sched.so and runs it; it stops at the first failure.
-# Run it from the repository root after `make cabi` (make cabi-test does both).
+# against bin/libjanus_sched.so and runs it with a scratch directory as its
+# argument; it stops at the first failure. Then it hands the deterministic
+# test's traces to bin/cbcsim: diff must find the two seed-7 traces equal
+# and the seed-8 one different, export must turn one into a timeline.
+# Run it from the repository root after `make build cabi` (make cabi-test).
 set -eu
 CC=${CC:-cc}
 out=$(mktemp -d)
@@ -9,9 +12,27 @@ trap 'rm -rf "$out"' EXIT
 for src in cabi/testdata/test_*.c; do
 	name=$(basename "$src" .c)
 	"$CC" -O2 -Wall -Werror -o "$out/$name" "$src" -Icabi -Lbin -ljanus_sched -pthread
-	if ! LD_LIBRARY_PATH=bin "$out/$name"; then
+	if ! LD_LIBRARY_PATH=bin "$out/$name" "$out"; then
 		echo "FAIL $name" >&2
 		exit 1
 	fi
 done
+bin/cbcsim diff "$out/c-seed7-w2-a.trace" "$out/c-seed7-w2-b.trace" >"$out/same.txt" || {
+	cat "$out/same.txt" >&2
+	echo "FAIL cbcsim diff: one seed's traces differ" >&2
+	exit 1
+}
+status=0
+bin/cbcsim diff "$out/c-seed7-w2-a.trace" "$out/c-seed8-w4.trace" >"$out/differ.txt" 2>&1 || status=$?
+if [ "$status" -ne 1 ]; then
+	cat "$out/differ.txt" >&2
+	echo "FAIL cbcsim diff: seed 7 on 2 workers against seed 8 on 4: exit $status, want 1" >&2
+	exit 1
+fi
+bin/cbcsim export "$out/c-seed7-w2-a.trace" --format chrome -o "$out/c.json"
+grep -q '"traceEvents"' "$out/c.json" || {
+	echo "FAIL cbcsim export: no traceEvents in the timeline" >&2
+	exit 1
+}
+echo "test_deterministic: cbcsim diff (same seed: equal; other seed and workers: differ, exit 1) and export: ok"
 echo "ok   cabi C tests"
