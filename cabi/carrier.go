@@ -145,19 +145,13 @@ func (k *carrier) find(id uintptr) *handle {
 	return nil
 }
 
-// spawnOptions gives every C task the configured starting budget (the
-// scheduler's own Config.Budget is the root's, unlimited).
-func (k *carrier) spawnOptions() sched.SpawnOptions {
-	return sched.SpawnOptions{Budget: &k.cs.budget}
-}
-
 // spawnInnermost is janus_scheduler_spawn inside a task.
 func (k *carrier) spawnInnermost(fn, arg C.uintptr_t) int32 {
 	if len(k.open) == 0 {
 		return codeNurseryNotActive
 	}
 	n := k.open[len(k.open)-1].n
-	return codeOf(n.Go("c", k.cs.body(fn, arg), k.spawnOptions()))
+	return codeOf(n.Go("c", k.cs.body(fn, arg)))
 }
 
 // spawnInto is janus_nursery_spawn: a0 answers the task token, 0 when
@@ -172,7 +166,7 @@ func (k *carrier) spawnInto(id, fn, arg C.uintptr_t) {
 	case h.n == nil:
 		c.last_error = C.int32_t(codeNurseryNotActive)
 	default:
-		code := codeOf(h.n.Go("c", k.cs.body(fn, arg), k.spawnOptions()))
+		code := codeOf(h.n.Go("c", k.cs.body(fn, arg)))
 		c.last_error = C.int32_t(code)
 		if code == codeOK {
 			c.a0 = C.uintptr_t(handleIDs.Add(1))

@@ -57,10 +57,17 @@ var profiles = [...]sched.Profile{
 	C.JANUS_PROFILE_SOVEREIGN: sched.ProfileSovereign,
 }
 
-// sovereignCaps are the capabilities of main, and so of every top-level
-// task, under the sovereign profile: it may spawn, use channels and do
-// I/O, but neither recharge itself nor supervise (docs/c-abi.md).
+// sovereignCaps are the capabilities of every top-level task under the
+// sovereign profile: it may spawn, use channels and do I/O, but neither
+// recharge itself nor supervise (docs/c-abi.md). main holds the budget
+// capability besides, to keep its own budget topped up (see main).
 const sovereignCaps = sched.CapSpawn | sched.CapChannel | sched.CapIO
+
+// topOptions are the options of a top-level spawn: under sovereign, the
+// capabilities above (the others ignore them). Spawns inside C tasks pass
+// none: a child starts with Config.Budget, the configured budget, and its
+// parent's capabilities.
+var topOptions = sched.SpawnOptions{Caps: sovereignCaps, HasCaps: true}
 
 // cabi_create is janus_scheduler_create outside any task: 0 for a bad
 // config.
@@ -80,7 +87,7 @@ func cabi_create(cfg *C.JanusSchedulerConfig) C.uintptr_t {
 	cs := &cSched{budget: budgetIn(cfg.budget), done: make(chan struct{})}
 	sc := sched.Config{
 		Workers: int(cfg.worker_count), Profile: profiles[cfg.profile],
-		Budget: sched.Unlimited, RootCaps: sovereignCaps,
+		Budget: cs.budget, RootCaps: sovereignCaps | sched.CapBudget,
 	}
 	if det {
 		path := ""
@@ -178,7 +185,14 @@ func (cs *cSched) main(t *sched.Task) error {
 		for {
 			batch, stopping := cs.take()
 			for _, sp := range batch {
-				if err := n.Go("c", cs.body(sp.fn, sp.arg), sched.SpawnOptions{Budget: &cs.budget}); err != nil {
+				// Each spawn costs main one op: refill before it runs out
+				// (main is the program's scope, not a task with a quota).
+				if t.Budget().Ops < 2 {
+					if err := t.RechargeSelf(cs.budget); err != nil {
+						return err
+					}
+				}
+				if err := n.Go("c", cs.body(sp.fn, sp.arg), topOptions); err != nil {
 					return err // main cancelled (a deadlock): nothing more can run
 				}
 			}
