@@ -54,9 +54,10 @@ typedef struct janus_step {
    resumes c, or with c NULL starts fn(arg) on a new stack, and runs it to
    its next request: one cgo call per resumption, and a task that never
    yields costs one in all. */
-janus_step janus_run(janus_ctx *c, uintptr_t fn, uintptr_t arg);
-void       janus_ctx_free(janus_ctx *c); /* a task abandoned mid-way (the run was aborted) */
-size_t     janus_stack_size(void);
+#define JANUS_HIDDEN __attribute__((visibility("hidden")))
+JANUS_HIDDEN janus_step janus_run(janus_ctx *c, uintptr_t fn, uintptr_t arg);
+JANUS_HIDDEN void       janus_ctx_free(janus_ctx *c); /* a task abandoned mid-way (the run was aborted) */
+JANUS_HIDDEN size_t     janus_stack_size(void);
 
 /* The Go side's exports for calls made outside any task (cabi/*.go). */
 extern uintptr_t cabi_create(JanusSchedulerConfig *config);

@@ -83,9 +83,10 @@ void               janus_nursery_destroy(JanusNursery *n);
 
 /* Extensions (docs/c-abi.md). */
 
-/* Why the calling task's (or, outside any task, the calling thread's) last
-   call that returned NULL or a PENDING result was refused: a JANUS_E_* code,
-   JANUS_OK if none was. */
+/* Why the calling task's last janus_* call was refused, as a JANUS_E_*
+   code, or JANUS_OK if it succeeded: the way to learn why
+   janus_nursery_spawn returned NULL or janus_nursery_await a PENDING
+   result. Outside any task it is kept per thread. */
 int   janus_last_error(void);
 
 /* Nonzero when called from inside a task. */
