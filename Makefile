@@ -16,9 +16,13 @@ cabi:
 	@rm -f bin/libjanus_sched.h # cgo's header; cabi/janus_sched.h is the contract
 
 # The C tests: each cabi/testdata/test_*.c compiled with cc against the
-# library and run (the race detector does not apply to C).
+# library and run (the race detector does not apply to C); then again
+# against the library built with the portable ucontext switch that other
+# architectures use, so that it is tested too.
 cabi-test: build cabi
 	CC="$(CC)" ./cabi/testdata/run.sh
+	CGO_CFLAGS="-O2 -DJANUS_SWITCH_UCONTEXT" $(GO) build -buildmode=c-shared -o bin/ucontext/libjanus_sched.so ./cabi
+	CC="$(CC)" LIBDIR=bin/ucontext ./cabi/testdata/run.sh
 
 # The costs of the C path (docs/performance.md).
 cabi-bench: cabi

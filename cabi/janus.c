@@ -32,7 +32,7 @@ __attribute__((noinline)) static janus_ctx *janus_self(void) {
 
 /* ---- Stack switching ------------------------------------------------- */
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(JANUS_SWITCH_UCONTEXT)
 
 /* switch_amd64.S: save the callee-saved registers, MXCSR and the x87 control
    word on the current stack, store the stack pointer in *save, load load,
@@ -185,7 +185,7 @@ static void janus_ctx_put(janus_ctx *c) {
     }
     pthread_mutex_unlock(&janus_free_mu);
     if (c != NULL) {
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) || defined(JANUS_SWITCH_UCONTEXT)
         free(c->uc_task);
 #endif
         munmap(c->map, c->map_size);
@@ -201,7 +201,7 @@ janus_step janus_run(janus_ctx *c, uintptr_t fn, uintptr_t arg) {
     if (c == NULL) {
         c = janus_ctx_get();
         if (c == NULL) return st;
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) || defined(JANUS_SWITCH_UCONTEXT)
         free(c->uc_task);
 #endif
         char *map = c->map;

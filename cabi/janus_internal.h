@@ -36,7 +36,7 @@ typedef struct janus_ctx {
     char *map;              /* the stack mapping, guard page first */
     size_t map_size;
     struct janus_ctx *next_free;
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) || defined(JANUS_SWITCH_UCONTEXT)
     void *uc_task, *uc_worker; /* ucontext_t of both sides (the portable switch) */
 #endif
 } janus_ctx;

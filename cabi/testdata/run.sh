@@ -5,14 +5,16 @@
 # test's traces to bin/cbcsim: diff must find the two seed-7 traces equal
 # and the seed-8 one different, export must turn one into a timeline.
 # Run it from the repository root after `make build cabi` (make cabi-test).
+# LIBDIR names the directory of the library to test (bin by default).
 set -eu
 CC=${CC:-cc}
+LIBDIR=${LIBDIR:-bin}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for src in cabi/testdata/test_*.c; do
 	name=$(basename "$src" .c)
-	"$CC" -O2 -Wall -Werror -o "$out/$name" "$src" -Icabi -Lbin -ljanus_sched -pthread
-	if ! LD_LIBRARY_PATH=bin "$out/$name" "$out"; then
+	"$CC" -O2 -Wall -Werror -o "$out/$name" "$src" -Icabi -L"$LIBDIR" -ljanus_sched -pthread
+	if ! LD_LIBRARY_PATH="$LIBDIR" "$out/$name" "$out"; then
 		echo "FAIL $name" >&2
 		exit 1
 	fi
@@ -35,4 +37,4 @@ grep -q '"traceEvents"' "$out/c.json" || {
 	exit 1
 }
 echo "test_deterministic: cbcsim diff (same seed: equal; other seed and workers: differ, exit 1) and export: ok"
-echo "ok   cabi C tests"
+echo "ok   cabi C tests ($LIBDIR/libjanus_sched.so)"
