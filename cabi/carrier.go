@@ -14,8 +14,8 @@ import (
 )
 
 // carrier is the sched task body of one C task. It owns the task's
-// janus_ctx (its C stack and mailbox) and serves its requests: resume runs
-// the C code until its next janus_* call, on the worker's own thread,
+// janus_ctx (its C stack and mailbox) and serves its requests: janus_run
+// runs the C code until its next janus_* call, on the worker's own thread,
 // inside one cgo call that has returned before the carrier calls the sched
 // API. So a yield suspends the task's fiber with no cgo call on its stack,
 // which iter.Pull requires, and the C frames wait on their own stack until

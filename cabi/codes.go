@@ -54,14 +54,18 @@ func (e *codeError) Error() string { return fmt.Sprintf("code %d", e.code) }
 // errNoStack fails a C task whose stack could not be mapped.
 var errNoStack = &sched.SchedError{Code: sched.ErrResourceExhausted, Detail: "no memory for a C task stack"}
 
-// budgetIn converts a C budget; all zero means the default.
+// budgetIn converts a C budget as it is (a recharge's amount).
 func budgetIn(b C.JanusBudget) sched.Budget {
-	g := sched.Budget{Ops: int64(b.ops), Memory: int64(min(uint64(b.memory), math.MaxInt64)),
+	return sched.Budget{Ops: int64(b.ops), Memory: int64(min(uint64(b.memory), math.MaxInt64)),
 		SpawnCount: int64(b.spawn_count), ChannelOps: int64(b.channel_ops), Syscalls: int64(b.syscalls)}
-	if g == (sched.Budget{}) {
-		return sched.DefaultBudget
+}
+
+// startBudget converts the config's budget: all zero means the default.
+func startBudget(b C.JanusBudget) sched.Budget {
+	if g := budgetIn(b); g != (sched.Budget{}) {
+		return g
 	}
-	return g
+	return sched.DefaultBudget
 }
 
 // budgetOut converts a budget to C, each component saturating at its

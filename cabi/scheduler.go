@@ -84,7 +84,7 @@ func cabi_create(cfg *C.JanusSchedulerConfig) C.uintptr_t {
 	if det && uint64(cfg.deterministic_seed) > math.MaxInt64 {
 		return 0 // the trace format's seeds are 0..2^63-1
 	}
-	cs := &cSched{budget: budgetIn(cfg.budget), done: make(chan struct{})}
+	cs := &cSched{budget: startBudget(cfg.budget), done: make(chan struct{})}
 	sc := sched.Config{
 		Workers: int(cfg.worker_count), Profile: profiles[cfg.profile],
 		Budget: cs.budget, RootCaps: sovereignCaps | sched.CapBudget,

@@ -35,8 +35,13 @@ static int64_t root(void *arg) {
     janus_nursery_destroy(n);
     JanusBudget spent = janus_budget_get_current();
     CHECK(spent.ops < 1000 - 4, "ops not charged: %u", spent.ops);
+    JanusBudget nothing = {0, 0, 0, 0, 0};
+    int rc = janus_budget_recharge(nothing);
+    b = janus_budget_get_current();
+    CHECK(rc == (profile == JANUS_PROFILE_SOVEREIGN ? JANUS_E_CAPABILITY_DENIED : JANUS_OK), "recharge by nothing: %d", rc);
+    CHECK(b.ops == spent.ops, "a recharge by nothing changed ops: %u -> %u", spent.ops, b.ops);
     JanusBudget add = {3, 0, 0, 0, 0};
-    int rc = janus_budget_recharge(add);
+    rc = janus_budget_recharge(add);
     b = janus_budget_get_current();
     if (profile == JANUS_PROFILE_SOVEREIGN) {
         CHECK(rc == JANUS_E_CAPABILITY_DENIED, "sovereign recharge: %d", rc);
