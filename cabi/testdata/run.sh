@@ -14,8 +14,15 @@ trap 'rm -rf "$out"' EXIT
 for src in cabi/testdata/test_*.c; do
 	name=$(basename "$src" .c)
 	"$CC" -O2 -Wall -Werror -o "$out/$name" "$src" -Icabi -L"$LIBDIR" -ljanus_sched -pthread
-	if ! LD_LIBRARY_PATH="$LIBDIR" "$out/$name" "$out"; then
+	if ! LD_LIBRARY_PATH="$LIBDIR" "$out/$name" "$out" 2>"$out/$name.err"; then
+		cat "$out/$name.err" >&2
 		echo "FAIL $name" >&2
+		exit 1
+	fi
+	# The library reports a deterministic run that livelocked, deadlocked
+	# or broke an invariant on standard error: that fails the test too.
+	if grep '^janus:' "$out/$name.err" >&2; then
+		echo "FAIL $name: the library reported a problem" >&2
 		exit 1
 	fi
 done
