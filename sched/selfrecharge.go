@@ -3,16 +3,25 @@ package sched
 import "github.com/cbcsim/cbcsim/trace"
 
 // RechargeSelf adds amount to t's own budget, each component up to what t
-// started with: the capability grant of seed 001 section 3.2.3, for a
-// caller that recharges explicitly (the C ABI's janus_budget_recharge)
-// rather than on exhaustion. It needs the budget capability, which every
-// task holds under service and cluster and only the tasks given it hold
-// under sovereign; without it the task fails with CapabilityDenied.
-// Negative components count as zero.
+// started with, for a caller that recharges explicitly (the C ABI's
+// janus_budget_recharge) rather than on exhaustion. It is the budget
+// capability's one self-recharge (docs/semantics.md, "Exhaustion and
+// recharge"), shared with the automatic one: once either has happened, or
+// without the capability (sovereign tasks not given it), it returns a
+// CapabilityDenied *SchedError and changes nothing. An amount of zero
+// (negative components count as zero) changes nothing and spends nothing.
 func (t *Task) RechargeSelf(amount Budget) error {
 	if t.caps&CapBudget == 0 {
 		return &SchedError{Code: ErrCapabilityDenied, Detail: "recharge without the budget capability"}
 	}
+	if amount.Ops <= 0 && amount.Memory <= 0 && amount.SpawnCount <= 0 && amount.ChannelOps <= 0 && amount.Syscalls <= 0 {
+		return nil
+	}
+	x := t.ext()
+	if x.selfRecharged {
+		return &SchedError{Code: ErrCapabilityDenied, Detail: "the budget capability's one self-recharge is spent"}
+	}
+	x.selfRecharged = true
 	up := func(have, add, limit int64) int64 {
 		if add <= 0 || have >= limit {
 			return have

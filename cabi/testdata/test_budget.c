@@ -1,7 +1,7 @@
 /* Budgets read and recharged under each profile: the configured budget is
  * each task's; a nursery and a spawn cost one op each; spawn_count bounds
- * a nursery's spawns; a recharge refills up to the starting budget under
- * service and cluster and is refused under sovereign (no budget
+ * a nursery's spawns; under service and cluster a task may recharge itself
+ * once, up to its starting budget; under sovereign it may not (no budget
  * capability). */
 #include <string.h>
 #include "janus_sched.h"
@@ -49,12 +49,36 @@ static int64_t root(void *arg) {
     } else {
         CHECK(rc == JANUS_OK, "recharge: %d", rc);
         CHECK(b.ops == spent.ops + 3, "recharge by 3: %u -> %u", spent.ops, b.ops);
+        /* The budget capability grants one self-recharge (docs/c-abi.md). */
         add.ops = 100000;
-        CHECK(janus_budget_recharge(add) == JANUS_OK, "recharge");
-        b = janus_budget_get_current();
-        CHECK(b.ops == 1000, "a recharge stops at the starting budget: %u", b.ops);
+        rc = janus_budget_recharge(add);
+        CHECK(rc == JANUS_E_CAPABILITY_DENIED, "a second recharge: %d", rc);
+        CHECK(janus_budget_get_current().ops == b.ops, "a denied recharge changed ops");
     }
-    atomic_store(&test_passed, 1);
+    atomic_fetch_add(&test_passed, 1);
+    return 0;
+}
+
+/* One recharge, larger than what was spent, stops at the starting budget. */
+static int64_t capped(void *arg) {
+    (void)arg;
+    JanusNursery *n = janus_nursery_create();
+    CHECK(n != NULL, "nursery");
+    janus_nursery_destroy(n);
+    JanusBudget b = janus_budget_get_current();
+    CHECK(b.ops == 999, "after a nursery: %u", b.ops);
+    JanusBudget add = {100000, 100000, 100, 100, 100};
+    int rc = janus_budget_recharge(add);
+    b = janus_budget_get_current();
+    if (profile == JANUS_PROFILE_SOVEREIGN) {
+        CHECK(rc == JANUS_E_CAPABILITY_DENIED && b.ops == 999, "sovereign: %d, ops %u", rc, b.ops);
+    } else {
+        CHECK(rc == JANUS_OK, "recharge: %d", rc);
+        CHECK(b.ops == start.ops && b.memory == start.memory && b.spawn_count == start.spawn_count &&
+                  b.channel_ops == start.channel_ops && b.syscalls == start.syscalls,
+              "a recharge stops at the starting budget: ops %u memory %lu spawn %u", b.ops, (unsigned long)b.memory, b.spawn_count);
+    }
+    atomic_fetch_add(&test_passed, 1);
     return 0;
 }
 
@@ -70,10 +94,11 @@ int main(void) {
         void *s = janus_scheduler_create(cfg);
         CHECK(s != NULL, "create %s", names[profile]);
         CHECK(janus_scheduler_spawn((void *)root, NULL) == JANUS_OK, "spawn");
+        CHECK(janus_scheduler_spawn((void *)capped, NULL) == JANUS_OK, "spawn");
         janus_scheduler_shutdown(s);
-        CHECK(atomic_load(&test_passed) == 1, "%s: root did not pass", names[profile]);
+        CHECK(atomic_load(&test_passed) == 2, "%s: a task did not pass", names[profile]);
         printf("test_budget: %s: budget read, spawn_count enforced, recharge %s: ok\n", names[profile],
-               profile == JANUS_PROFILE_SOVEREIGN ? "denied" : "up to the starting budget");
+               profile == JANUS_PROFILE_SOVEREIGN ? "denied" : "once, up to the starting budget");
     }
     return 0;
 }
