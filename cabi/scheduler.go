@@ -15,13 +15,13 @@ import (
 
 // cSched is one scheduler created by janus_scheduler_create.
 //
-// Its root task (main) owns the top-level nursery, a collect_all nursery
-// that catches: a failing top-level task cancels none of the others. C
-// threads outside any task hand top-level spawns to it through pending;
-// main takes them between sleeps of at most topPollMax ticks (a spawn from
-// outside waits at most that long, and an idle scheduler wakes that often),
-// since the sched API has no way to wake a task from a thread that is not a
-// worker.
+// Its root task, main, runs one task, the spawner, which owns the top-level
+// nursery, a collect_all nursery that catches: a failing top-level task
+// cancels none of the others. C threads outside any task hand top-level
+// spawns to it through pending; the spawner takes them between sleeps of
+// at most topPollMax ticks (a spawn from outside waits at most that long,
+// and an idle scheduler wakes that often), since the sched API has no way
+// to wake a task from a thread that is not a worker.
 type cSched struct {
 	s      *sched.Scheduler
 	budget sched.Budget // each C task's starting budget
@@ -57,17 +57,12 @@ var profiles = [...]sched.Profile{
 	C.JANUS_PROFILE_SOVEREIGN: sched.ProfileSovereign,
 }
 
-// sovereignCaps are the capabilities of every top-level task under the
-// sovereign profile: it may spawn, use channels and do I/O, but neither
-// recharge itself nor supervise (docs/c-abi.md). main holds the budget
-// capability besides, to keep its own budget topped up (see main).
+// sovereignCaps are the capabilities of the spawner and of every top-level
+// task under the sovereign profile (main's too): they may spawn, use
+// channels and do I/O, but neither recharge themselves nor supervise
+// (docs/c-abi.md). The other profiles ignore them: every task holds every
+// capability.
 const sovereignCaps = sched.CapSpawn | sched.CapChannel | sched.CapIO
-
-// topOptions are the options of a top-level spawn: under sovereign, the
-// capabilities above (the others ignore them). Spawns inside C tasks pass
-// none: a child starts with Config.Budget, the configured budget, and its
-// parent's capabilities.
-var topOptions = sched.SpawnOptions{Caps: sovereignCaps, HasCaps: true}
 
 // cabi_create is janus_scheduler_create outside any task: 0 for a bad
 // config.
@@ -87,7 +82,7 @@ func cabi_create(cfg *C.JanusSchedulerConfig) C.uintptr_t {
 	cs := &cSched{budget: startBudget(cfg.budget), done: make(chan struct{})}
 	sc := sched.Config{
 		Workers: int(cfg.worker_count), Profile: profiles[cfg.profile],
-		Budget: cs.budget, RootCaps: sovereignCaps | sched.CapBudget,
+		Budget: cs.budget, RootCaps: sovereignCaps,
 	}
 	if det {
 		path := ""
@@ -177,23 +172,33 @@ func (cs *cSched) take() ([]topSpawn, bool) {
 	return p, cs.stopping
 }
 
-// main is the root task's body: the top-level nursery.
+// main is the root task's body. Config.Budget is the configured budget,
+// so that a spawn inside a C task passes no options (and allocates no
+// budget); main spends one op of it, on the spawner, which runs with an
+// unlimited budget: it spends one op on every top-level spawn, for the
+// program's whole life.
 func (cs *cSched) main(t *sched.Task) error {
-	o := sched.NurseryOptions{Label: "top", Mode: nursery.CollectAll, Catch: true, Budget: &sched.Unlimited}
+	// An unlimited pool: spawn_count is a quota on a nursery's whole
+	// subtree, and each C task's own nurseries are what it bounds.
+	o := sched.NurseryOptions{Label: "main", Budget: &sched.Unlimited}
+	return t.Nursery(o, func(n *sched.Nursery) error {
+		return n.Go("top", cs.spawner, sched.SpawnOptions{Budget: &sched.Unlimited, Caps: sovereignCaps, HasCaps: true})
+	})
+}
+
+// spawner owns the top-level nursery (its pool a copy of its unlimited
+// budget) and starts the top-level spawns queued by the program's threads
+// until shutdown.
+func (cs *cSched) spawner(t *sched.Task) error {
+	o := sched.NurseryOptions{Label: "top", Mode: nursery.CollectAll, Catch: true}
+	top := sched.SpawnOptions{Budget: &cs.budget, Caps: sovereignCaps, HasCaps: true}
 	return t.Nursery(o, func(n *sched.Nursery) error {
 		sleep := int64(1)
 		for {
 			batch, stopping := cs.take()
 			for _, sp := range batch {
-				// Each spawn costs main one op: refill before it runs out
-				// (main is the program's scope, not a task with a quota).
-				if t.Budget().Ops < 2 {
-					if err := t.RechargeSelf(cs.budget); err != nil {
-						return err
-					}
-				}
-				if err := n.Go("c", cs.body(sp.fn, sp.arg), topOptions); err != nil {
-					return err // main cancelled (a deadlock): nothing more can run
+				if err := n.Go("c", cs.body(sp.fn, sp.arg), top); err != nil {
+					return err // cancelled (a deadlock): nothing more can run
 				}
 			}
 			switch {

@@ -82,8 +82,30 @@ static int64_t capped(void *arg) {
     return 0;
 }
 
+static atomic_int tops;
+
+static int64_t top(void *arg) {
+    (void)arg;
+    atomic_fetch_add(&tops, 1);
+    return 0;
+}
+
 int main(void) {
     const char *names[] = {"service", "cluster", "sovereign"};
+    /* Top-level tasks are not bounded by the budget: more of them than
+       ops, spawn_count and the capability's one recharge could pay for. */
+    {
+        JanusSchedulerConfig cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.worker_count = 2;
+        cfg.budget.ops = 3;
+        cfg.budget.spawn_count = 2;
+        void *s = janus_scheduler_create(cfg);
+        CHECK(s != NULL, "create");
+        for (int i = 0; i < 100; i++) CHECK(janus_scheduler_spawn((void *)top, NULL) == JANUS_OK, "top-level spawn %d", i);
+        janus_scheduler_shutdown(s);
+        CHECK(atomic_load(&tops) == 100, "top-level tasks run: %d of 100", atomic_load(&tops));
+    }
     for (profile = 0; profile < 3; profile++) {
         JanusSchedulerConfig cfg;
         memset(&cfg, 0, sizeof cfg);

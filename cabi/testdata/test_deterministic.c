@@ -12,7 +12,7 @@ enum { TASKS = 200, YIELDS = 10, SIBLINGS = 8, LOG_MAX = 1 << 16 };
 
 static int order[LOG_MAX];
 static int order_len;
-static int cancelled_seen;
+static int cancelled_seen, started;
 
 static void note(int id) {
     CHECK(order_len < LOG_MAX, "log full");
@@ -33,6 +33,7 @@ static int64_t yielder(void *arg) {
 
 static int64_t sibling(void *arg) {
     int id = (int)(intptr_t)arg;
+    started++;
     for (int i = 0; i < 100000; i++) {
         if (janus_scheduler_yield() == JANUS_E_CANCELLED) {
             cancelled_seen++;
@@ -45,8 +46,11 @@ static int64_t sibling(void *arg) {
     return 0;
 }
 
+/* Fails once every sibling has started (a child not yet started when its
+   nursery is cancelled never runs), and a few yields later. */
 static int64_t failing(void *arg) {
     (void)arg;
+    for (int i = 0; i < 100000 && started < SIBLINGS; i++) janus_scheduler_yield();
     for (int i = 0; i < 3; i++) janus_scheduler_yield();
     return 99;
 }
@@ -96,6 +100,7 @@ static int *run(uint32_t workers, uint64_t seed, const char *trace, int *len) {
     cfg.budget.spawn_count = 1000;
     order_len = 0;
     cancelled_seen = 0;
+    started = 0;
     atomic_store(&test_passed, 0);
     void *s = janus_scheduler_create(cfg);
     CHECK(s != NULL, "create deterministic");
