@@ -32,6 +32,7 @@ type carrier struct {
 	ctx     *C.janus_ctx // nil before the task starts and after it ends
 	ret     int64        // the C function's value, once it has returned
 	t       *sched.Task
+	spawned uintptr   // children spawned with janus_nursery_spawn: their tokens
 	open    []*handle // the task's open nurseries, innermost last
 	handles []*handle // nurseries not yet destroyed (open or awaited)
 
@@ -51,8 +52,8 @@ type handle struct {
 	code int64
 }
 
-// handleIDs numbers nursery handles and task tokens for the whole process,
-// so that a stale handle never names a newer nursery.
+// handleIDs numbers nursery handles for the whole process, so that a stale
+// handle never names a newer nursery.
 var handleIDs atomic.Uintptr
 
 // carriers keeps finished carriers, each with its body func value: a
@@ -194,7 +195,12 @@ func (k *carrier) spawnInto(id, fn, arg C.uintptr_t) {
 		code := codeOf(h.n.Go("c", k.cs.body(fn, arg)))
 		c.last_error = C.int32_t(code)
 		if code == codeOK {
-			c.a0 = C.uintptr_t(handleIDs.Add(1))
+			// The JanusTask * token: no call takes one yet, so it need
+			// only be non-NULL and distinct among this task's spawns (a
+			// process-wide counter would be an atomic shared by every
+			// worker on every spawn).
+			k.spawned++
+			c.a0 = C.uintptr_t(k.spawned)
 		}
 	}
 }
