@@ -200,10 +200,16 @@ func Resolve(sc *scenario.Scenario, o Options) (Config, error) {
 
 // Header is the trace header of a run: everything needed to replay it.
 func Header(sc *scenario.Scenario, c Config) *trace.Header {
+	return header(sc.Name, sc.SHA256, string(sc.Source), c)
+}
+
+// header is the trace header of a run of the program source (a
+// scenario's, or a body's description) whose SHA-256 is sha.
+func header(name, sha, source string, c Config) *trace.Header {
 	h := &trace.Header{
 		Fields: []trace.Field{
-			trace.S(trace.KeyName, sc.Name),
-			trace.S(trace.KeySHA256, sc.SHA256),
+			trace.S(trace.KeyName, name),
+			trace.S(trace.KeySHA256, sha),
 			trace.I(trace.KeySeed, int64(c.Seed)),
 			trace.I(trace.KeyWorkers, int64(c.Workers)),
 			trace.S(trace.KeyVictim, c.Victim.String()),
@@ -211,7 +217,7 @@ func Header(sc *scenario.Scenario, c Config) *trace.Header {
 			trace.I(trace.KeyYieldInterval, int64(c.YieldInterval)),
 			trace.I(trace.KeyMaxSteps, c.MaxSteps),
 		},
-		Source: string(sc.Source),
+		Source: source,
 	}
 	h.Fields = append(h.Fields, strategyFields(c)...)
 	return h
@@ -238,7 +244,7 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 		}
 	}
 	sk := newSink(c.Workers, tw)
-	ch, victims, err := newChooser(sc, c, o)
+	ch, victims, err := newChooser(c, o, func() int64 { return pctLength(sc, c) })
 	if err != nil {
 		return nil, err
 	}

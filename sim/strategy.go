@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/cbcsim/cbcsim/sched"
-	"github.com/cbcsim/cbcsim/sim/scenario"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -79,8 +78,9 @@ func (e externalChooser) pick(step int64, ready []*sched.Worker) (*sched.Worker,
 func (externalChooser) done(int64) error { return nil }
 
 // newChooser builds the driver's decision maker for one run: the recorded
-// schedule, an external Chooser, or the configured strategy.
-func newChooser(sc *scenario.Scenario, c Config, o Options) (chooser, sched.VictimSource, error) {
+// schedule, an external Chooser, or the configured strategy. pctLength is
+// asked for pct's decision count only under pct (it may run a probe).
+func newChooser(c Config, o Options, pctLength func() int64) (chooser, sched.VictimSource, error) {
 	switch {
 	case o.Schedule != nil:
 		sch := &scheduleChooser{s: o.Schedule, workers: c.Workers}
@@ -89,7 +89,7 @@ func newChooser(sc *scenario.Scenario, c Config, o Options) (chooser, sched.Vict
 		v, _ := o.Chooser.(sched.VictimSource)
 		return externalChooser{o.Chooser}, v, nil
 	case c.Strategy == StrategyPCT:
-		return newPCTChooser(c, pctLength(sc, c)), nil, nil
+		return newPCTChooser(c, pctLength()), nil, nil
 	case c.Strategy == StrategyExplore:
 		return nil, nil, ErrExploreNeedsSchedule
 	}
