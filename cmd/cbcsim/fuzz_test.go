@@ -116,3 +116,31 @@ func TestFuzzFailureExits1(t *testing.T) {
 		t.Fatalf("replay --schedule of shrunk.trace: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestFuzzFailurePCTReproduces: under pct the printed replay command
+// carries the strategy and its depth, and, run as printed, runs the
+// failing (panicking) run again.
+func TestFuzzFailurePCTReproduces(t *testing.T) {
+	fuzzFailing = func(run *sim.Run) []string {
+		for _, task := range run.Tasks {
+			if strings.HasPrefix(task.Result, "panic:") {
+				return []string{"task-panicked"}
+			}
+		}
+		return nil
+	}
+	t.Cleanup(func() { fuzzFailing = nil })
+	out := filepath.Join(t.TempDir(), "fz")
+	code, stdout, errOut := runCLI("fuzz", "--seeds", "300", "--out", out, "--shrink-budget", "500", "--strategy", "pct", "--pct-depth", "2")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, errOut)
+	}
+	args := printedCommand(t, stdout, "replay")
+	if !strings.Contains(strings.Join(args, " "), "--strategy pct --pct-depth 2") {
+		t.Fatalf("the printed command %v lacks the strategy", args)
+	}
+	code, runOut, runErr := runCLI(args...)
+	if code != 0 || !strings.Contains(runOut, "panic:") {
+		t.Fatalf("%v: exit %d, no panicking task\n%s%s", args, code, runOut, runErr)
+	}
+}
