@@ -5,10 +5,30 @@ FUZZTIME ?= 60s
 FUZZSEEDS ?= 20000
 HOSTILE_N ?= 5500
 
-.PHONY: build test vet bench bench-real run fuzz mutants hostile clean
+.PHONY: build test vet bench bench-real run fuzz mutants hostile clean cabi cabi-test cabi-bench
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cbcsim
+
+# The C ABI: bin/libjanus_sched.so, for C programs that include
+# cabi/janus_sched.h (docs/c-abi.md).
+cabi:
+	$(GO) build -buildmode=c-shared -o bin/libjanus_sched.so ./cabi
+	@rm -f bin/libjanus_sched.h # cgo's header; cabi/janus_sched.h is the contract
+
+# The C tests: each cabi/testdata/test_*.c compiled with cc against the
+# library and run (the race detector does not apply to C); then again
+# against the library built with the portable ucontext switch that other
+# architectures use, so that it is tested too.
+cabi-test: build cabi
+	CC="$(CC)" ./cabi/testdata/run.sh
+	CGO_CFLAGS="-O2 -DJANUS_SWITCH_UCONTEXT" $(GO) build -buildmode=c-shared -o bin/ucontext/libjanus_sched.so ./cabi
+	CC="$(CC)" LIBDIR=bin/ucontext ./cabi/testdata/run.sh
+
+# The costs of the C path (docs/performance.md).
+cabi-bench: cabi
+	$(CC) -O2 -o bin/cabi_cost cabi/testdata/cost.c -Icabi -Lbin -ljanus_sched -pthread
+	LD_LIBRARY_PATH=bin ./bin/cabi_cost
 
 # staticcheck comes through the module proxy at a pinned version (go run
 # caches the build), so it needs no install step and is not a dependency
@@ -26,6 +46,7 @@ vet:
 test: vet
 	$(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -tags mutants -count=1 -run TestMutants ./sim/mutants
+	$(MAKE) cabi-test
 
 # Each deliberately broken scheduler must be caught (see internal/mutant).
 mutants:

@@ -7,9 +7,10 @@ import (
 	"github.com/cbcsim/cbcsim/trace"
 )
 
-// drive is the seeded driver's loop: fire the timers that are due, let
-// the chooser pick one of the workers that can act and step it, until
-// main is done, the step bound is passed (livelock), no worker can act and
+// drive is the seeded driver's loop, whatever the root task runs (a
+// scenario's program in Execute, a Go body in RunBody): fire the timers
+// that are due, let the chooser pick one of the workers that can act and
+// step it, until main is done, the step bound is passed (livelock), no worker can act and
 // no timer is pending (deadlock), or the scheduler panics (crash). It
 // returns the steps taken; an error is a recorded decision that did not
 // apply (ScheduleError).

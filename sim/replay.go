@@ -120,8 +120,12 @@ func traceConfig(tr *trace.Trace) (*scenario.Scenario, Config, error) {
 	if nums["max_steps"] < 1 {
 		return nil, Config{}, at("max_steps", "max_steps must be >= 1, not %d", nums["max_steps"])
 	}
+	so, err := StrategyOptions(h)
+	if err != nil {
+		return nil, Config{}, at(trace.KeyStrategy, "%v", err)
+	}
 	c, err := Resolve(sc, Options{Seed: uint64(nums["seed"]), HasSeed: true, Workers: int(nums["workers"]),
-		Victim: want["victim"], MaxSteps: nums["max_steps"]})
+		Victim: want["victim"], MaxSteps: nums["max_steps"], Strategy: so.Strategy, PCTDepth: so.PCTDepth})
 	if err != nil {
 		return nil, Config{}, at("seed", "%v", err)
 	}
@@ -172,6 +176,9 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	sc, c, err := loadConfig(file, tr)
 	if err != nil {
 		return nil, err
+	}
+	if c.Strategy == StrategyExplore && !schedule {
+		return nil, &BadTraceError{File: file, Err: ErrExploreNeedsSchedule}
 	}
 	rep := &ReplayReport{Config: c, Schedule: schedule}
 	o := Options{Schedule: sch}

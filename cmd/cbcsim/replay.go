@@ -14,6 +14,7 @@ func newReplayCmd() *cobra.Command {
 	var (
 		schedule bool
 		context  int
+		strategy strategyFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "replay TRACE",
@@ -38,6 +39,16 @@ with its step and line. Exit status: 0 identical, 1 diverged, 2 bad input.`,
 			if err != nil {
 				return badInput(err) // a *PathError names the file
 			}
+			if err := strategy.check(); err != nil {
+				return badInput(err)
+			}
+			if cmd.Flags().Changed("strategy") || cmd.Flags().Changed("pct-depth") {
+				// The header names the strategy; a flag may only confirm it,
+				// so that a replay never silently re-runs a different search.
+				if err := sim.CheckTraceStrategy(args[0], data, strategy.name, strategy.depth); err != nil {
+					return badInput(err)
+				}
+			}
 			rep, err := sim.Replay(args[0], data, schedule, context)
 			var bt *sim.BadTraceError
 			if errors.As(err, &bt) {
@@ -57,5 +68,6 @@ with its step and line. Exit status: 0 identical, 1 diverged, 2 bad input.`,
 	}
 	cmd.Flags().BoolVar(&schedule, "schedule", false, "follow the recorded decisions instead of the PRNG")
 	cmd.Flags().IntVar(&context, "context", 3, "lines of context before the first divergence")
+	strategy.add(cmd)
 	return cmd
 }

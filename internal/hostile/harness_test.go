@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,9 +47,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "cbcsim")
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goCmd); err != nil {
-		goCmd = "go"
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		goCmd = filepath.Join("/usr/local/go", "bin", "go") // where this project's machines have it
 	}
 	// Without -race: the limits are the product's, not the detector's.
 	build := exec.Command(goCmd, "build", "-o", bin, "github.com/cbcsim/cbcsim/cmd/cbcsim")
