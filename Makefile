@@ -3,11 +3,32 @@ BIN := bin/cbcsim
 SCENARIO ?= scenarios/fail_fast.toml
 FUZZTIME ?= 60s
 FUZZSEEDS ?= 20000
+HOSTILE_N ?= 5500
 
-.PHONY: build test vet bench bench-real run fuzz mutants clean
+.PHONY: build test vet bench bench-real run fuzz mutants hostile clean cabi cabi-test cabi-bench
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cbcsim
+
+# The C ABI: bin/libjanus_sched.so, for C programs that include
+# cabi/janus_sched.h (docs/c-abi.md).
+cabi:
+	$(GO) build -buildmode=c-shared -o bin/libjanus_sched.so ./cabi
+	@rm -f bin/libjanus_sched.h # cgo's header; cabi/janus_sched.h is the contract
+
+# The C tests: each cabi/testdata/test_*.c compiled with cc against the
+# library and run (the race detector does not apply to C); then again
+# against the library built with the portable ucontext switch that other
+# architectures use, so that it is tested too.
+cabi-test: build cabi
+	CC="$(CC)" ./cabi/testdata/run.sh
+	CGO_CFLAGS="-O2 -DJANUS_SWITCH_UCONTEXT" $(GO) build -buildmode=c-shared -o bin/ucontext/libjanus_sched.so ./cabi
+	CC="$(CC)" LIBDIR=bin/ucontext ./cabi/testdata/run.sh
+
+# The costs of the C path (docs/performance.md).
+cabi-bench: cabi
+	$(CC) -O2 -o bin/cabi_cost cabi/testdata/cost.c -Icabi -Lbin -ljanus_sched -pthread
+	LD_LIBRARY_PATH=bin ./bin/cabi_cost
 
 # staticcheck comes through the module proxy at a pinned version (go run
 # caches the build), so it needs no install step and is not a dependency
@@ -25,10 +46,18 @@ vet:
 test: vet
 	$(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -tags mutants -count=1 -run TestMutants ./sim/mutants
+	$(MAKE) cabi-test
 
 # Each deliberately broken scheduler must be caught (see internal/mutant).
 mutants:
 	$(GO) test -tags mutants -count=1 -run TestMutants -v ./sim/mutants
+
+# The adversarial harness (internal/hostile, docs/reliability.md): HOSTILE_N
+# mutated scenarios and traces, hostile flags, special output paths and
+# signals against the built binary, each run under 20 s and 1 GB. `make
+# test` runs a sample of 200 of them.
+hostile:
+	$(GO) test -count=1 -timeout 30m -run TestHostile -v ./internal/hostile -hostile.n $(HOSTILE_N)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./deque ./fiber ./trace

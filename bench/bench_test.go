@@ -6,14 +6,18 @@ import (
 
 	"github.com/cbcsim/cbcsim/bench"
 	"github.com/cbcsim/cbcsim/bench/benchtest"
+	"github.com/cbcsim/cbcsim/sim"
 )
 
 // BenchmarkSimSteps: the seeded driver on the standard twenty-task
 // scenario (bench/testdata/twenty.toml), one run an op, with its trace
-// written to a file and without; steps/s is the figure.
+// written to a file and without, under the random walk and under pct;
+// steps/s is the figure.
 func BenchmarkSimSteps(b *testing.B) {
 	b.Run("trace", func(b *testing.B) { benchtest.Bench(b, 3, bench.SimSteps(b.TempDir())) })
 	b.Run("notrace", func(b *testing.B) { benchtest.Bench(b, 3, bench.SimSteps("")) })
+	b.Run("trace-pct", func(b *testing.B) { benchtest.Bench(b, 3, bench.SimStepsStrategy(b.TempDir(), sim.StrategyPCT)) })
+	b.Run("notrace-pct", func(b *testing.B) { benchtest.Bench(b, 3, bench.SimStepsStrategy("", sim.StrategyPCT)) })
 }
 
 // BenchmarkFuzzSeeds: the standard scenario under consecutive seeds, one

@@ -29,13 +29,17 @@ func Twenty() (*scenario.Scenario, error) {
 // the trace writer's 64 KiB buffer), truncated before every run; without,
 // no trace is written (the driver still records the events its checkers
 // need).
-func SimSteps(traceDir string) Func {
+func SimSteps(traceDir string) Func { return SimStepsStrategy(traceDir, sim.StrategyRandom) }
+
+// SimStepsStrategy is SimSteps under the seeded driver's strategy
+// (random or pct, docs/explore.md).
+func SimStepsStrategy(traceDir, strategy string) Func {
 	return func(tm Timer, n int) error {
 		sc, err := Twenty()
 		if err != nil {
 			return err
 		}
-		c, err := sim.Resolve(sc, sim.Options{})
+		c, err := sim.Resolve(sc, sim.Options{Strategy: strategy})
 		if err != nil {
 			return err
 		}
@@ -51,7 +55,7 @@ func SimSteps(traceDir string) Func {
 		start := time.Now()
 		var steps int64
 		for range n {
-			o := sim.Options{}
+			o := sim.Options{Strategy: strategy}
 			if f != nil {
 				if err := rewind(f); err != nil {
 					return err

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -31,6 +32,8 @@ type ChildError struct {
 	Child   Result // the first failing child's result
 	Text    string // the error text that propagates
 	Err     error  // what the child's body returned, or its *PanicError; nil if unknown
+
+	cls errClass // Err's chain classified once, so that a chain of n nested failures costs O(n), not O(n^2)
 }
 
 func (e *ChildError) Error() string { return e.Text }
@@ -129,13 +132,50 @@ func resultOf(err error, value int64, hasValue bool) Result {
 		}
 		return nursery.OK()
 	}
-	var ce *CancelError
-	if errors.As(err, &ce) {
-		return nursery.CancelledBy(ce.Reason)
+	c := classify(err)
+	if c.cancel != nil {
+		return nursery.CancelledBy(c.cancel.Reason)
 	}
-	var se *SchedError
-	if errors.As(err, &se) {
-		return nursery.Err(se.Code)
+	if c.sched != nil {
+		return nursery.Err(c.sched.Code)
 	}
 	return nursery.Err(err.Error())
+}
+
+// errClass is the first *CancelError and the first *SchedError in an
+// error's chain, as errors.As finds them.
+type errClass struct {
+	cancel *CancelError
+	sched  *SchedError
+}
+
+// classify is errors.As for both types at once, except that it stops at a
+// *ChildError and takes the classification made when that was created: a
+// recursive spawner fails up a chain of one ChildError per level, and
+// walking it whole at every level would be quadratic in the depth.
+func classify(err error) errClass {
+	var c errClass
+	for err != nil {
+		switch e := err.(type) {
+		case *ChildError:
+			c.cancel = cmp.Or(c.cancel, e.cls.cancel)
+			c.sched = cmp.Or(c.sched, e.cls.sched)
+			return c
+		case *CancelError:
+			c.cancel = cmp.Or(c.cancel, e)
+		case *SchedError:
+			c.sched = cmp.Or(c.sched, e)
+		case interface{ Unwrap() []error }, interface{ As(any) bool }:
+			// A tree or a custom As: errors.As's own rules.
+			if c.cancel == nil {
+				errors.As(err, &c.cancel)
+			}
+			if c.sched == nil {
+				errors.As(err, &c.sched)
+			}
+			return c
+		}
+		err = errors.Unwrap(err)
+	}
+	return c
 }

@@ -233,7 +233,7 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 		return err
 	}
 	if failed {
-		return &ChildError{Nursery: label, Child: first, Text: first.ErrorText(), Err: firstErr}
+		return &ChildError{Nursery: label, Child: first, Text: first.ErrorText(), Err: firstErr, cls: classify(firstErr)}
 	}
 	return t.point(Cost{})
 }
@@ -288,6 +288,14 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	}
 	n.spawnLeft.Store(int32(min(n.pool.SpawnCount, math.MaxInt32)))
 	n.quota = n
+	if q := n.nextQuota(); q != nil && s.cfg.StepCheckpoints && q.spawnLeft.Load() <= n.spawnLeft.Load() {
+		// Under the seeded driver (one step at a time, no concurrent
+		// spawns) a pool at least as large as what is left above can never
+		// be the one that runs out: every spawn below pays both. Linking
+		// past it keeps a chain of self-spawning tasks linear, not
+		// quadratic, in its depth.
+		n.quota = q
+	}
 	if n.pool.SpawnCount >= math.MaxInt32 {
 		n.quota = nil
 		if p := owner.parent; p != nil {

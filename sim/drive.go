@@ -7,9 +7,10 @@ import (
 	"github.com/cbcsim/cbcsim/trace"
 )
 
-// drive is the seeded driver's loop: fire the timers that are due, let
-// the chooser pick one of the workers that can act and step it, until
-// main is done, the step bound is passed (livelock), no worker can act and
+// drive is the seeded driver's loop, whatever the root task runs (a
+// scenario's program in Execute, a Go body in RunBody): fire the timers
+// that are due, let the chooser pick one of the workers that can act and
+// step it, until main is done, the step bound is passed (livelock), no worker can act and
 // no timer is pending (deadlock), or the scheduler panics (crash). It
 // returns the steps taken; an error is a recorded decision that did not
 // apply (ScheduleError).
@@ -31,6 +32,11 @@ func drive(run *Run, s *sched.Scheduler, sk *sink, ch chooser) (int64, error) {
 		if busy >= c.MaxSteps {
 			run.Outcome = OutcomeLivelock
 			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I(trace.KeyMaxSteps, c.MaxSteps)})
+			break
+		}
+		if name, max := sk.limit(); name != "" {
+			run.Outcome, run.Limit = OutcomeLivelock, limitText(name, max)
+			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.S("limit", name), trace.I("max", int64(max))})
 			break
 		}
 		ready = ready[:0]

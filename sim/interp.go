@@ -18,6 +18,7 @@ type program struct {
 	sc       *scenario.Scenario
 	funcs    map[string]sched.Func
 	channels map[string]*sched.Channel
+	lim      realLimits // real mode only
 }
 
 func newProgram(sc *scenario.Scenario, s *sched.Scheduler) *program {
@@ -103,7 +104,7 @@ func init() {
 		scenario.Close:       func(p *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Close(p.channels[op.Str]) },
 		scenario.Sleep:       func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Sleep(op.N) },
 		scenario.Recharge:    execRecharge,
-		scenario.Log:         func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { t.Log(op.Str); return nil },
+		scenario.Log:         execLog,
 		scenario.Return:      func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { t.SetValue(op.N); return errReturn },
 		scenario.Fail:        func(_ *program, _ *sched.Task, _ scope, op *scenario.Op) error { return &failure{msg: op.Str} },
 		scenario.Panic:       func(_ *program, _ *sched.Task, _ scope, op *scenario.Op) error { panic(op.Str) },
@@ -147,10 +148,16 @@ func execSpawn(p *program, _ *sched.Task, sc scope, op *scenario.Op) error {
 		}
 		o.Caps = caps
 	}
+	if err := p.lim.take(limTasks); err != nil {
+		return err
+	}
 	return n.Go(op.Str, p.funcs[op.Str], o)
 }
 
 func execNursery(p *program, t *sched.Task, sc scope, op *scenario.Op) error {
+	if err := p.lim.take(limNurseries); err != nil {
+		return err
+	}
 	mode, _ := nursery.ParseMode(op.Mode)
 	o := sched.NurseryOptions{Label: op.Str, Mode: mode, MaxConcurrent: op.MaxConcurrent, Catch: op.Catch}
 	if op.HasTimeout {
@@ -168,7 +175,12 @@ func execNursery(p *program, t *sched.Task, sc scope, op *scenario.Op) error {
 
 func execDefer(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
 	label, body := op.Str, op.Body
+	// A cleanup logs its label when it runs.
+	if err := p.lim.take(limCleanups, limEvents); err != nil {
+		return err
+	}
 	t.Defer(label, func(t *sched.Task) error {
+		p.lim.release(limCleanups)
 		t.Log(label)
 		var b block
 		return b.run(p, t, nil, body)
@@ -177,8 +189,21 @@ func execDefer(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
 }
 
 func execUsing(p *program, t *sched.Task, sc scope, op *scenario.Op) error {
+	// A using block logs two lines, acquire and release.
+	if err := p.lim.take(limCleanups, limEvents, limEvents); err != nil {
+		return err
+	}
+	defer p.lim.release(limCleanups)
 	var b block
 	return b.leave(t.Using(op.Str, func() error { return b.run(p, t, sc, op.Body) }))
+}
+
+func execLog(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
+	if err := p.lim.take(limEvents); err != nil {
+		return err
+	}
+	t.Log(op.Str)
+	return nil
 }
 
 func execRecv(p *program, t *sched.Task, _ scope, op *scenario.Op) error {

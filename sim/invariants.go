@@ -24,6 +24,7 @@ const (
 	InvOwnerFails       = "child-error-fails-owner"
 	InvOwnerLeaves      = "owner-leaves-on-child-error"
 	InvErrorReachesRoot = "child-error-reaches-root"
+	InvWithinLimits     = "within-simulator-limits" // listed only on a run a limit stopped (limits.go)
 )
 
 // invariant is one requirement of docs/spec.md checked over a run's

@@ -17,12 +17,16 @@ func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 		return nil, err
 	}
 	p := newProgram(sc, s)
+	p.lim.on = true
 	run := &Run{Scenario: sc, Config: c}
 	res := runReal(s, sc, p)
 	run.Result = res
 	run.Outcome = outcomeOf(res)
 	if s.LimitHit() {
 		run.Outcome = OutcomeLivelock
+	}
+	if name, max := p.lim.passed(); name != "" {
+		run.Outcome, run.Limit = OutcomeLivelock, limitText(name, max)
 	}
 	if s.Deadlocked() {
 		run.Outcome = OutcomeDeadlock
@@ -38,9 +42,12 @@ func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 			x.Nursery, x.NurseryLabels = nil, nil
 			run.Checks = checkExpect(&x, run)
 		}
-		return run, nil
+	} else {
+		run.Checks = append(checkFinal(run), checkExpect(sc.Expect, run)...)
 	}
-	run.Checks = append(checkFinal(run), checkExpect(sc.Expect, run)...)
+	if run.Limit != "" {
+		run.Checks = append(run.Checks, limitCheck(run))
+	}
 	return run, nil
 }
 

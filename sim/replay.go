@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 	"github.com/cbcsim/cbcsim/trace"
 )
@@ -27,33 +28,73 @@ type ReplayReport struct {
 // BadTraceError is a trace that cannot be replayed: it does not parse, its
 // header lacks a field, or its embedded scenario does not load.
 type BadTraceError struct {
-	File string
-	Err  error
+	File    string
+	Err     error
+	located bool // Err's message starts with File
 }
 
-func (e *BadTraceError) Error() string { return e.File + ": " + e.Err.Error() }
+// Error is "FILE: line N: MSG", or the located error itself when it
+// already names the file (an error in the embedded scenario).
+func (e *BadTraceError) Error() string {
+	if e.located {
+		return e.Err.Error()
+	}
+	return e.File + ": " + e.Err.Error()
+}
 func (e *BadTraceError) Unwrap() error { return e.Err }
 
 // LoadTrace parses a trace file's bytes and rebuilds the scenario and the
-// configuration it was recorded with.
+// configuration it was recorded with. Every error is a *BadTraceError whose
+// message has a line of the trace: a header value's own line, and for an
+// error in the embedded scenario, the trace line that holds it.
 func LoadTrace(file string, data []byte) (*trace.Trace, *scenario.Scenario, Config, error) {
-	bad := func(err error) (*trace.Trace, *scenario.Scenario, Config, error) {
-		return nil, nil, Config{}, &BadTraceError{File: file, Err: err}
-	}
 	tr, err := trace.Parse(bytes.NewReader(data))
 	if err != nil {
-		return bad(err)
+		return nil, nil, Config{}, &BadTraceError{File: file, Err: err}
 	}
-	h := &tr.Header
-	sc, err := scenario.Parse(file+" (embedded scenario)", []byte(h.Source))
+	sc, c, err := loadConfig(file, tr)
+	return tr, sc, c, err
+}
+
+// loadConfig is LoadTrace's part after the parse.
+func loadConfig(file string, tr *trace.Trace) (*scenario.Scenario, Config, error) {
+	sc, c, err := traceConfig(tr)
 	if err != nil {
-		return bad(err)
+		var le *scenario.LoadError
+		if errors.As(err, &le) {
+			return nil, Config{}, embeddedError(file, tr, le)
+		}
+		return nil, Config{}, &BadTraceError{File: file, Err: err}
+	}
+	return sc, c, nil
+}
+
+// traceConfig loads the embedded scenario and checks every header value the
+// run needs, each error a *trace.ParseError at that value's line (a missing
+// value: at "# source: N", where the header fields end).
+func traceConfig(tr *trace.Trace) (*scenario.Scenario, Config, error) {
+	h := &tr.Header
+	at := func(key, format string, args ...any) error {
+		line := tr.FieldLine(key)
+		if line == 0 {
+			line = tr.SourceLine
+		}
+		return &trace.ParseError{Line: line, Msg: "header: " + fmt.Sprintf(format, args...)}
+	}
+	sc, err := scenario.Parse("embedded scenario", []byte(h.Source))
+	if err != nil {
+		return nil, Config{}, err
+	}
+	// A scenario without a `name` is named after its file, which the
+	// trace does not embed: the header's name is the one it ran under.
+	if f, ok := h.Get("name"); ok && !f.IsInt {
+		sc.Name = f.Str
 	}
 	want := map[string]string{}
 	for _, key := range []string{"scenario-sha256", "victim", "profile"} {
 		f, ok := h.Get(key)
 		if !ok || f.IsInt {
-			return bad(fmt.Errorf("header: missing or non-text %q", key))
+			return nil, Config{}, at(key, "missing or non-text %q", key)
 		}
 		want[key] = f.Str
 	}
@@ -61,87 +102,106 @@ func LoadTrace(file string, data []byte) (*trace.Trace, *scenario.Scenario, Conf
 	for _, key := range []string{"seed", "workers", "yield_interval", "max_steps"} {
 		f, ok := h.Get(key)
 		if !ok || !f.IsInt || f.Int < 0 {
-			return bad(fmt.Errorf("header: missing or bad %q", key))
+			return nil, Config{}, at(key, "missing or bad %q: want an integer >= 0", key)
 		}
 		nums[key] = f.Int
 	}
 	if sc.SHA256 != want["scenario-sha256"] {
-		return bad(fmt.Errorf("header: scenario-sha256 %s does not match the embedded source (%s)", want["scenario-sha256"], sc.SHA256))
+		return nil, Config{}, at("scenario-sha256", "scenario-sha256 %s does not match the embedded source (%s)", want["scenario-sha256"], sc.SHA256)
+	}
+	// What Resolve would take as "unset" or reject is checked here, so that
+	// the message points at the line.
+	if w := nums["workers"]; w < 1 || w > sched.WorkersMax {
+		return nil, Config{}, at("workers", "workers %d out of range 1..%d", w, sched.WorkersMax)
+	}
+	if _, ok := sched.ParseVictim(want["victim"]); !ok {
+		return nil, Config{}, at("victim", "unknown victim strategy %q (want random, round_robin or least_loaded)", want["victim"])
+	}
+	if nums["max_steps"] < 1 {
+		return nil, Config{}, at("max_steps", "max_steps must be >= 1, not %d", nums["max_steps"])
+	}
+	so, err := StrategyOptions(h)
+	if err != nil {
+		return nil, Config{}, at(trace.KeyStrategy, "%v", err)
 	}
 	c, err := Resolve(sc, Options{Seed: uint64(nums["seed"]), HasSeed: true, Workers: int(nums["workers"]),
-		Victim: want["victim"], MaxSteps: nums["max_steps"]})
+		Victim: want["victim"], MaxSteps: nums["max_steps"], Strategy: so.Strategy, PCTDepth: so.PCTDepth})
 	if err != nil {
-		return bad(err)
+		return nil, Config{}, at("seed", "%v", err)
 	}
-	if c.Profile.String() != want["profile"] || int64(c.YieldInterval) != nums["yield_interval"] {
-		return bad(fmt.Errorf("header: profile %s / yield_interval %d disagree with the embedded scenario (%s / %d)",
-			want["profile"], nums["yield_interval"], c.Profile, c.YieldInterval))
+	if c.Profile.String() != want["profile"] {
+		return nil, Config{}, at("profile", "profile %s disagrees with the embedded scenario (%s)", want["profile"], c.Profile)
 	}
-	return tr, sc, c, nil
+	if int64(c.YieldInterval) != nums["yield_interval"] {
+		return nil, Config{}, at("yield_interval", "yield_interval %d disagrees with the embedded scenario (%d)", nums["yield_interval"], c.YieldInterval)
+	}
+	return sc, c, nil
+}
+
+// embeddedError moves an error in the embedded scenario to the trace line
+// that holds it: source line i is trace line SourceLine+i, its text after
+// the "#| " prefix. An error with no line of its own is at "# source: N".
+func embeddedError(file string, tr *trace.Trace, le *scenario.LoadError) error {
+	moved := *le
+	moved.File = file
+	moved.Msg += " (in the embedded scenario)"
+	if moved.Line > 0 {
+		moved.Line += tr.SourceLine
+		if moved.Col > 0 {
+			moved.Col += len("#| ")
+		}
+	} else {
+		moved.Line, moved.Col = tr.SourceLine, 0
+	}
+	return &BadTraceError{File: file, Err: &moved, located: true}
 }
 
 // Replay re-runs the trace in data (named file) and compares the new trace
 // with it byte for byte. With schedule, the run follows the decisions
-// recorded in the trace instead of the PRNG.
+// recorded in the trace instead of the PRNG. The new trace is compared as
+// it is written, never held whole.
 func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayReport, error) {
-	tr, sc, c, err := LoadTrace(file, data)
+	// The events are checked as they are parsed and only their decisions
+	// kept: the recorded trace is in memory once, as bytes.
+	var sch *Schedule
+	each := func(*trace.Event, int) error { return nil }
+	if schedule {
+		sch = &Schedule{}
+		each = func(e *trace.Event, line int) error { return sch.add(e, line) }
+	}
+	tr, err := trace.ParseEach(bytes.NewReader(data), each)
+	if err != nil {
+		return nil, &BadTraceError{File: file, Err: err}
+	}
+	sc, c, err := loadConfig(file, tr)
 	if err != nil {
 		return nil, err
 	}
-	rep := &ReplayReport{Config: c, Schedule: schedule}
-	o := Options{}
-	if schedule {
-		if o.Schedule, err = ScheduleOf(tr); err != nil {
-			return nil, &BadTraceError{File: file, Err: err}
-		}
+	if c.Strategy == StrategyExplore && !schedule {
+		return nil, &BadTraceError{File: file, Err: ErrExploreNeedsSchedule}
 	}
-	var buf bytes.Buffer
-	o.Trace = &buf
+	rep := &ReplayReport{Config: c, Schedule: schedule}
+	o := Options{Schedule: sch}
+	cw := &cmpWriter{want: data}
+	o.Trace = cw
 	run, err := Execute(sc, c, o)
 	var se *ScheduleError
 	switch {
 	case errors.As(err, &se):
+		// The run stopped at the decision: what it wrote is a prefix that
+		// says nothing more, so the decision is the whole report.
 		rep.Decision = se.Err.Error()
+		return rep, nil
 	case err != nil:
 		return nil, err
 	}
 	rep.Run = run
-	rep.Line, rep.Want, rep.Got, rep.Context = firstDiff(data, buf.Bytes(), contextLines)
-	rep.Identical = rep.Line == 0 && rep.Decision == ""
+	rep.Line, rep.Want, rep.Got, rep.Context = cw.result(contextLines)
+	rep.Identical = rep.Line == 0
 	return rep, nil
 }
 
 const endOfFile = "<end of file>"
-
-// firstDiff finds the first differing line of a and b, with up to n lines
-// of shared context before it.
-func firstDiff(a, b []byte, n int) (line int, la, lb string, ctx []string) {
-	as, bs := bytes.SplitAfter(a, []byte("\n")), bytes.SplitAfter(b, []byte("\n"))
-	for i := 0; i < len(as) || i < len(bs); i++ {
-		var x, y []byte
-		if i < len(as) {
-			x = as[i]
-		}
-		if i < len(bs) {
-			y = bs[i]
-		}
-		if bytes.Equal(x, y) {
-			continue
-		}
-		for j := max(0, i-n); j < i; j++ {
-			ctx = append(ctx, string(bytes.TrimSuffix(as[j], []byte("\n"))))
-		}
-		return i + 1, lineText(x), lineText(y), ctx
-	}
-	return 0, "", "", nil
-}
-
-func lineText(b []byte) string {
-	if b == nil {
-		return endOfFile
-	}
-	return string(bytes.TrimSuffix(b, []byte("\n")))
-}
 
 // Write prints the report.
 func (r *ReplayReport) Write(w io.Writer, file string) error {
@@ -155,7 +215,8 @@ func (r *ReplayReport) Write(w io.Writer, file string) error {
 		return err
 	}
 	if r.Decision != "" {
-		fmt.Fprintf(w, "a recorded decision no longer applies: %s\n", r.Decision)
+		_, err := fmt.Fprintf(w, "a recorded decision no longer applies: %s\nthe replay stopped there\n", r.Decision)
+		return err
 	}
 	if r.Line > 0 {
 		fmt.Fprintf(w, "first divergence at line %d:\n", r.Line)

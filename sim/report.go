@@ -62,6 +62,9 @@ func (r *Run) WriteTables(w io.Writer) error {
 		return err
 	}
 
+	if r.Limit != "" {
+		fmt.Fprintln(w, "\nLimit: "+r.Limit)
+	}
 	if len(r.Stuck) > 0 {
 		fmt.Fprintln(w, "\nStuck tasks")
 		for _, s := range r.Stuck {
@@ -99,6 +102,7 @@ type jsonRun struct {
 	Nurseries []NurseryRow `json:"nurseries"`
 	Workers   []WorkerRow  `json:"workers"`
 	Stuck     []string     `json:"stuck,omitempty"`
+	Limit     string       `json:"limit,omitempty"`
 	Checks    []Check      `json:"checks"`
 	Replay    string       `json:"replay"`
 }
@@ -109,7 +113,7 @@ func (r *Run) WriteJSON(w io.Writer, replay string) error {
 	j := jsonRun{
 		Scenario: r.Scenario.Name, Config: r.Config, Outcome: r.Outcome, Main: r.Result.String(),
 		Steps: r.Steps, Passed: r.Passed(), Log: r.Log, Tasks: r.Tasks, Nurseries: r.Nurseries,
-		Workers: r.Workers, Stuck: r.Stuck, Checks: r.Checks, Replay: replay,
+		Workers: r.Workers, Stuck: r.Stuck, Limit: r.Limit, Checks: r.Checks, Replay: replay,
 	}
 	if j.Log == nil {
 		j.Log = []string{}

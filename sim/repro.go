@@ -8,7 +8,8 @@ import (
 // Command is the one `cbcsim run` command line that reruns the run c of
 // the scenario file at path, built from the resolved configuration so
 // that every value a flag can set is pinned: seed, worker count, victim
-// strategy and step bound (seeded mode), or the worker count and mode
+// strategy, step bound and the driver's strategy with pct's depth (seeded
+// mode), or the worker count and mode
 // (real mode, which has no seed to pin: the OS schedules its workers).
 // Every repro command printed by run, check and fuzz comes from here.
 func (c Config) Command(path string) string {
@@ -22,6 +23,9 @@ func (c Config) Command(path string) string {
 	}
 	parts = append(parts, fmt.Sprintf("--seed %d --workers %d --victim %s --max-steps %d",
 		c.Seed, c.Workers, ShellQuote(c.Victim.String()), c.MaxSteps))
+	if c.Strategy == StrategyPCT {
+		parts = append(parts, fmt.Sprintf("--strategy %s --pct-depth %d", StrategyPCT, c.PCTDepth))
+	}
 	return strings.Join(parts, " ")
 }
 

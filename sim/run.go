@@ -23,6 +23,9 @@ type Options struct {
 	Real     bool      // run on real worker goroutines instead of the seeded driver
 	Lean     bool      // with Real: keep no tasks, as a Go program's scheduler (see Config.Lean)
 	Schedule *Schedule // drive the run from recorded decisions instead of the PRNG
+	Strategy string    // "": random (see strategy.go)
+	PCTDepth int       // pct: 0 means PCTDepthDefault
+	Chooser  Chooser   // drive the run from outside (the explorer; its Strategy is explore, so the trace says so)
 }
 
 // Outcome is how a run ended, named as the scenario format's `outcome`
@@ -75,6 +78,10 @@ type Config struct {
 	// per-child records. The task and nursery tables stay empty, so only
 	// main's outcome, value, error and log are checked.
 	Lean bool
+	// Strategy is how the seeded driver picks workers, PCTDepth pct's
+	// depth (see strategy.go).
+	Strategy string
+	PCTDepth int
 }
 
 // Run is the outcome of one run of a scenario.
@@ -90,6 +97,7 @@ type Run struct {
 	Workers   []WorkerRow
 	Stuck     []string // deadlock: the tasks that can never run again
 	Crash     string   // the scheduler's own panic, when Outcome is crash
+	Limit     string   // livelock: the resource limit the run passed, if not max_steps
 	Checks    []Check  // invariants, then expectations
 }
 
@@ -188,15 +196,21 @@ func Resolve(sc *scenario.Scenario, o Options) (Config, error) {
 	if c.MaxSteps < 1 {
 		return c, fmt.Errorf("max steps %d out of range 1..%d", c.MaxSteps, int64(math.MaxInt64))
 	}
-	return c, nil
+	return c, resolveStrategy(&c, o)
 }
 
 // Header is the trace header of a run: everything needed to replay it.
 func Header(sc *scenario.Scenario, c Config) *trace.Header {
-	return &trace.Header{
+	return header(sc.Name, sc.SHA256, string(sc.Source), c)
+}
+
+// header is the trace header of a run of the program source (a
+// scenario's, or a body's description) whose SHA-256 is sha.
+func header(name, sha, source string, c Config) *trace.Header {
+	h := &trace.Header{
 		Fields: []trace.Field{
-			trace.S(trace.KeyName, sc.Name),
-			trace.S(trace.KeySHA256, sc.SHA256),
+			trace.S(trace.KeyName, name),
+			trace.S(trace.KeySHA256, sha),
 			trace.I(trace.KeySeed, int64(c.Seed)),
 			trace.I(trace.KeyWorkers, int64(c.Workers)),
 			trace.S(trace.KeyVictim, c.Victim.String()),
@@ -204,8 +218,10 @@ func Header(sc *scenario.Scenario, c Config) *trace.Header {
 			trace.I(trace.KeyYieldInterval, int64(c.YieldInterval)),
 			trace.I(trace.KeyMaxSteps, c.MaxSteps),
 		},
-		Source: string(sc.Source),
+		Source: source,
 	}
+	h.Fields = append(h.Fields, strategyFields(c)...)
+	return h
 }
 
 // driverSeed derives the driver's PRNG seed from the run seed; the workers'
@@ -229,11 +245,9 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 		}
 	}
 	sk := newSink(c.Workers, tw)
-	var ch chooser = &randomChooser{rng: sched.NewXoshiro(driverSeed(c.Seed))}
-	var victims sched.VictimSource
-	if o.Schedule != nil {
-		sch := &scheduleChooser{s: o.Schedule, workers: c.Workers}
-		ch, victims = sch, sch
+	ch, victims, err := newChooser(c, o, func() int64 { return pctLength(sc, c) })
+	if err != nil {
+		return nil, err
 	}
 	s, err := newScheduler(sc, c, sk, victims)
 	if err != nil {
@@ -251,6 +265,9 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 		return nil, err
 	}
 	run.Checks = append(checkInvariants(run, sk.hist), checkExpect(sc.Expect, run)...)
+	if run.Limit != "" {
+		run.Checks = append(run.Checks, limitCheck(run))
+	}
 	return run, nil
 }
 

@@ -28,37 +28,42 @@ type StepDecision struct {
 func ScheduleOf(t *trace.Trace) (*Schedule, error) {
 	s := &Schedule{}
 	for i := range t.Events {
-		e := &t.Events[i]
-		if e.Actor == "sim" {
-			continue
-		}
-		w, err := workerIndex(e.Actor)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %v", t.Lines[i], err)
-		}
-		for uint64(len(s.Steps)) <= e.Step {
-			s.Steps = append(s.Steps, StepDecision{Actor: -1})
-		}
-		d := &s.Steps[e.Step]
-		if d.Actor < 0 {
-			d.Actor, d.Line = w, t.Lines[i]
-		} else if d.Actor != w {
-			return nil, fmt.Errorf("line %d: step %d has two actors, w%d and w%d", t.Lines[i], e.Step, d.Actor, w)
-		}
-		if e.Kind == trace.KindSteal || e.Kind == trace.KindStealFail {
-			f, ok := field(e, "victim")
-			if !ok || !f.IsInt {
-				return nil, fmt.Errorf("line %d: %s without an integer victim", t.Lines[i], e.Kind)
-			}
-			d.Victims = append(d.Victims, int(f.Int))
-		}
-	}
-	for i, d := range s.Steps {
-		if d.Actor < 0 {
-			return nil, fmt.Errorf("step %d has no events", i)
+		if err := s.add(&t.Events[i], t.Lines[i]); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// add takes the decision one event records (at line of the trace).
+func (s *Schedule) add(e *trace.Event, line int) error {
+	if e.Actor == "sim" {
+		return nil
+	}
+	w, err := workerIndex(e.Actor)
+	if err != nil {
+		return fmt.Errorf("line %d: %v", line, err)
+	}
+	if e.Step > uint64(len(s.Steps)) {
+		// Checked here, not at the end: a step number far ahead must not
+		// allocate a decision for every step it skips.
+		return fmt.Errorf("line %d: an event at step %d, but step %d has no events", line, e.Step, len(s.Steps))
+	}
+	if e.Step == uint64(len(s.Steps)) {
+		s.Steps = append(s.Steps, StepDecision{Actor: w, Line: line})
+	}
+	d := &s.Steps[e.Step]
+	if d.Actor != w {
+		return fmt.Errorf("line %d: step %d has two actors, w%d and w%d", line, e.Step, d.Actor, w)
+	}
+	if e.Kind == trace.KindSteal || e.Kind == trace.KindStealFail {
+		f, ok := field(e, "victim")
+		if !ok || !f.IsInt {
+			return fmt.Errorf("line %d: %s without an integer victim", line, e.Kind)
+		}
+		d.Victims = append(d.Victims, int(f.Int))
+	}
+	return nil
 }
 
 func workerIndex(actor string) (int, error) {

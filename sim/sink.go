@@ -14,6 +14,7 @@ type sink struct {
 	hist       *history // the checkers' digest, fed as events happen
 	w          *trace.Writer
 	err        error // the first write error
+	cleanups   int   // cleanups pushed and not yet run, for limit
 	ev         trace.Event
 }
 
@@ -36,6 +37,7 @@ func (s *sink) actor(worker int) string {
 func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 	s.ev = trace.Event{Step: s.step, Tick: s.tick, Actor: s.actor(worker), Kind: kind, Fields: fields}
 	s.hist.add(&s.ev)
+	s.count(kind, fields)
 	if s.w != nil && s.err == nil {
 		s.err = s.w.WriteEvent(&s.ev)
 	}

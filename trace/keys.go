@@ -30,4 +30,6 @@ const (
 	KeyWorkers       = "workers"
 	KeyProfile       = "profile"
 	KeyYieldInterval = "yield_interval"
+	KeyStrategy      = "strategy"  // the seeded driver's strategy; absent: random
+	KeyPCTDepth      = "pct_depth" // with strategy pct: its depth
 )

@@ -10,11 +10,38 @@ import (
 	"strings"
 )
 
+// The limits on what Parse reads (docs/reliability.md). The longest line
+// cbcsim writes holds one value from a scenario, itself at most 256 KiB,
+// quoted; the largest trace is a run at the simulator's event limit with
+// long labels. Past either, Parse stops with a *ParseError at once, having
+// read at most the limit: /dev/zero is an error, not a hang.
+const (
+	MaxLineBytes = 4 << 20
+	MaxBytes     = 512 << 20
+)
+
 // Trace is a parsed trace.
 type Trace struct {
 	Header Header
 	Events []Event
 	Lines  []int // the 1-based input line of each event, for messages
+
+	// Where the header's parts were read, for messages about their values:
+	// the line of each field, in the order of Header.Fields, and the line
+	// of "# source: N" (source line i, 1-based, is line SourceLine+i).
+	FieldLines []int
+	SourceLine int
+}
+
+// FieldLine is the input line of the first header field with the given
+// key, or 0.
+func (t *Trace) FieldLine(key string) int {
+	for i, f := range t.Header.Fields {
+		if f.Key == key && i < len(t.FieldLines) {
+			return t.FieldLines[i]
+		}
+	}
+	return 0
 }
 
 // ParseError is the error Parse returns: what was wrong, and on which
@@ -39,10 +66,35 @@ func Parse(r io.Reader) (*Trace, error) {
 		strs: make(map[string]string),
 	}
 	t := &Trace{}
-	if err := p.header(&t.Header); err != nil {
+	if err := p.header(t); err != nil {
 		return nil, err
 	}
-	if err := p.events(t); err != nil {
+	err := p.events(func(e *Event, line int) error {
+		t.Events = append(t.Events, *e)
+		t.Lines = append(t.Lines, line)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// ParseEach parses a whole trace as Parse does, but hands each event to
+// each, with its line, instead of keeping it: the Trace it returns has the
+// header and no events, and a trace is checked in memory that does not grow
+// with its length. The event and its Fields are valid until each returns;
+// an error from each stops the parse and is returned as it is.
+func ParseEach(r io.Reader, each func(e *Event, line int) error) (*Trace, error) {
+	p := &parser{
+		r:    bufio.NewReaderSize(r, 64<<10),
+		strs: make(map[string]string),
+	}
+	t := &Trace{}
+	if err := p.header(t); err != nil {
+		return nil, err
+	}
+	if err := p.events(each); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -52,6 +104,7 @@ func Parse(r io.Reader) (*Trace, error) {
 type parser struct {
 	r    *bufio.Reader
 	line int    // the number of the line last read
+	read int64  // bytes read so far, for MaxBytes
 	long []byte // holds a line longer than r's buffer
 	// scratch is reused to re-encode quoted values for the canonical check.
 	scratch []byte
@@ -93,10 +146,23 @@ func (p *parser) next() (line []byte, ok bool, err error) {
 	if errors.Is(err, bufio.ErrBufferFull) {
 		p.long = append(p.long[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(p.long) > MaxLineBytes {
+				p.line++
+				return nil, false, p.errorf("line longer than %d bytes, the limit of a trace line", MaxLineBytes)
+			}
 			line, err = p.r.ReadSlice('\n')
 			p.long = append(p.long, line...)
 		}
 		line = p.long
+	}
+	p.read += int64(len(line))
+	switch {
+	case len(line) > MaxLineBytes+1: // +1: the newline
+		p.line++
+		return nil, false, p.errorf("line longer than %d bytes, the limit of a trace line", MaxLineBytes)
+	case p.read > MaxBytes:
+		p.line++
+		return nil, false, p.errorf("the trace passes %d bytes, the limit of a trace", int64(MaxBytes))
 	}
 	switch {
 	case err == nil:
@@ -114,7 +180,8 @@ func (p *parser) next() (line []byte, ok bool, err error) {
 }
 
 // header parses everything up to and including "# end".
-func (p *parser) header(h *Header) error {
+func (p *parser) header(t *Trace) error {
+	h := &t.Header
 	line, ok, err := p.next()
 	if err != nil {
 		return err
@@ -156,6 +223,7 @@ func (p *parser) header(h *Header) error {
 		key := rest[:colon]
 		val := rest[colon+2:]
 		if string(key) == sourceKey {
+			t.SourceLine = p.line
 			return p.source(h, val)
 		}
 		f, n, msg := p.value(val, 0)
@@ -167,6 +235,7 @@ func (p *parser) header(h *Header) error {
 		}
 		f.Key = p.intern(key)
 		h.Fields = append(h.Fields, f)
+		t.FieldLines = append(t.FieldLines, p.line)
 	}
 }
 
@@ -225,7 +294,9 @@ func (p *parser) source(h *Header, count []byte) error {
 }
 
 // events parses the event section, up to the end of input.
-func (p *parser) events(t *Trace) error {
+func (p *parser) events(each func(e *Event, line int) error) error {
+	var lastStep uint64
+	lastLine := 0
 	for {
 		line, ok, err := p.next()
 		if err != nil {
@@ -244,11 +315,13 @@ func (p *parser) events(t *Trace) error {
 		if err := p.event(line, &e); err != nil {
 			return err
 		}
-		if n := len(t.Events); n > 0 && e.Step < t.Events[n-1].Step {
-			return p.errorf("step %d goes backwards: the event on line %d is at step %d", e.Step, t.Lines[n-1], t.Events[n-1].Step)
+		if lastLine > 0 && e.Step < lastStep {
+			return p.errorf("step %d goes backwards: the event on line %d is at step %d", e.Step, lastLine, lastStep)
 		}
-		t.Events = append(t.Events, e)
-		t.Lines = append(t.Lines, p.line)
+		lastStep, lastLine = e.Step, p.line
+		if err := each(&e, p.line); err != nil {
+			return err
+		}
 	}
 }
 

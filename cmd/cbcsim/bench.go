@@ -9,6 +9,10 @@ import (
 	"github.com/cbcsim/cbcsim/bench"
 )
 
+// maxParked bounds --parked: the default, a million, already takes a few
+// GB, and the memory grows with it (docs/reliability.md).
+const maxParked = 1_000_000
+
 func newBenchCmd() *cobra.Command {
 	var (
 		quick    bool
@@ -47,8 +51,8 @@ is a finding, not a failure), 2 for bad input.`,
 				return badInput(fmt.Errorf("--count must be at least 1, not %d", count))
 			case f.Changed("workers") && workers < 1:
 				return badInput(fmt.Errorf("--workers must be at least 1, not %d", workers))
-			case f.Changed("parked") && parked < 1:
-				return badInput(fmt.Errorf("--parked must be at least 1, not %d", parked))
+			case f.Changed("parked") && (parked < 1 || parked > maxParked):
+				return badInput(fmt.Errorf("--parked must be between 1 and %d, not %d", maxParked, parked))
 			}
 			o := bench.Options{Quick: quick, Duration: duration, Count: count, Workers: workers, ParkedTasks: parked}
 			rep, err := bench.Run(o, cmd.ErrOrStderr())
@@ -67,6 +71,6 @@ is a finding, not a failure), 2 for bad input.`,
 	f.DurationVar(&duration, "duration", 0, "least time one measurement lasts (default 300ms, 2ms with --quick)")
 	f.IntVar(&count, "count", 0, "measurements per figure, the median is kept (default 3, 1 with --quick)")
 	f.IntVar(&workers, "workers", 0, "cbcsim workers in the comparisons (default GOMAXPROCS)")
-	f.IntVar(&parked, "parked", 0, "tasks parked at once (default 1000000, 1000 with --quick)")
+	f.IntVar(&parked, "parked", 0, "tasks parked at once, 1..1000000 (default 1000000, 1000 with --quick)")
 	return cmd
 }

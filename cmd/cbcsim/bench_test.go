@@ -67,7 +67,9 @@ func TestBenchBadInputExits2(t *testing.T) {
 		{[]string{"bench", "--count", "0"}, "--count must be at least 1"},
 		{[]string{"bench", "--duration", "-1s"}, "--duration must be positive"},
 		{[]string{"bench", "--workers", "0"}, "--workers must be at least 1"},
-		{[]string{"bench", "--parked", "0"}, "--parked must be at least 1"},
+		{[]string{"bench", "--parked", "0"}, "--parked must be between 1 and 1000000"},
+		{[]string{"bench", "--parked", "1000001"}, "--parked must be between 1 and 1000000"},
+		{[]string{"bench", "--parked", "9223372036854775807"}, "--parked must be between 1 and 1000000"},
 		{[]string{"bench", "--quick", "extra"}, "unknown command"},
 	}
 	for _, c := range cases {

@@ -40,6 +40,7 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return cf.run(cmd, args) },
 	}
 	cf.sw.add(cmd, check.DefaultWorkers())
+	cf.sw.addStrategy(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&cf.real, "real", false, "run on real worker goroutines: no traces, no byte comparison")
 	f.BoolVar(&cf.lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (main's expectations only)")
@@ -66,6 +67,7 @@ func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
 	report, err := check.Scenarios(scs, paths, check.Options{
 		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Real: cf.real, Lean: cf.lean,
 		Jobs: cf.sw.jobs, Resample: cf.resample, ReproDir: cf.out, ProgressTerminal: isTerminal(stderr), Shard: cf.sw.shardOf,
+		Strategy: cf.sw.strategy.name, PCTDepth: cf.sw.strategy.depth, ShrinkSchedule: shrinkCheckSchedule,
 	}, stderr)
 	if err != nil {
 		return badInput(err)

@@ -50,6 +50,7 @@ its repro), 2 for bad input.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return ff.run(cmd) },
 	}
 	ff.sw.add(cmd, gen.DefaultWorkers)
+	ff.sw.addStrategy(cmd)
 	f := cmd.Flags()
 	f.DurationVar(&ff.duration, "duration", 0, "run seeds from --seed-start on until this much time has passed (e.g. 30s, 5m)")
 	// --start is the name --seed-start had before check and fuzz shared
@@ -102,7 +103,7 @@ func (ff *fuzzFlags) options(cmd *cobra.Command) (gen.FuzzOptions, error) {
 	}
 	opts := gen.FuzzOptions{Seeds: sw.seeds, Duration: ff.duration, Start: sw.seedStart, Workers: sw.workerList,
 		Out: ff.out, ShrinkBudget: ff.shrinkBudget, Failing: fuzzFailing, Parallel: sw.jobs, Shard: sw.shardOf,
-		ProgressTerminal: isTerminal(cmd.ErrOrStderr())}
+		ProgressTerminal: isTerminal(cmd.ErrOrStderr()), Strategy: sw.strategy.name, PCTDepth: sw.strategy.depth}
 	if err := opts.Normalize(); err != nil {
 		return opts, badInput(err)
 	}
@@ -123,8 +124,12 @@ func printHeader(w io.Writer, o gen.FuzzOptions) {
 	if !o.Shard.Whole() {
 		bound += fmt.Sprintf(" (shard %s: every %d-th from %d)", o.Shard, o.Shard.N, o.Start+uint64(o.Shard.K-1))
 	}
-	fmt.Fprintf(w, "fuzz: %s, workers %s, out %s, shrink budget %d, %d jobs\n",
-		bound, strings.Join(ws, ","), o.Out, o.ShrinkBudget, o.Parallel)
+	strategy := ""
+	if o.Strategy == sim.StrategyPCT {
+		strategy = ", strategy " + sim.StrategyName(o.Strategy, o.PCTDepth)
+	}
+	fmt.Fprintf(w, "fuzz: %s, workers %s, out %s, shrink budget %d, %d jobs%s\n",
+		bound, strings.Join(ws, ","), o.Out, o.ShrinkBudget, o.Parallel, strategy)
 }
 
 // printFuzzReport prints the summary, and the failure with its replay
@@ -149,6 +154,9 @@ func printFuzzReport(w io.Writer, rep *gen.FuzzReport) error {
 		fmt.Fprintf(w, "  %s\n", d)
 	}
 	fmt.Fprintf(w, "shrunk: %d ops -> %d ops (%d candidates)\n", f.SizeBefore, f.SizeAfter, f.ShrinkEvals)
+	if f.Schedule != "" {
+		fmt.Fprintf(w, "%s\n", f.Schedule)
+	}
 	fmt.Fprintf(w, "repro:  %s/\n", f.Dir)
 	fmt.Fprintf(w, "replay: %s\n", f.Command)
 	return &exitError{code: 1, err: fmt.Errorf("fuzz: seed %d broke %s", f.Seed, strings.Join(f.Failed, ", "))}

@@ -84,7 +84,7 @@ func TestFuzzFailureExits1(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no replay command in:\n%s", stdout)
 	}
-	for _, want := range []string{"FAIL seed ", "task-panicked", "shrunk: ", "repro:  " + out} {
+	for _, want := range []string{"FAIL seed ", "task-panicked", "shrunk: ", "schedule shrunk: ", "repro:  " + out} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -93,7 +93,7 @@ func TestFuzzFailureExits1(t *testing.T) {
 		t.Errorf("stderr lacks the failure:\n%s", errOut)
 	}
 	dir := filepath.Dir(m[2])
-	for _, name := range []string{"scenario.toml", "original.toml", "run.trace", "README.txt"} {
+	for _, name := range []string{"scenario.toml", "original.toml", "run.trace", "shrunk.trace", "README.txt"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("%v", err)
 		}
@@ -110,5 +110,37 @@ func TestFuzzFailureExits1(t *testing.T) {
 	// The trace written beside it replays byte for byte.
 	if code, out, errOut := runCLI("replay", filepath.Join(dir, "run.trace")); code != 0 {
 		t.Fatalf("replay of run.trace: exit %d\n%s%s", code, out, errOut)
+	}
+	// So does the shrunk schedule, by its recorded decisions.
+	if code, out, errOut := runCLI("replay", "--schedule", filepath.Join(dir, "shrunk.trace")); code != 0 {
+		t.Fatalf("replay --schedule of shrunk.trace: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestFuzzFailurePCTReproduces: under pct the printed replay command
+// carries the strategy and its depth, and, run as printed, runs the
+// failing (panicking) run again.
+func TestFuzzFailurePCTReproduces(t *testing.T) {
+	fuzzFailing = func(run *sim.Run) []string {
+		for _, task := range run.Tasks {
+			if strings.HasPrefix(task.Result, "panic:") {
+				return []string{"task-panicked"}
+			}
+		}
+		return nil
+	}
+	t.Cleanup(func() { fuzzFailing = nil })
+	out := filepath.Join(t.TempDir(), "fz")
+	code, stdout, errOut := runCLI("fuzz", "--seeds", "300", "--out", out, "--shrink-budget", "500", "--strategy", "pct", "--pct-depth", "2")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, errOut)
+	}
+	args := printedCommand(t, stdout, "replay")
+	if !strings.Contains(strings.Join(args, " "), "--strategy pct --pct-depth 2") {
+		t.Fatalf("the printed command %v lacks the strategy", args)
+	}
+	code, runOut, runErr := runCLI(args...)
+	if code != 0 || !strings.Contains(runOut, "panic:") {
+		t.Fatalf("%v: exit %d, no panicking task\n%s%s", args, code, runOut, runErr)
 	}
 }

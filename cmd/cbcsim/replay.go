@@ -3,17 +3,18 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cbcsim/cbcsim/sim"
+	"github.com/cbcsim/cbcsim/trace"
 )
 
 func newReplayCmd() *cobra.Command {
 	var (
 		schedule bool
 		context  int
+		strategy strategyFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "replay TRACE",
@@ -30,9 +31,23 @@ with its step and line. Exit status: 0 identical, 1 diverged, 2 bad input.`,
 			if context < 0 {
 				return badInput(fmt.Errorf("--context must be 0 or more, not %d", context))
 			}
-			data, err := os.ReadFile(args[0])
+			data, err := trace.ReadFile(args[0])
+			var pe *trace.ParseError
+			if errors.As(err, &pe) {
+				return badInput(fmt.Errorf("%s: %w", args[0], err))
+			}
 			if err != nil {
+				return badInput(err) // a *PathError names the file
+			}
+			if err := strategy.check(); err != nil {
 				return badInput(err)
+			}
+			if cmd.Flags().Changed("strategy") || cmd.Flags().Changed("pct-depth") {
+				// The header names the strategy; a flag may only confirm it,
+				// so that a replay never silently re-runs a different search.
+				if err := sim.CheckTraceStrategy(args[0], data, strategy.name, strategy.depth); err != nil {
+					return badInput(err)
+				}
 			}
 			rep, err := sim.Replay(args[0], data, schedule, context)
 			var bt *sim.BadTraceError
@@ -53,5 +68,6 @@ with its step and line. Exit status: 0 identical, 1 diverged, 2 bad input.`,
 	}
 	cmd.Flags().BoolVar(&schedule, "schedule", false, "follow the recorded decisions instead of the PRNG")
 	cmd.Flags().IntVar(&context, "context", 3, "lines of context before the first divergence")
+	strategy.add(cmd)
 	return cmd
 }

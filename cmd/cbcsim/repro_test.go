@@ -63,33 +63,46 @@ func printedCommand(t *testing.T, out, label string) []string {
 
 // TestReproCommandReproducesRun: the command run prints, executed, gives
 // the same trace byte for byte, for a run whose every flag differs from
-// the scenario's and whose path needs quoting.
+// the scenario's and whose path needs quoting, under the random walk and
+// under pct (whose strategy and depth the command must carry).
 func TestReproCommandReproducesRun(t *testing.T) {
 	src, err := os.ReadFile("../../scenarios/fail_fast.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "it's a dir")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	sc := filepath.Join(dir, "fail fast.toml")
-	if err := os.WriteFile(sc, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	first, second := filepath.Join(dir, "a.trace"), filepath.Join(dir, "b.trace")
-	code, out, errOut := runCLI("run", sc, "--seed", "11", "--workers", "3", "--victim", "least_loaded", "--max-steps", "99999", "--trace", first)
-	if code != 0 {
-		t.Fatalf("exit %d: %s%s", code, out, errOut)
-	}
-	args := append(printedCommand(t, out, "reproduce"), "--trace", second)
-	if code, out2, errOut := runCLI(args...); code != 0 {
-		t.Fatalf("%v: exit %d: %s%s", args, code, out2, errOut)
-	}
-	a, _ := os.ReadFile(first)
-	b, _ := os.ReadFile(second)
-	if len(a) == 0 || string(a) != string(b) {
-		t.Fatalf("the printed command %v gave a different trace", args)
+	for _, tc := range []struct {
+		name     string
+		strategy []string
+	}{{"random", nil}, {"pct", []string{"--strategy", "pct", "--pct-depth", "4"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "it's a dir")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			sc := filepath.Join(dir, "fail fast.toml")
+			if err := os.WriteFile(sc, src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			first, second := filepath.Join(dir, "a.trace"), filepath.Join(dir, "b.trace")
+			args := append([]string{"run", sc, "--seed", "11", "--workers", "3", "--victim", "least_loaded", "--max-steps", "99999", "--trace", first}, tc.strategy...)
+			code, out, errOut := runCLI(args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s%s", code, out, errOut)
+			}
+			again := printedCommand(t, out, "reproduce")
+			if want := strings.Join(tc.strategy, " "); !strings.Contains(strings.Join(again, " "), want) {
+				t.Fatalf("the printed command %v lacks %q", again, want)
+			}
+			again = append(again, "--trace", second)
+			if code, out2, errOut := runCLI(again...); code != 0 {
+				t.Fatalf("%v: exit %d: %s%s", again, code, out2, errOut)
+			}
+			a, _ := os.ReadFile(first)
+			b, _ := os.ReadFile(second)
+			if len(a) == 0 || string(a) != string(b) {
+				t.Fatalf("the printed command %v gave a different trace", again)
+			}
+		})
 	}
 }
 
@@ -102,6 +115,24 @@ func TestReproCommandReproducesCheckFailure(t *testing.T) {
 		t.Fatalf("exit %d: %s%s", code, out, errOut)
 	}
 	args := printedCommand(t, out, "reproduce")
+	code, runOut, runErr := runCLI(args...)
+	if code != 1 || !strings.Contains(runErr, "expect.value: want ok:6, got ok:5") || !strings.Contains(runOut, "seed=4") {
+		t.Fatalf("%v: exit %d: %s%s", args, code, runOut, runErr)
+	}
+}
+
+// TestReproCommandReproducesCheckFailurePCT: under pct, check's printed
+// command names the strategy and its depth, and reproduces the failure.
+func TestReproCommandReproducesCheckFailurePCT(t *testing.T) {
+	p := writeFile(t, "wrong.toml", checkWrongSrc)
+	code, out, errOut := runCLI("check", p, "--seeds", "2", "--seed-start", "4", "--workers", "3", "--out", "", "--strategy", "pct", "--pct-depth", "2")
+	if code != 1 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	args := printedCommand(t, out, "reproduce")
+	if !strings.Contains(strings.Join(args, " "), "--strategy pct --pct-depth 2") {
+		t.Fatalf("the printed command %v lacks the strategy", args)
+	}
 	code, runOut, runErr := runCLI(args...)
 	if code != 1 || !strings.Contains(runErr, "expect.value: want ok:6, got ok:5") || !strings.Contains(runOut, "seed=4") {
 		t.Fatalf("%v: exit %d: %s%s", args, code, runOut, runErr)

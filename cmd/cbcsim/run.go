@@ -22,6 +22,7 @@ type runFlags struct {
 	real      bool
 	lean      bool
 	maxSteps  int64
+	strategy  strategyFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -45,6 +46,7 @@ holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 	f.BoolVar(&rf.real, "real", false, "run on real worker goroutines instead of the seeded driver")
 	f.BoolVar(&rf.lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (tables stay empty; main's expectations only)")
 	f.Int64Var(&rf.maxSteps, "max-steps", 0, "step bound past which the run is a livelock (default: the scenario's)")
+	rf.strategy.add(cmd)
 	return cmd
 }
 
@@ -57,6 +59,9 @@ func (rf *runFlags) run(cmd *cobra.Command, file string) error {
 	if rf.lean && !rf.real {
 		return badInput(errLeanNeedsReal)
 	}
+	if err := rf.strategy.check(); err != nil {
+		return badInput(err)
+	}
 	if rf.real && rf.tracePath != "" {
 		return badInput(fmt.Errorf("--trace and --real cannot be combined: real mode has no deterministic trace"))
 	}
@@ -64,7 +69,8 @@ func (rf *runFlags) run(cmd *cobra.Command, file string) error {
 	if err != nil {
 		return badInput(err)
 	}
-	opts := sim.Options{Workers: rf.workers, Victim: rf.victim, Real: rf.real, Lean: rf.lean, MaxSteps: rf.maxSteps}
+	opts := sim.Options{Workers: rf.workers, Victim: rf.victim, Real: rf.real, Lean: rf.lean, MaxSteps: rf.maxSteps,
+		Strategy: rf.strategy.name, PCTDepth: rf.strategy.depth}
 	if cmd.Flags().Changed("seed") {
 		opts.Seed, opts.HasSeed = rf.seed, true
 	}

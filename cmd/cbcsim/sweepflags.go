@@ -23,6 +23,10 @@ type sweepFlags struct {
 	workers   string
 	jobs      int
 	shard     string
+	// strategy is --strategy and --pct-depth, registered by addStrategy:
+	// check and fuzz take them, explore does not (it is a strategy of
+	// its own).
+	strategy strategyFlags
 
 	// Resolved by resolve.
 	workerList []int
@@ -35,10 +39,20 @@ func (s *sweepFlags) add(cmd *cobra.Command, defaultWorkers []int) {
 	f := cmd.Flags()
 	f.IntVar(&s.seeds, "seeds", 0, "seeds to run: S..S+N-1 (S is --seed-start)")
 	f.Uint64Var(&s.seedStart, "seed-start", 1, "first seed")
-	f.StringVar(&s.workers, "workers", joinInts(defaultWorkers), fmt.Sprintf("comma-separated worker counts, each 1..%d", sched.WorkersMax))
+	s.addWorkers(cmd, defaultWorkers)
 	f.IntVar(&s.jobs, "jobs", runtime.NumCPU(), "runs executed in parallel (the result does not depend on it)")
 	f.StringVar(&s.shard, "shard", "", `run shard K of N of the seeds ("K/N", or "auto" from the environment: docs/check.md#sharding)`)
 }
+
+// addWorkers registers --workers alone, for a subcommand that takes no
+// seeds (explore); resolve still parses it.
+func (s *sweepFlags) addWorkers(cmd *cobra.Command, defaultWorkers []int) {
+	cmd.Flags().StringVar(&s.workers, "workers", joinInts(defaultWorkers), fmt.Sprintf("comma-separated worker counts, each 1..%d", sched.WorkersMax))
+}
+
+// addStrategy registers --strategy and --pct-depth: the seeded driver's
+// strategy for every run of the sweep.
+func (s *sweepFlags) addStrategy(cmd *cobra.Command) { s.strategy.add(cmd) }
 
 // resolve checks the flags that were given and parses the lists. A
 // bad value is bad input (exit 2).
@@ -50,11 +64,24 @@ func (s *sweepFlags) resolve(cmd *cobra.Command) error {
 	case s.jobs < 1:
 		return badInput(fmt.Errorf("--jobs must be at least 1, not %d", s.jobs))
 	}
-	var err error
-	if s.workerList, err = parseWorkerList(s.workers); err != nil {
+	if err := s.strategy.check(); err != nil {
 		return badInput(err)
 	}
+	if err := s.resolveWorkers(); err != nil {
+		return err
+	}
+	var err error
 	if s.shardOf, err = sweep.ParseShard(s.shard, os.Getenv); err != nil {
+		return badInput(err)
+	}
+	return nil
+}
+
+// resolveWorkers parses --workers into workerList; it is all of resolve
+// that applies to a subcommand registering addWorkers alone.
+func (s *sweepFlags) resolveWorkers() error {
+	var err error
+	if s.workerList, err = parseWorkerList(s.workers); err != nil {
 		return badInput(err)
 	}
 	return nil

@@ -86,7 +86,14 @@ type Options struct {
 	// zero value: all). The picks of runs executed twice are made over
 	// the whole check, so each shard executes twice exactly the picks it
 	// owns.
-	Shard sweep.Shard
+	Shard    sweep.Shard
+	Strategy string // the seeded driver's strategy ("": random); the seed is its seed
+	PCTDepth int    // pct: 0 means sim.PCTDepthDefault
+	// ShrinkSchedule, when set, minimises the schedule of each failure
+	// written to a repro directory (the run's trace in trace) and writes
+	// DIR/shrunk.trace; it returns the line the report and the README
+	// show. cbcsim sets it to the explorer's (sim/explore imports sim).
+	ShrinkSchedule func(sc *scenario.Scenario, workers int, trace []byte, dir string) (string, error)
 
 	// ProgressTerminal makes the progress line rewrite itself with \r
 	// (stderr is a terminal) instead of printing a line every 2 s.
@@ -150,6 +157,7 @@ type Failure struct {
 
 	ReproDir string // the repro directory, "" if none was written
 	Trace    string // its run.trace, "" if none (no directory, or real mode)
+	Schedule string // the shrunk schedule's sizes and replay command (CheckOptions.ShrinkSchedule)
 }
 
 // Command is the command line that reruns the failing run.
@@ -358,7 +366,8 @@ func (c *checker) resolveAll() error {
 	o := c.o
 	for i, sc := range c.scs {
 		for _, w := range o.Workers {
-			cfg, err := sim.Resolve(sc, sim.Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean})
+			cfg, err := sim.Resolve(sc, sim.Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean,
+				Strategy: o.Strategy, PCTDepth: o.PCTDepth})
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.paths[i], err)
 			}
@@ -485,7 +494,8 @@ func (c *checker) do(i int64) (failed bool) {
 // or an error of the harness becomes a failed check, so one bad run never
 // stops the others.
 func (c *checker) execute(sc, wi int, seed uint64, buf *bytes.Buffer) (sum summary) {
-	o := sim.Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real, Lean: c.o.Lean}
+	o := sim.Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real, Lean: c.o.Lean,
+		Strategy: c.o.Strategy, PCTDepth: c.o.PCTDepth}
 	if buf != nil {
 		o.Trace = buf
 	}
@@ -778,7 +788,8 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *Failur
 	}
 	if !f.Config.Real {
 		err := sim.WriteFileAtomic(filepath.Join(dir, "run.trace"), func(w io.Writer) error {
-			again = runOne(sc, sim.Options{Seed: f.Seed, HasSeed: true, Workers: f.Config.Workers, Trace: w}, c.exec)
+			again = runOne(sc, sim.Options{Seed: f.Seed, HasSeed: true, Workers: f.Config.Workers, Trace: w,
+				Strategy: f.Config.Strategy, PCTDepth: f.Config.PCTDepth}, c.exec)
 			if again.outcome == outcomeError {
 				return errors.New(again.failed[0].Detail)
 			}
@@ -787,6 +798,7 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *Failur
 		if err != nil {
 			return again, err
 		}
+		c.shrinkSchedule(dir, sc, f)
 	}
 	var b strings.Builder
 	mode := "seeded"
@@ -802,10 +814,29 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *Failur
 	if !f.Config.Real {
 		fmt.Fprintf(&b, "\nreplay the trace:\n  cbcsim replay %s\n", sim.ShellQuote(filepath.Join(dir, "run.trace")))
 	}
+	if f.Schedule != "" {
+		fmt.Fprintf(&b, "\n%s\n", f.Schedule)
+	}
 	return again, sim.WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	})
+}
+
+// shrinkSchedule minimises the schedule of the failure whose run.trace is
+// in dir with Options.ShrinkSchedule, if set, and keeps its summary (or
+// why it was not shrunk) in f.Schedule.
+func (c *checker) shrinkSchedule(dir string, sc *scenario.Scenario, f *Failure) {
+	if c.o.ShrinkSchedule == nil {
+		return
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "run.trace"))
+	if err == nil {
+		f.Schedule, err = c.o.ShrinkSchedule(sc, f.Config.Workers, data, dir)
+	}
+	if err != nil {
+		f.Schedule = "schedule not shrunk: " + err.Error()
+	}
 }
 
 // writeNondetRepro writes scenario.toml, the two differing traces and
@@ -866,6 +897,9 @@ func (r *Report) writeHeader(b *bytes.Buffer) error {
 	ws := make([]string, len(o.Workers))
 	for i, n := range o.Workers {
 		ws[i] = strconv.Itoa(n)
+	}
+	if o.Strategy == sim.StrategyPCT {
+		mode += " " + sim.StrategyName(o.Strategy, o.PCTDepth)
 	}
 	fmt.Fprintf(b, "check: %d scenario(s) × seeds %d..%d × workers %s, %s mode: %d runs",
 		len(r.Scenarios), o.SeedStart, o.SeedStart+uint64(o.Seeds)-1, strings.Join(ws, ","), mode, r.Runs)
@@ -995,6 +1029,9 @@ func (f *Failure) write(b *bytes.Buffer) {
 	}
 	if f.ReproDir != "" {
 		fmt.Fprintf(b, "    repro:     %s\n", f.ReproDir)
+	}
+	if f.Schedule != "" {
+		fmt.Fprintf(b, "    %s\n", strings.ReplaceAll(f.Schedule, "\n", "\n    "))
 	}
 	if len(f.Seeds) > 0 {
 		seeds := make([]string, len(f.Seeds))

@@ -60,6 +60,10 @@ type FuzzOptions struct {
 	Shard sweep.Shard
 	// ProgressTerminal makes the progress line rewrite itself.
 	ProgressTerminal bool
+	// Strategy and PCTDepth choose the seeded driver's strategy; each
+	// run's seed is its seed ("": random).
+	Strategy string
+	PCTDepth int
 }
 
 // FuzzReport is what Fuzz did.
@@ -89,8 +93,9 @@ type Failure struct {
 	// may differ from RunSeed when shrinking changed the schedule.
 	ReproSeed    uint64
 	ReproWorkers int
-	Dir          string // OUT/fuzz-SEED, holding scenario.toml, original.toml, run.trace, README.txt
+	Dir          string // OUT/fuzz-SEED, holding scenario.toml, original.toml, run.trace, shrunk.trace, README.txt
 	Command      string // the command that replays the shrunk failure
+	Schedule     string // the shrunk schedule's sizes and replay command, or why it was not shrunk
 }
 
 // FailedChecks is the default Failing: the names of the checks that did
@@ -258,7 +263,7 @@ func (o *FuzzOptions) Normalize() error {
 	if o.Failing == nil {
 		o.Failing = FailedChecks
 	}
-	return nil
+	return sim.CheckStrategy(o.Strategy, o.PCTDepth)
 }
 
 // runSeed generates the scenario of seed and runs it once; it returns what
@@ -266,7 +271,7 @@ func (o *FuzzOptions) Normalize() error {
 func runSeed(g genScenario, seed uint64, o FuzzOptions) ([]string, error) {
 	sc := g.Example(int(seed))
 	rs, w := RunSeed(seed, o.Workers)
-	run, err := Execute(sc, rs, w, nil)
+	run, err := o.execute(sc, rs, w, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gen: seed %d: %w\n%s", seed, err, sc.Source)
 	}
@@ -294,7 +299,7 @@ func signature(names []string) string {
 func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error) {
 	orig := Scenario().Example(int(seed))
 	rs, w := RunSeed(seed, o.Workers)
-	run, err := Execute(orig, rs, w, nil)
+	run, err := o.execute(orig, rs, w, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +340,7 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 	f.Dir = filepath.Join(o.Out, fmt.Sprintf("fuzz-%d", seed))
 	file := filepath.Join(f.Dir, "scenario.toml")
 	f.Command = rrun.Config.Command(file)
-	if err := writeRepro(f, file); err != nil {
+	if err := writeRepro(f, file, o); err != nil {
 		return nil, fmt.Errorf("writing the repro of seed %d: %w", seed, err)
 	}
 	return f, nil
@@ -368,7 +373,7 @@ type candidateRunner struct {
 // wanted, with that run.
 func (sh *candidateRunner) failsAt(c *scenario.Scenario) (uint64, *sim.Run, bool) {
 	for _, s := range sh.tries {
-		r, err := Execute(c, s, sh.workers, nil)
+		r, err := sh.o.execute(c, s, sh.workers, nil)
 		if err != nil {
 			if sh.err == nil {
 				sh.err = err
@@ -406,7 +411,7 @@ func details(run *sim.Run) []string {
 
 // writeRepro writes the failure's directory: every file atomically, the
 // trace by running the shrunk scenario again.
-func writeRepro(f *Failure, file string) error {
+func writeRepro(f *Failure, file string, o FuzzOptions) error {
 	if err := os.MkdirAll(f.Dir, 0o755); err != nil {
 		return err
 	}
@@ -423,11 +428,13 @@ func writeRepro(f *Failure, file string) error {
 		return err
 	}
 	if err := sim.WriteFileAtomic(filepath.Join(f.Dir, "run.trace"), func(w io.Writer) error {
-		_, err := Execute(f.Shrunk, f.ReproSeed, f.ReproWorkers, w)
+		_, err := o.execute(f.Shrunk, f.ReproSeed, f.ReproWorkers, w)
 		return err
 	}); err != nil {
 		return err
 	}
+	// The scenario is shrunk; now its schedule.
+	f.Schedule = o.shrinkSchedule(f.Dir)
 	return sim.WriteFileAtomic(filepath.Join(f.Dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, f.README())
 		return err
@@ -460,7 +467,11 @@ func (f *Failure) README() string {
 	fmt.Fprintf(&b, "\nFiles:\n")
 	fmt.Fprintf(&b, "  scenario.toml  the shrunk scenario\n")
 	fmt.Fprintf(&b, "  original.toml  the scenario as generated, before shrinking\n")
-	fmt.Fprintf(&b, "  run.trace      the trace of the shrunk run\n\n")
+	fmt.Fprintf(&b, "  run.trace      the trace of the shrunk run\n")
+	fmt.Fprintf(&b, "  shrunk.trace   its schedule, shrunk (fewest preemptions, then fewest steps)\n\n")
+	if f.Schedule != "" {
+		fmt.Fprintf(&b, "%s\n\n", f.Schedule)
+	}
 	fmt.Fprintf(&b, "Replay:\n  %s\n\nShrunk scenario:\n\n%s", f.Command, f.Shrunk.Source)
 	return b.String()
 }

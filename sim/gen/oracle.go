@@ -31,6 +31,12 @@ const (
 // nursery with a timeout), the oracles, appended to run.Checks with Kind
 // "oracle". FailedChecks therefore counts them.
 func Execute(sc *scenario.Scenario, seed uint64, workers int, tw io.Writer) (*sim.Run, error) {
+	return ExecuteOptions(sc, sim.Options{Seed: seed, HasSeed: true, Workers: workers}, tw)
+}
+
+// ExecuteOptions is Execute with every option of the run (a strategy, a
+// Chooser); the trace goes to tw, not to opts.Trace.
+func ExecuteOptions(sc *scenario.Scenario, opts sim.Options, tw io.Writer) (*sim.Run, error) {
 	var buf *bytes.Buffer
 	if oraclesApply(sc) {
 		// The simulator keeps no events; the oracles read them back from
@@ -42,7 +48,7 @@ func Execute(sc *scenario.Scenario, seed uint64, workers int, tw io.Writer) (*si
 			tw = io.MultiWriter(tw, buf)
 		}
 	}
-	opts := sim.Options{Seed: seed, HasSeed: true, Workers: workers, Trace: tw}
+	opts.Trace = tw
 	cfg, err := sim.Resolve(sc, opts)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -33,7 +34,7 @@ const (
 // Load reads and parses the scenario file at path. Every error is a
 // *LoadError whose File is path.
 func Load(path string) (*Scenario, error) {
-	src, err := os.ReadFile(path)
+	src, err := readLimited(path)
 	if err != nil {
 		msg := err.Error()
 		var pe *fs.PathError
@@ -43,6 +44,18 @@ func Load(path string) (*Scenario, error) {
 		return nil, &LoadError{File: path, Msg: "cannot read file: " + msg}
 	}
 	return Parse(path, src)
+}
+
+// readLimited reads at most one byte past maxFileBytes, so that a huge file
+// or a device that never ends (/dev/zero) is refused by parse's size check
+// without being read whole.
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxFileBytes+1))
 }
 
 // Parse parses a scenario from src. name is the file name used in error
@@ -58,7 +71,15 @@ func Parse(name string, src []byte) (*Scenario, error) {
 
 func parse(name string, src []byte) (*Scenario, *LoadError) {
 	if len(src) > maxFileBytes {
-		return nil, &LoadError{File: name, Msg: fmt.Sprintf("file is %d bytes; a scenario may be at most %d", len(src), maxFileBytes)}
+		// Located where the limit is passed: Load reads no further.
+		line, col := 1, 1
+		for _, c := range src[:maxFileBytes] {
+			col++
+			if c == '\n' {
+				line, col = line+1, 1
+			}
+		}
+		return nil, &LoadError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("the file passes %d bytes here; a scenario may be at most %d (256 KiB)", maxFileBytes, maxFileBytes)}
 	}
 	var tree map[string]any
 	if err := toml.Unmarshal(src, &tree); err != nil {

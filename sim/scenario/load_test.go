@@ -85,7 +85,8 @@ var badFiles = []struct {
 
 	// The version; task.main.
 	{"version_2.toml", "version", 1, 1, "unsupported version 2"},
-	{"version_missing.toml", "version", 0, 0, "missing: every scenario starts with version = 1"},
+	{"version_missing.toml", "version", 1, 0, "missing: every scenario starts with version = 1"},
+	{"no_task_table.toml", "task.main", 1, 0, "missing: every scenario needs [task.main]"},
 	{"missing_main.toml", "task.main", 3, 2, "missing: every scenario needs [task.main]"},
 
 	// An unknown mode, victim, profile or capability.
@@ -134,7 +135,10 @@ func TestBadFiles(t *testing.T) {
 			msg := err.Error()
 			want := file + ":"
 			if tc.line > 0 {
-				want += fmt.Sprintf("%d:%d:", tc.line, tc.col)
+				want += fmt.Sprintf("%d:", tc.line)
+			}
+			if tc.col > 0 {
+				want += fmt.Sprintf("%d:", tc.col)
 			}
 			if tc.path != "" {
 				want += " " + tc.path + ":"
@@ -197,8 +201,23 @@ func TestLoadMissingFile(t *testing.T) {
 
 func TestFileTooLarge(t *testing.T) {
 	src := make([]byte, maxFileBytes+1)
+	for i := 99; i < len(src); i += 100 {
+		src[i] = '\n'
+	}
 	_, err := Parse("big.toml", src)
-	if err == nil || !strings.Contains(err.Error(), "at most") {
+	if want := "big.toml:2622:45: the file passes 262144 bytes"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v, want a size error located where the limit passes (%s)", err, want)
+	}
+}
+
+// Load reads no more than it may accept: a device that never ends is a
+// size error, not a read that grows until the machine kills it.
+func TestLoadDevZero(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	_, err := Load("/dev/zero")
+	if err == nil || !strings.HasPrefix(err.Error(), "/dev/zero:1:262145: the file passes") {
 		t.Fatalf("got %v, want a size error", err)
 	}
 }

@@ -194,7 +194,8 @@ func (idx positions) lookup(path string) position {
 			return pos
 		}
 	}
-	return position{}
+	// A key missing at the top level: the top-level table starts at line 1.
+	return position{line: 1}
 }
 
 // isBareKey reports whether s can be written as a TOML bare key.

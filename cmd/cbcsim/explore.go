@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cbcsim/cbcsim/sim/explore"
+	"github.com/cbcsim/cbcsim/sim/scenario"
+)
+
+// exploreFlags are explore's flags: --workers from the sweep vocabulary
+// (explore runs no seeds, so it takes no other), and its own.
+type exploreFlags struct {
+	sw           sweepFlags
+	preemptions  int
+	maxSchedules int
+	out          string
+}
+
+func newExploreCmd() *cobra.Command {
+	var ef exploreFlags
+	cmd := &cobra.Command{
+		Use:   "explore FILE [--workers N,...]",
+		Short: "Run every schedule of a scenario up to a preemption bound (systematic search)",
+		Long: `Explore runs a scenario under every schedule with 0 preemptions, then 1,
+then 2, up to --preemptions, each re-executed from the start on the real
+scheduler core (docs/explore.md), once per worker count of --workers (default:
+the scenario's). A decision point is a step at which more than one worker has
+something to do, or a steal with more than one victim that has something to
+steal; a preemption switches away from a worker that still had something to
+do. It prints the schedules run per bound, the distinct outcomes and a
+verdict: exhaustive up to K preemptions, stopped at --max-schedules (not
+exhaustive), or the first failing schedule, shrunk and written under --out as
+scenario.toml, run.trace (replay it with cbcsim replay --schedule),
+found.trace and README.txt. Progress goes to stderr. Exit status: 0 no
+schedule failed, 1 one did, 2 bad input.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return ef.run(cmd, args[0]) },
+	}
+	ef.sw.addWorkers(cmd, nil)
+	f := cmd.Flags()
+	f.IntVar(&ef.preemptions, "preemptions", explore.DefaultPreemptions, "preemption bound K: every schedule with at most K preemptions")
+	f.IntVar(&ef.maxSchedules, "max-schedules", explore.DefaultMaxSchedules, "stop after this many schedules per worker count (the verdict then says not exhaustive)")
+	f.StringVar(&ef.out, "out", "explore-out", "directory for the repro of a failing schedule")
+	return cmd
+}
+
+// run is `cbcsim explore FILE`: check the flags, load, and explore under
+// each worker count in turn, stopping at the first failing schedule.
+func (ef *exploreFlags) run(cmd *cobra.Command, file string) error {
+	sc, workers, err := ef.check(cmd, file)
+	if err != nil {
+		return err
+	}
+	for _, w := range workers {
+		if err := ef.explore(cmd, file, sc, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check refuses out-of-range flags, loads the scenario and resolves it
+// under every worker count (0: the scenario's) before anything runs.
+func (ef *exploreFlags) check(cmd *cobra.Command, file string) (*scenario.Scenario, []int, error) {
+	switch {
+	case ef.preemptions < 0:
+		return nil, nil, badInput(fmt.Errorf("--preemptions must be 0 or more, got %d", ef.preemptions))
+	case ef.maxSchedules < 1:
+		return nil, nil, badInput(fmt.Errorf("--max-schedules must be at least 1, got %d", ef.maxSchedules))
+	}
+	workers := []int{0}
+	if cmd.Flags().Changed("workers") {
+		if err := ef.sw.resolveWorkers(); err != nil {
+			return nil, nil, err
+		}
+		workers = ef.sw.workerList
+	}
+	sc, err := scenario.Load(file)
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	for _, w := range workers {
+		if _, err := explore.Resolve(sc, w); err != nil {
+			return nil, nil, badInput(fmt.Errorf("%s: %w", file, err))
+		}
+	}
+	return sc, workers, nil
+}
+
+// explore runs the search on w workers and prints its report; a failing
+// schedule is written under --out and is exit status 1.
+func (ef *exploreFlags) explore(cmd *cobra.Command, file string, sc *scenario.Scenario, w int) error {
+	rep, err := explore.Run(sc, explore.Options{Workers: w, Preemptions: ef.preemptions,
+		MaxSchedules: ef.maxSchedules, Progress: cmd.ErrOrStderr()})
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	stdout := cmd.OutOrStdout()
+	if err := rep.Write(stdout, file); err != nil {
+		return err
+	}
+	if rep.Failure == nil {
+		return nil
+	}
+	dir, err := explore.WriteRepro(ef.out, file, sc, rep)
+	if err != nil {
+		return fmt.Errorf("writing the repro: %w", err)
+	}
+	fmt.Fprintf(stdout, "repro:  %s/\nreplay: cbcsim replay --schedule %s\n", dir, filepath.Join(dir, "run.trace"))
+	return &exitError{code: 1, err: fmt.Errorf("%s: schedule %d failed: %s", file, rep.Schedules, rep.Failure.Signature)}
+}
+
+// shrinkCheckSchedule is check's Options.ShrinkSchedule: the explorer's
+// shrinker, writing DIR/shrunk.trace.
+func shrinkCheckSchedule(_ *scenario.Scenario, _ int, trace []byte, dir string) (string, error) {
+	out := filepath.Join(dir, "shrunk.trace")
+	f, err := explore.ShrinkTrace(filepath.Join(dir, "run.trace"), trace, out, explore.Options{})
+	if err != nil {
+		return "", err
+	}
+	return f.Summary(out), nil
+}

@@ -1,0 +1,164 @@
+package explore
+
+import (
+	"slices"
+
+	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sim"
+)
+
+// point is one decision of a run.
+type point struct {
+	victim  bool    // a steal victim, not the acting worker
+	options []uint8 // worker ids, ascending
+	chosen  uint8   // the worker id taken
+	// last is the worker a switch away from costs a preemption: the
+	// previous step's worker when it is in the middle of a task, else -1
+	// (its task blocked, yielded or ended: a free switch, as in CHESS).
+	last int
+	pre  int // preemptions before this point
+}
+
+// cost is the preemption a choice of o at p costs: 1 when it switches
+// away from a worker in the middle of a task.
+func (p *point) cost(o uint8) int {
+	if !p.victim && p.last >= 0 && int(o) != p.last {
+		return 1
+	}
+	return 0
+}
+
+// chooser steers one run: at point i it takes prefix[i], past the prefix
+// the default (the last worker while it is in the middle of a task, else
+// the lowest-numbered candidate; the lowest-numbered victim with
+// something to steal). It records every point.
+type chooser struct {
+	prefix  []uint8
+	points  []point
+	workers int
+	prev    int // the worker of the previous step, -1 before the first
+	prevW   *sched.Worker
+	prevT   *sched.Task // prevW's task before the previous step
+	pre     int
+	useful  []*sched.Worker
+	ready   []*sched.Worker // the last step's unparked workers
+}
+
+func newChooser(prefix []uint8, workers int) *chooser {
+	return &chooser{prefix: prefix, workers: workers, prev: -1}
+}
+
+// Choose implements sim.Chooser.
+func (c *chooser) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
+	c.ready = append(c.ready[:0], ready...)
+	c.useful = sim.Useful(c.useful[:0], ready)
+	if sim.Yielded(c.prevW, c.prevT) && len(c.useful) > 1 {
+		// Fairness, as CHESS's fair search: a worker whose task just
+		// yielded lets the others go first. Without it every spin-wait
+		// on yields (a task polling for another's progress) would have a
+		// schedule that starves the other for ever, a livelock that no
+		// real scheduler produces.
+		c.useful = slices.DeleteFunc(c.useful, func(w *sched.Worker) bool { return w == c.prevW })
+	}
+	c.useful = dropTwins(c.useful)
+	if len(c.useful) == 0 {
+		// Nobody has anything to do: the lowest-numbered idle worker
+		// looks for work and parks. Not a decision.
+		c.prevW, c.prevT = ready[0], nil
+		return ready[0]
+	}
+	if len(c.useful) == 1 {
+		// One candidate: not a decision.
+		w := c.useful[0]
+		c.prev, c.prevW, c.prevT = w.ID(), w, w.Current()
+		return w
+	}
+	p := point{last: -1, pre: c.pre, options: make([]uint8, len(c.useful))}
+	for i, w := range c.useful {
+		p.options[i] = uint8(w.ID())
+		if w.ID() == c.prev && w.Running() {
+			p.last = c.prev
+		}
+	}
+	p.chosen = c.pick(&p)
+	c.pre += p.cost(p.chosen)
+	c.points = append(c.points, p)
+	c.prev = int(p.chosen)
+	for _, w := range c.useful {
+		if w.ID() == int(p.chosen) {
+			c.prevW, c.prevT = w, w.Current()
+			return w
+		}
+	}
+	panic("explore: Choose: chosen worker is not useful")
+}
+
+// pick returns the prefix's choice at the next point if there is one and
+// it applies, else the default.
+func (c *chooser) pick(p *point) uint8 {
+	if i := len(c.points); i < len(c.prefix) {
+		for _, o := range p.options {
+			if o == c.prefix[i] {
+				return o
+			}
+		}
+		// Not an option here: the run left the path the prefix was
+		// recorded on; the default takes over.
+	}
+	if p.last >= 0 {
+		return uint8(p.last)
+	}
+	return p.options[0]
+}
+
+// NextVictim implements sched.VictimSource: only the workers with
+// something to steal are options. A parked worker's deque is empty (it
+// parked because it found nothing, and only its own tasks push onto it),
+// so the last step's unparked workers are the candidates.
+func (c *chooser) NextVictim(w int) int {
+	var opts []uint8
+	for _, v := range c.ready {
+		if v.ID() != w && v.QueueLen() > 0 {
+			opts = append(opts, uint8(v.ID()))
+		}
+	}
+	switch len(opts) {
+	case 0:
+		return (w + 1) % c.workers // the attempt fails whichever it is
+	case 1:
+		return int(opts[0])
+	}
+	p := point{victim: true, options: opts, last: -1, pre: c.pre}
+	p.chosen = c.pick(&p)
+	c.points = append(c.points, p)
+	return int(p.chosen)
+}
+
+// choices is the list of choices taken at the points of a run.
+func (c *chooser) choices() []uint8 {
+	out := make([]uint8, len(c.points))
+	for i, p := range c.points {
+		out[i] = p.chosen
+	}
+	return out
+}
+
+// dropTwins keeps, of the blank workers in useful (no current task, an
+// empty deque: they could only take work from the global queue or a
+// victim), only the lowest-numbered. Blank workers differ in nothing a task
+// can observe, only in their ids, so the schedules that start with one or
+// another are the same up to renaming the workers: symmetry reduction.
+// Without it, k blank workers multiply every free choice by k.
+func dropTwins(useful []*sched.Worker) []*sched.Worker {
+	seen := false
+	return slices.DeleteFunc(useful, func(w *sched.Worker) bool {
+		if w.Running() || w.QueueLen() > 0 {
+			return false
+		}
+		if seen {
+			return true
+		}
+		seen = true
+		return false
+	})
+}

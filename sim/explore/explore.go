@@ -1,0 +1,369 @@
+package explore
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cbcsim/cbcsim/sim"
+	"github.com/cbcsim/cbcsim/sim/scenario"
+)
+
+// Defaults of Options.
+const (
+	DefaultPreemptions  = 2
+	DefaultMaxSchedules = 100_000
+	// pendingBytesMax bounds the memory of the schedules waiting to be
+	// run (branches, and the choices they share): past it the search
+	// stops, not exhaustive.
+	pendingBytesMax = 256 << 20
+)
+
+// Options configures Run.
+type Options struct {
+	Workers      int // 0: the scenario's
+	Preemptions  int // the bound K; -1 is not allowed, 0 explores the 0-preemption schedules only
+	MaxSchedules int // 0: DefaultMaxSchedules
+	// Failing names what went wrong in a run; an empty list passes. nil
+	// means FailedChecks. The mutation harness passes its own.
+	Failing func(*sim.Run) []string
+	// Progress receives a line every second while the search runs (nil:
+	// none).
+	Progress io.Writer
+	// NoShrink leaves the first failing schedule as found.
+	NoShrink bool
+
+	// Exec runs one schedule (nil: sim.Execute). The fuzzer passes its
+	// own, which adds its oracles to the checks.
+	Exec Exec
+
+	visit func(ch *chooser, run *sim.Run) // tests: every schedule run by the search
+}
+
+// Exec runs sc once under c with o (o.Chooser set, o.Trace maybe).
+type Exec func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error)
+
+// FailedChecks is the default Failing: the names of the checks that did
+// not hold, and "outcome:crash" when the scheduler itself panicked.
+func FailedChecks(run *sim.Run) []string {
+	var out []string
+	for _, c := range run.Checks {
+		if !c.OK {
+			out = append(out, c.Name)
+		}
+	}
+	if run.Outcome == sim.OutcomeCrash {
+		out = append(out, "outcome:crash")
+	}
+	return out
+}
+
+// Schedule is a run as the explorer sees it: the choices at its decision
+// points, the rest being defaults (see chooser).
+type Schedule struct {
+	Choices     []uint8
+	Preemptions int
+	Steps       int64
+}
+
+// Report is what Run found.
+type Report struct {
+	Config     sim.Config
+	Bound      int     // K
+	Max        int     // MaxSchedules
+	PerBound   []int64 // schedules executed with exactly b preemptions, b = 0..K
+	Schedules  int64
+	Exhaustive bool // every schedule with at most K preemptions was executed
+	// PendingFull says the search stopped because the schedules waiting
+	// to run outgrew their memory bound (long runs, many points).
+	PendingFull bool
+	Outcomes    []Outcome
+	Elapsed     time.Duration
+	Failure     *Failure // the first failing schedule; nil if none
+}
+
+// Outcome is one distinct way the runs ended, with how many did.
+type Outcome struct {
+	What  string // "ok main=ok:3", "failed main=err:X FAIL expect.log"
+	Count int64
+}
+
+// Failure is a failing schedule: as found, and shrunk.
+type Failure struct {
+	Signature string // the sorted failing checks: the same failure keeps the same signature
+	Found     Schedule
+	Shrunk    Schedule
+	Run       *sim.Run // the shrunk schedule's run
+	Runs      int      // runs the shrinker made
+}
+
+// Run explores sc's schedules under o. The error is bad input (Resolve)
+// or a harness failure; a failing schedule is a Report with Failure.
+func Run(sc *scenario.Scenario, o Options) (*Report, error) {
+	if err := o.normalize(); err != nil {
+		return nil, err
+	}
+	cfg, err := Resolve(sc, o.Workers)
+	if err != nil {
+		return nil, err
+	}
+	s := newSearch(sc, o, cfg)
+	exhaustive, err := s.run()
+	if err != nil {
+		return nil, err
+	}
+	return s.finish(exhaustive), nil
+}
+
+// normalize checks the bounds and fills the defaults.
+func (o *Options) normalize() error {
+	if o.Preemptions < 0 {
+		return fmt.Errorf("preemption bound %d must be at least 0", o.Preemptions)
+	}
+	if o.MaxSchedules == 0 {
+		o.MaxSchedules = DefaultMaxSchedules
+	}
+	if o.MaxSchedules < 1 {
+		return fmt.Errorf("max schedules %d must be at least 1", o.MaxSchedules)
+	}
+	if o.Failing == nil {
+		o.Failing = FailedChecks
+	}
+	if o.Exec == nil {
+		o.Exec = sim.Execute
+	}
+	return nil
+}
+
+// search is one Run under way: the report it fills and the schedules
+// waiting to run.
+type search struct {
+	o                   Options
+	sc                  *scenario.Scenario
+	rep                 *Report
+	outcomes            map[string]int64
+	began, lastProgress time.Time
+
+	// pending[b] holds the schedules with exactly b preemptions not yet
+	// run, as branches off the runs that queued them. Every branch is a
+	// distinct schedule: a run's alternatives are taken only at points
+	// past its own prefix, so each point of the tree is expanded by
+	// exactly one run.
+	pending      [][]branch
+	npending     int
+	pendingBytes int
+}
+
+func newSearch(sc *scenario.Scenario, o Options, cfg sim.Config) *search {
+	began := time.Now()
+	s := &search{o: o, sc: sc, outcomes: map[string]int64{}, began: began, lastProgress: began,
+		rep:     &Report{Config: cfg, Bound: o.Preemptions, Max: o.MaxSchedules, PerBound: make([]int64, o.Preemptions+1)},
+		pending: make([][]branch, o.Preemptions+1), npending: 1, pendingBytes: branchBytes}
+	s.pending[0] = []branch{{at: -1}}
+	return s
+}
+
+// run runs the pending schedules, every one with 0 preemptions first,
+// then 1, up to the bound. It reports whether all were run: not when one
+// failed, or a bound (schedules, pending memory) stopped the search.
+func (s *search) run() (bool, error) {
+	for b := 0; b <= s.o.Preemptions; b++ {
+		for len(s.pending[b]) > 0 {
+			if s.rep.Schedules >= int64(s.o.MaxSchedules) {
+				return false, nil
+			}
+			stop, err := s.next(b)
+			if err != nil || stop {
+				return false, err
+			}
+		}
+	}
+	return true, nil
+}
+
+// next runs the last pending schedule with b preemptions and queues its
+// alternatives; stop says the search ends here (a failure, or the pending
+// memory bound).
+func (s *search) next(b int) (stop bool, err error) {
+	br := s.pending[b][len(s.pending[b])-1]
+	s.pending[b] = s.pending[b][:len(s.pending[b])-1]
+	s.npending--
+	s.pendingBytes -= br.release()
+	prefix := br.prefix()
+	run, ch, err := execute(s.o.Exec, s.sc, s.rep.Config, prefix, nil)
+	if err != nil {
+		return true, err
+	}
+	s.rep.Schedules++
+	s.rep.PerBound[b]++
+	if s.o.visit != nil {
+		s.o.visit(ch, run)
+	}
+	s.progress(b)
+	failed := s.o.Failing(run)
+	s.outcomes[outcomeKey(run, failed)]++
+	if len(failed) > 0 {
+		return true, s.fail(run, ch, failed)
+	}
+	return s.queue(ch, len(prefix)), nil
+}
+
+// progress prints a line at most once a second. Time only paces this
+// line; it never decides what runs.
+func (s *search) progress(b int) {
+	if s.o.Progress == nil || time.Since(s.lastProgress) < time.Second {
+		return
+	}
+	s.lastProgress = time.Now()
+	fmt.Fprintf(s.o.Progress, "explore: %s: bound %d, %d schedules (%s), %d pending\n",
+		time.Since(s.began).Truncate(time.Second), b, s.rep.Schedules, perBound(s.rep.PerBound[:b+1]), s.npending)
+}
+
+// fail records the failing run as the report's Failure, shrunk unless
+// NoShrink.
+func (s *search) fail(run *sim.Run, ch *chooser, failed []string) error {
+	sig := signature(failed)
+	f := &Failure{Signature: sig, Found: Schedule{Choices: ch.choices(), Preemptions: ch.pre, Steps: run.Steps}}
+	f.Shrunk, f.Run = f.Found, run
+	if !s.o.NoShrink {
+		if s.o.Progress != nil {
+			fmt.Fprintf(s.o.Progress, "explore: schedule %d failed (%s, %s); shrinking it\n", s.rep.Schedules, sig, f.Found.Size())
+		}
+		if err := shrink(s.o.Exec, s.sc, s.rep.Config, f, s.o.Failing); err != nil {
+			return err
+		}
+	}
+	s.rep.Failure = f
+	return nil
+}
+
+// queue queues the alternatives at ch's points from index from on (past
+// the run's own prefix) that stay within the preemption bound. It reports
+// true when the pending schedules outgrew their memory bound.
+func (s *search) queue(ch *chooser, from int) bool {
+	var base *shared // this run's choices, made once it queues a branch
+	for i := len(ch.points) - 1; i >= from; i-- {
+		p := &ch.points[i]
+		for _, opt := range p.options {
+			if opt == p.chosen {
+				continue
+			}
+			cost := p.pre + p.cost(opt)
+			if cost > s.o.Preemptions {
+				continue
+			}
+			if base == nil {
+				base = &shared{choices: ch.choices()}
+				s.pendingBytes += len(base.choices)
+			}
+			if s.pendingBytes+branchBytes > pendingBytesMax {
+				s.rep.PendingFull = true
+				return true
+			}
+			base.refs++
+			s.pending[cost] = append(s.pending[cost], branch{base: base, at: int32(i), opt: opt})
+			s.npending++
+			s.pendingBytes += branchBytes
+		}
+	}
+	return false
+}
+
+// finish completes the report: the verdict, the time taken and the
+// outcomes in name order.
+func (s *search) finish(exhaustive bool) *Report {
+	rep := s.rep
+	rep.Exhaustive = exhaustive
+	rep.Elapsed = time.Since(s.began)
+	for k, n := range s.outcomes {
+		rep.Outcomes = append(rep.Outcomes, Outcome{What: k, Count: n})
+	}
+	sort.Slice(rep.Outcomes, func(i, j int) bool { return rep.Outcomes[i].What < rep.Outcomes[j].What })
+	return rep
+}
+
+// branch is a schedule waiting to run: the choices of the run that
+// queued it, up to point at, then opt (at -1: the empty prefix).
+type branch struct {
+	base *shared
+	at   int32
+	opt  uint8
+}
+
+// shared is a run's choices, shared by the branches it queued.
+type shared struct {
+	choices []uint8
+	refs    int
+}
+
+// branchBytes is what one pending branch costs, for the memory bound.
+const branchBytes = 24
+
+func (br branch) prefix() []uint8 {
+	if br.at < 0 {
+		return nil
+	}
+	p := make([]uint8, br.at+1)
+	copy(p, br.base.choices[:br.at])
+	p[br.at] = br.opt
+	return p
+}
+
+// release drops br's hold on its base and returns the bytes freed.
+func (br branch) release() int {
+	n := branchBytes
+	if br.base != nil {
+		br.base.refs--
+		if br.base.refs == 0 {
+			n += len(br.base.choices)
+		}
+	}
+	return n
+}
+
+// Resolve is the configuration every schedule of sc runs under: the
+// scenario's, with workers overridden when not 0, and strategy explore.
+func Resolve(sc *scenario.Scenario, workers int) (sim.Config, error) {
+	return sim.Resolve(sc, sim.Options{Workers: workers, Strategy: sim.StrategyExplore})
+}
+
+// execute runs one schedule; the trace goes to tw when it is not nil.
+func execute(exec Exec, sc *scenario.Scenario, cfg sim.Config, prefix []uint8, tw io.Writer) (*sim.Run, *chooser, error) {
+	ch := newChooser(prefix, cfg.Workers)
+	run, err := exec(sc, cfg, sim.Options{Chooser: ch, Trace: tw})
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, ch, nil
+}
+
+func outcomeKey(run *sim.Run, failed []string) string {
+	k := string(run.Outcome) + " main=" + run.Result.String()
+	if len(failed) > 0 {
+		k += " FAIL " + signature(failed)
+	}
+	return k
+}
+
+func signature(names []string) string {
+	s := append([]string(nil), names...)
+	sort.Strings(s)
+	out := s[:0]
+	for i, n := range s {
+		if i == 0 || n != s[i-1] {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// perBound formats schedules per preemption count: "0:12 1:40".
+func perBound(n []int64) string {
+	parts := make([]string, len(n))
+	for b, k := range n {
+		parts[b] = fmt.Sprintf("%d:%d", b, k)
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,193 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/trace"
+)
+
+// Strategies of the seeded driver (docs/explore.md).
+const (
+	// StrategyRandom is the uniform walk: every step draws the acting
+	// worker among the unparked ones, idle ones included.
+	StrategyRandom = "random"
+	// StrategyPCT is probabilistic concurrency testing over the workers:
+	// random priorities, the highest-priority worker with something to do
+	// acts, and at D-1 random decisions the worker that acted last drops
+	// below every other.
+	StrategyPCT = "pct"
+	// StrategyExplore marks a run driven by an external Chooser (the
+	// systematic explorer): it has no seed of its own, so its trace
+	// replays only with its recorded schedule.
+	StrategyExplore = "explore"
+)
+
+// PCT depth: the default and the accepted range.
+const (
+	PCTDepthDefault = 3
+	PCTDepthMax     = 64
+)
+
+// resolveStrategy fills c's strategy fields from o.
+func resolveStrategy(c *Config, o Options) error {
+	c.Strategy, c.PCTDepth = o.Strategy, 0
+	if c.Strategy == "" {
+		c.Strategy = StrategyRandom
+	}
+	switch c.Strategy {
+	case StrategyRandom:
+		if o.PCTDepth != 0 {
+			return fmt.Errorf("pct depth %d given with strategy random (it is a setting of pct)", o.PCTDepth)
+		}
+	case StrategyPCT:
+		c.PCTDepth = o.PCTDepth
+		if c.PCTDepth == 0 {
+			c.PCTDepth = PCTDepthDefault
+		}
+		if c.PCTDepth < 1 || c.PCTDepth > PCTDepthMax {
+			return fmt.Errorf("pct depth %d out of range 1..%d", c.PCTDepth, PCTDepthMax)
+		}
+	case StrategyExplore:
+		// Only an explorer's Chooser or a recorded schedule can drive it;
+		// newChooser says so if neither is given.
+	default:
+		return fmt.Errorf("unknown strategy %q (want random or pct)", c.Strategy)
+	}
+	if c.Real && c.Strategy != StrategyRandom {
+		return fmt.Errorf("strategy %s drives the seeded simulator; real mode has no driver to steer", c.Strategy)
+	}
+	return nil
+}
+
+// Chooser steers a seeded run from outside (the explorer). Choose returns
+// the worker that acts at step among ready, the unparked workers. If the
+// Chooser also implements sched.VictimSource, it chooses every steal
+// victim too.
+type Chooser interface {
+	Choose(step int64, ready []*sched.Worker) *sched.Worker
+}
+
+type externalChooser struct{ c Chooser }
+
+func (e externalChooser) pick(step int64, ready []*sched.Worker) (*sched.Worker, error) {
+	return e.c.Choose(step, ready), nil
+}
+
+func (externalChooser) done(int64) error { return nil }
+
+// newChooser builds the driver's decision maker for one run: the recorded
+// schedule, an external Chooser, or the configured strategy. pctLength is
+// asked for pct's decision count only under pct (it may run a probe).
+func newChooser(c Config, o Options, pctLength func() int64) (chooser, sched.VictimSource, error) {
+	switch {
+	case o.Schedule != nil:
+		sch := &scheduleChooser{s: o.Schedule, workers: c.Workers}
+		return sch, sch, nil
+	case o.Chooser != nil:
+		v, _ := o.Chooser.(sched.VictimSource)
+		return externalChooser{o.Chooser}, v, nil
+	case c.Strategy == StrategyPCT:
+		return newPCTChooser(c, pctLength()), nil, nil
+	case c.Strategy == StrategyExplore:
+		return nil, nil, ErrExploreNeedsSchedule
+	}
+	return &randomChooser{rng: sched.NewXoshiro(driverSeed(c.Seed))}, nil, nil
+}
+
+// ErrExploreNeedsSchedule is a run of strategy explore with neither an
+// explorer nor a recorded schedule to follow.
+var ErrExploreNeedsSchedule = errors.New("strategy explore has no seed to replay: follow the recorded decisions (replay --schedule)")
+
+// Useful appends to dst the workers of ready whose next step can do
+// something (run a task or take one), leaving out the idle ones whose step
+// could only look for work and park.
+func Useful(dst, ready []*sched.Worker) []*sched.Worker {
+	for _, w := range ready {
+		if !w.Idle() {
+			dst = append(dst, w)
+		}
+	}
+	return dst
+}
+
+// Yielded reports whether task t, which worker w was in the middle of
+// before the last step, yielded in that step: it left w and is ready.
+func Yielded(w *sched.Worker, t *sched.Task) bool {
+	return t != nil && w.Current() != t && t.State() == sched.StateReady
+}
+
+// strategyFields are the trace header's fields for c's strategy. A random
+// run writes none, so that its traces (and every trace recorded before
+// strategies existed) stay as they were; a missing field reads as random.
+func strategyFields(c Config) []trace.Field {
+	switch c.Strategy {
+	case StrategyPCT:
+		return []trace.Field{trace.S(trace.KeyStrategy, c.Strategy), trace.I(trace.KeyPCTDepth, int64(c.PCTDepth))}
+	case StrategyExplore:
+		return []trace.Field{trace.S(trace.KeyStrategy, c.Strategy)}
+	}
+	return nil
+}
+
+// StrategyOptions reads the strategy fields of a trace header into
+// Options, for replay.
+func StrategyOptions(h *trace.Header) (Options, error) {
+	var o Options
+	if f, ok := h.Get(trace.KeyStrategy); ok {
+		if f.IsInt {
+			return o, fmt.Errorf("header: strategy is not text")
+		}
+		o.Strategy = f.Str
+	}
+	if f, ok := h.Get(trace.KeyPCTDepth); ok {
+		if !f.IsInt || f.Int < 1 || f.Int > PCTDepthMax {
+			return o, fmt.Errorf("header: bad pct_depth")
+		}
+		o.PCTDepth = int(f.Int)
+	}
+	return o, nil
+}
+
+// CheckStrategy reports whether a strategy and a pct depth given on a
+// command line are acceptable for a seeded run.
+func CheckStrategy(strategy string, pctDepth int) error {
+	if strategy == StrategyExplore {
+		return fmt.Errorf("unknown strategy %q (want random or pct; cbcsim explore is its own command)", strategy)
+	}
+	var c Config
+	return resolveStrategy(&c, Options{Strategy: strategy, PCTDepth: pctDepth})
+}
+
+// CheckTraceStrategy reports an error when the trace in data was recorded
+// under another strategy (or pct depth) than the one given: replay takes
+// the strategy from the header, and a flag may only confirm it.
+func CheckTraceStrategy(file string, data []byte, strategy string, pctDepth int) error {
+	_, _, c, err := LoadTrace(file, data)
+	if err != nil {
+		return err
+	}
+	if strategy == "" {
+		strategy = StrategyRandom
+	}
+	if strategy == StrategyPCT && pctDepth == 0 {
+		pctDepth = PCTDepthDefault
+	}
+	if c.Strategy != strategy || (strategy == StrategyPCT && c.PCTDepth != pctDepth) {
+		return fmt.Errorf("%s: recorded with strategy %s, not %s; replay takes the strategy from the trace header (drop --strategy)",
+			file, StrategyName(c.Strategy, c.PCTDepth), StrategyName(strategy, pctDepth))
+	}
+	return nil
+}
+
+// StrategyName is how reports name a strategy: "random", "pct (depth 3)".
+func StrategyName(strategy string, pctDepth int) string {
+	if strategy == StrategyPCT {
+		if pctDepth == 0 {
+			pctDepth = PCTDepthDefault
+		}
+		return fmt.Sprintf("pct (depth %d)", pctDepth)
+	}
+	return strategy
+}
