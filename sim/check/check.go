@@ -119,10 +119,10 @@ type Report struct {
 	Nondeterminism []Nondeterminism
 	Runs           int64 // runs, not counting the second execution of resampled ones
 	FailedRuns     int64
-	Resampled      int      // runs executed twice
-	ReproDirs      []string // repro directories written, in report order
-	ReproSkipped   int      // failures left without a directory because ReproMax was reached
-	ReproErrors    []string // repro directories that could not be written
+	Resampled      int        // runs executed twice
+	ReproDirs      []string   // repro directories written, in report order
+	ReproSkipped   int        // failures left without a directory because ReproMax was reached
+	ReproErrors    []string   // repro directories that could not be written
 	Recorded       []Recorded // the recorded runs, in the order of Options.Traces
 }
 
