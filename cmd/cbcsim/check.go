@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/check"
 	"github.com/cbcsim/cbcsim/sim/gen"
 	"github.com/cbcsim/cbcsim/sim/scenario"
@@ -81,7 +80,7 @@ func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
 		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Real: cf.real, Lean: cf.lean,
 		Jobs: cf.sw.jobs, Resample: cf.resample, ReproDir: cf.out, ProgressTerminal: isTerminal(stderr), Shard: cf.sw.shardOf,
 		Strategy: cf.sw.strategy.name, PCTDepth: cf.sw.strategy.depth, ShrinkSchedule: shrinkCheckSchedule,
-		Traces: traces, ExecRecorded: executeWithOracles,
+		Traces: traces, ExecRecorded: gen.ExecuteRecorded,
 	}, stderr)
 	if err != nil {
 		return badInput(err)
@@ -157,15 +156,6 @@ func expandScenarioPaths(args []string) (scenarios, traces []string, err error) 
 		}
 	}
 	return scenarios, traces, nil
-}
-
-// executeWithOracles is check's Options.ExecRecorded: a recorded run
-// checked with the fuzzer's oracles too, as fuzz checked it when it saved
-// the run to a corpus.
-func executeWithOracles(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error) {
-	o.Seed, o.HasSeed, o.Workers, o.Victim, o.MaxSteps = c.Seed, true, c.Workers, c.Victim.String(), c.MaxSteps
-	o.Strategy, o.PCTDepth = c.Strategy, c.PCTDepth
-	return gen.ExecuteOptions(sc, o, o.Trace)
 }
 
 // loadScenarios loads every file before anything runs; it reports every

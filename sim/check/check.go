@@ -969,8 +969,11 @@ func (r *Report) writeTables(b *bytes.Buffer) error {
 }
 
 func (r *Report) writeFailures(b *bytes.Buffer) error {
-	if r.FailedRuns > 0 {
-		b.WriteString("\nFailures\n")
+	for _, s := range r.Scenarios {
+		if s.Total.Failed > 0 {
+			b.WriteString("\nFailures\n")
+			break
+		}
 	}
 	for _, s := range r.Scenarios {
 		for _, row := range s.Rows {
@@ -1041,10 +1044,20 @@ func (r *Report) writeSummary(b *bytes.Buffer) error {
 			failedScenarios++
 		}
 	}
+	recorded := ""
+	if len(r.Recorded) > 0 {
+		failed := 0
+		for _, rec := range r.Recorded {
+			if rec.Failed() {
+				failed++
+			}
+		}
+		recorded = fmt.Sprintf(" and %d of %d recorded run(s)", failed, len(r.Recorded))
+	}
 	switch {
 	case r.Failed():
-		fmt.Fprintf(b, "FAIL: %d of %d runs failed in %d of %d scenario(s); %d nondeterministic run(s)\n",
-			r.FailedRuns, r.Runs, failedScenarios, len(r.Scenarios), len(r.Nondeterminism))
+		fmt.Fprintf(b, "FAIL: %d of %d runs failed in %d of %d scenario(s)%s; %d nondeterministic run(s)\n",
+			r.FailedRuns, r.Runs, failedScenarios, len(r.Scenarios), recorded, len(r.Nondeterminism))
 	case r.Options.Real:
 		fmt.Fprintf(b, "ok: all %d runs passed\n", r.Runs)
 	default:

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cbcsim/cbcsim/sim"
+	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
 // corpusHashLen is the hex digits of SHA-256 in a corpus entry's name:
@@ -59,4 +61,24 @@ func saveCorpus(f *Failure, corpus string) (string, bool, error) {
 		}
 	}
 	return file, true, nil
+}
+
+// ExecuteRecorded runs a recorded run of a corpus with the checks the
+// fuzzer applied when it saved it: the invariants, the oracles
+// (ExecuteOptions) and, for a program in the fragment where every program
+// ends (Safe), the outcome: a deadlock, livelock or crash there is the
+// scheduler's, a failed check named as FailedChecks names it. c is the
+// run's resolved configuration (from its trace); o carries a Schedule or
+// a trace writer. It is check's Options.ExecRecorded.
+func ExecuteRecorded(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error) {
+	o.Seed, o.HasSeed, o.Workers, o.Victim, o.MaxSteps = c.Seed, true, c.Workers, c.Victim.String(), c.MaxSteps
+	o.Strategy, o.PCTDepth = c.Strategy, c.PCTDepth
+	run, err := ExecuteOptions(sc, o, o.Trace)
+	if err != nil || run.Outcome.Ended() || Safe(sc) != nil {
+		return run, err
+	}
+	d := details(run) // its last line is the outcome's
+	run.Checks = append(run.Checks, sim.Check{Class: sim.ClassOracle, Name: "outcome:" + string(run.Outcome),
+		Detail: "a program that always ends did not: " + strings.TrimPrefix(d[len(d)-1], "outcome: ")})
+	return run, nil
 }
