@@ -71,6 +71,9 @@ func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
 	if !cmd.Flags().Changed("seeds") {
 		paths = nil // the recorded runs alone
 	}
+	if err := cf.reports.prepare(); err != nil {
+		return err
+	}
 	scs, err := loadScenarios(paths)
 	if err != nil {
 		return badInput(err)

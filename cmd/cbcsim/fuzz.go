@@ -79,6 +79,9 @@ func (ff *fuzzFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	if err := ff.reports.prepare(); err != nil {
+		return err
+	}
 	stdout := cmd.OutOrStdout()
 	printHeader(stdout, opts)
 	rep, err := gen.Fuzz(opts, cmd.ErrOrStderr())

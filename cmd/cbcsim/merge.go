@@ -27,6 +27,9 @@ input.`,
 			if reports.json == "" && reports.junit == "" {
 				return badInput(errors.New("give --json OUT, --junit OUT or both: where the merged report goes"))
 			}
+			if err := reports.prepare(); err != nil {
+				return err
+			}
 			in, err := ci.ReadFiles(args)
 			if err != nil {
 				return badInput(err)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +20,24 @@ func (r *reportFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&r.json, "json", "", `write the JSON report here: "runs", "failed" and each failure's command (docs/ci.md)`)
 	f.StringVar(&r.junit, "junit", "", "write a JUnit XML report here, for GitHub, GitLab or Jenkins (docs/ci.md)")
+}
+
+// prepare makes the directories the reports go to, before any run: a
+// path that cannot be written is bad input found now, not after hours
+// of fuzzing. A CI step then needs no mkdir of its own.
+func (r *reportFlags) prepare() error {
+	for _, p := range []string{r.json, r.junit} {
+		if p == "" {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return badInput(fmt.Errorf("%s: is a directory, not a report file", p))
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return badInput(fmt.Errorf("the report %s: %w", p, err))
+		}
+	}
+	return nil
 }
 
 // write writes the reports asked for, each atomically. A file that
