@@ -43,13 +43,13 @@ func TestMutantsCorpusKeepsFailing(t *testing.T) {
 		t.Fatalf("saving the same failure again changed the corpus: %v, then %v", entries, again)
 	}
 
-	code, out, errOut := runCLI("check", corpus, "--json", filepath.Join(dir, "bug.json"))
+	code, out, errOut := runCLI("check", corpus, "--out", filepath.Join(dir, "repro"), "--json", filepath.Join(dir, "bug.json"))
 	if code != 1 || !strings.Contains(out, "FAIL "+filepath.Join(corpus, strings.TrimSuffix(entries[0], ".toml")+".trace")) {
 		t.Fatalf("check of the corpus with the bug in: exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
 	t.Logf("with the bug:\n%s", out)
 	mutant.Set(mutant.None)
-	code, out, errOut = runCLI("check", corpus, "--seeds", "5", "--json", filepath.Join(dir, "fixed.json"))
+	code, out, errOut = runCLI("check", corpus, "--seeds", "5", "--out", filepath.Join(dir, "repro"), "--json", filepath.Join(dir, "fixed.json"))
 	if code != 0 {
 		t.Fatalf("check of the corpus with the bug fixed: exit %d, want 0\n%s\n%s", code, out, errOut)
 	}

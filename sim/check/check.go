@@ -945,7 +945,7 @@ func (r *Report) writeHeader(b *bytes.Buffer) error {
 	if !o.Shard.Whole() {
 		fmt.Fprintf(b, " (shard %s)", o.Shard)
 	}
-	if !o.Real {
+	if !o.Real && o.Seeds > 0 {
 		fmt.Fprintf(b, ", %d executed twice to catch nondeterminism", r.Resampled)
 	}
 	b.WriteString("\n")
@@ -1060,6 +1060,8 @@ func (r *Report) writeSummary(b *bytes.Buffer) error {
 			r.FailedRuns, r.Runs, failedScenarios, len(r.Scenarios), recorded, len(r.Nondeterminism))
 	case r.Options.Real:
 		fmt.Fprintf(b, "ok: all %d runs passed\n", r.Runs)
+	case r.Options.Seeds == 0:
+		fmt.Fprintf(b, "ok: all %d recorded runs passed\n", r.Runs)
 	default:
 		fmt.Fprintf(b, "ok: all %d runs passed; %d run(s) executed twice gave identical traces\n", r.Runs, r.Resampled)
 	}
