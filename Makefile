@@ -46,6 +46,7 @@ vet:
 test: vet
 	$(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -tags mutants -count=1 -run TestMutants ./sim/mutants
+	$(GO) test -tags mutants -count=1 -run TestMutantsCorpus ./cmd/cbcsim
 	$(MAKE) cabi-test
 
 # Each deliberately broken scheduler must be caught (see internal/mutant).

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cbcsim/cbcsim/sim/check"
+	"github.com/cbcsim/cbcsim/sim/gen"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
@@ -21,12 +22,13 @@ type checkFlags struct {
 	lean     bool
 	out      string
 	resample int
+	reports  reportFlags
 }
 
 func newCheckCmd() *cobra.Command {
 	var cf checkFlags
 	cmd := &cobra.Command{
-		Use:   "check FILE|DIR... --seeds N",
+		Use:   "check FILE|DIR... [--seeds N]",
 		Short: "Run scenarios over many seeds and worker counts; a table per scenario, a repro per failure",
 		Long: `Check runs every scenario (a DIR stands for its *.toml files) under seeds
 S..S+N-1 and every worker count, in parallel, and prints a table per scenario,
@@ -34,8 +36,14 @@ then each kind of failure with the command that reproduces it. The first
 failing seed of each failing (scenario, workers) pair gets a repro directory
 under --out: scenario.toml, run.trace and README.txt. A few runs per scenario
 are executed twice and their traces compared byte for byte; a difference is a
-failure of its own (nondeterminism). Exit status: 0 when every run passed, 1
-when a run failed or was nondeterministic, 2 for bad input.`,
+failure of its own (nondeterminism).
+
+A *.trace file (given, or in a DIR: a regression corpus written by fuzz
+--corpus) is a recorded run: it is run once more along its recorded schedule
+(from its seed when the schedule no longer applies) and checked. --seeds is
+required unless there are recorded runs. --json and --junit write reports for
+CI (docs/ci.md). Exit status: 0 when every run passed, 1 when a run failed or
+was nondeterministic, 2 for bad input.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return cf.run(cmd, args) },
 	}
@@ -46,18 +54,25 @@ when a run failed or was nondeterministic, 2 for bad input.`,
 	f.BoolVar(&cf.lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (main's expectations only)")
 	f.StringVar(&cf.out, "out", "repro", `directory for repro directories ("" writes none)`)
 	f.IntVar(&cf.resample, "resample", check.DefaultResample, "runs per scenario executed twice and compared byte for byte (0: none)")
+	cf.reports.add(cmd)
 	return cmd
 }
 
 // run is `cbcsim check`: check the flags, load every scenario, run the
 // sweep, print the report; a failed or nondeterministic run is exit 1.
 func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
-	if err := cf.check(cmd); err != nil {
-		return err
-	}
-	paths, err := expandScenarioPaths(args)
+	paths, traces, err := expandScenarioPaths(args)
 	if err != nil {
 		return badInput(err)
+	}
+	if err := cf.check(cmd, len(traces) > 0); err != nil {
+		return err
+	}
+	if !cmd.Flags().Changed("seeds") {
+		paths = nil // the recorded runs alone
+	}
+	if err := cf.reports.prepare(); err != nil {
+		return err
 	}
 	scs, err := loadScenarios(paths)
 	if err != nil {
@@ -68,11 +83,15 @@ func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
 		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Real: cf.real, Lean: cf.lean,
 		Jobs: cf.sw.jobs, Resample: cf.resample, ReproDir: cf.out, ProgressTerminal: isTerminal(stderr), Shard: cf.sw.shardOf,
 		Strategy: cf.sw.strategy.name, PCTDepth: cf.sw.strategy.depth, ShrinkSchedule: shrinkCheckSchedule,
+		Traces: traces, ExecRecorded: gen.ExecuteRecorded,
 	}, stderr)
 	if err != nil {
 		return badInput(err)
 	}
 	if err := report.Write(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	if err := cf.reports.write(report.CI()); err != nil {
 		return err
 	}
 	if report.Failed() {
@@ -83,8 +102,8 @@ func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
 }
 
 // check refuses missing, out-of-range and conflicting flags.
-func (cf *checkFlags) check(cmd *cobra.Command) error {
-	if !cmd.Flags().Changed("seeds") {
+func (cf *checkFlags) check(cmd *cobra.Command, recorded bool) error {
+	if !cmd.Flags().Changed("seeds") && !recorded {
 		return badInput(errors.New("--seeds is required: how many seeds to run per scenario and worker count"))
 	}
 	if err := cf.sw.resolve(cmd); err != nil {
@@ -101,16 +120,21 @@ func (cf *checkFlags) check(cmd *cobra.Command) error {
 	return nil
 }
 
-// expandScenarioPaths replaces each directory by its *.toml files, sorted by
-// name, and drops repeated files. A path that is not a directory is kept as
-// it is: loading it reports whether it exists.
-func expandScenarioPaths(args []string) ([]string, error) {
-	var out []string
+// expandScenarioPaths replaces each directory by its *.toml files (the
+// scenarios) and *.trace files (recorded runs), sorted by name, and drops
+// repeated files. A path that is not a directory is kept as it is, a
+// recorded run if it ends in .trace: loading it reports whether it
+// exists.
+func expandScenarioPaths(args []string) (scenarios, traces []string, err error) {
 	seen := map[string]bool{}
 	add := func(p string) {
 		if c := filepath.Clean(p); !seen[c] {
 			seen[c] = true
-			out = append(out, p)
+			if check.IsTrace(p) {
+				traces = append(traces, p)
+			} else {
+				scenarios = append(scenarios, p)
+			}
 		}
 	}
 	for _, arg := range args {
@@ -121,20 +145,20 @@ func expandScenarioPaths(args []string) ([]string, error) {
 		}
 		entries, err := os.ReadDir(arg) // sorted by name
 		if err != nil {
-			return nil, fmt.Errorf("reading directory %s: %w", arg, err)
+			return nil, nil, fmt.Errorf("reading directory %s: %w", arg, err)
 		}
 		n := 0
 		for _, e := range entries {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".toml") {
+			if !e.IsDir() && (strings.HasSuffix(e.Name(), ".toml") || check.IsTrace(e.Name())) {
 				add(filepath.Join(arg, e.Name()))
 				n++
 			}
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("%s: the directory has no *.toml files", arg)
+			return nil, nil, fmt.Errorf("%s: the directory has no *.toml or *.trace files", arg)
 		}
 	}
-	return out, nil
+	return scenarios, traces, nil
 }
 
 // loadScenarios loads every file before anything runs; it reports every

@@ -207,7 +207,7 @@ func TestCheckBadInputExits2(t *testing.T) {
 		{[]string{malformed, "--seeds", "2"}, malformed + ":2"},
 		{[]string{good, unknownTask, "--seeds", "2"}, unknownTask},
 		{[]string{unknownTask, "--seeds", "2"}, "task.main.ops[0].body[0]"},
-		{[]string{empty, "--seeds", "2"}, "the directory has no *.toml files"},
+		{[]string{empty, "--seeds", "2"}, "the directory has no *.toml or *.trace files"},
 		{[]string{"/nonexistent/x.toml", "--seeds", "2"}, "/nonexistent/x.toml"},
 		{[]string{"--seeds", "2"}, "arg"},
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,6 +26,8 @@ type fuzzFlags struct {
 	start        uint64
 	out          string
 	shrinkBudget int
+	corpus       string
+	reports      reportFlags
 }
 
 func newFuzzCmd() *cobra.Command {
@@ -44,6 +47,11 @@ original.toml, run.trace and README.txt. It prints the command that replays
 the failure. Runs use every CPU; the failure reported is the same whatever
 the CPU count.
 
+With --corpus DIR the shrunk failure's scenario and trace are also saved in
+DIR under a name made from the program's hash (the same program is saved
+once); cbcsim check DIR runs every saved failure again. --json and --junit
+write reports for CI (docs/ci.md).
+
 Exit status: 0 when every run held, 1 when a failure was found (after writing
 its repro), 2 for bad input.`,
 		Args: cobra.NoArgs,
@@ -59,6 +67,8 @@ its repro), 2 for bad input.`,
 	_ = f.MarkDeprecated("start", "use --seed-start")
 	f.StringVar(&ff.out, "out", gen.DefaultOut, "directory for the repro of a failure (OUT/fuzz-SEED/)")
 	f.IntVar(&ff.shrinkBudget, "shrink-budget", gen.DefaultShrinkBudget, "most shrink candidates to run (each one up to 17 runs)")
+	f.StringVar(&ff.corpus, "corpus", "", "regression corpus: save the shrunk failure's scenario and trace here too (cbcsim check DIR replays them)")
+	ff.reports.add(cmd)
 	return cmd
 }
 
@@ -69,6 +79,9 @@ func (ff *fuzzFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	if err := ff.reports.prepare(); err != nil {
+		return err
+	}
 	stdout := cmd.OutOrStdout()
 	printHeader(stdout, opts)
 	rep, err := gen.Fuzz(opts, cmd.ErrOrStderr())
@@ -76,6 +89,9 @@ func (ff *fuzzFlags) run(cmd *cobra.Command) error {
 		// The options were checked, so an error here is the generator's
 		// or the disk's.
 		return fmt.Errorf("fuzz: %w", err)
+	}
+	if err := ff.reports.write(rep.CI(opts)); err != nil {
+		return err
 	}
 	return printFuzzReport(stdout, rep)
 }
@@ -103,7 +119,8 @@ func (ff *fuzzFlags) options(cmd *cobra.Command) (gen.FuzzOptions, error) {
 	}
 	opts := gen.FuzzOptions{Seeds: sw.seeds, Duration: ff.duration, Start: sw.seedStart, Workers: sw.workerList,
 		Out: ff.out, ShrinkBudget: ff.shrinkBudget, Failing: fuzzFailing, Parallel: sw.jobs, Shard: sw.shardOf,
-		ProgressTerminal: isTerminal(cmd.ErrOrStderr()), Strategy: sw.strategy.name, PCTDepth: sw.strategy.depth}
+		ProgressTerminal: isTerminal(cmd.ErrOrStderr()), Strategy: sw.strategy.name, PCTDepth: sw.strategy.depth,
+		Corpus: ff.corpus}
 	if err := opts.Normalize(); err != nil {
 		return opts, badInput(err)
 	}
@@ -158,6 +175,12 @@ func printFuzzReport(w io.Writer, rep *gen.FuzzReport) error {
 		fmt.Fprintf(w, "%s\n", f.Schedule)
 	}
 	fmt.Fprintf(w, "repro:  %s/\n", f.Dir)
+	switch {
+	case f.CorpusFile != "" && f.CorpusNew:
+		fmt.Fprintf(w, "corpus: %s (new; cbcsim check %s replays it)\n", f.CorpusFile, sim.ShellQuote(filepath.Dir(f.CorpusFile)))
+	case f.CorpusFile != "":
+		fmt.Fprintf(w, "corpus: %s (already there)\n", f.CorpusFile)
+	}
 	fmt.Fprintf(w, "replay: %s\n", f.Command)
 	return &exitError{code: 1, err: fmt.Errorf("fuzz: seed %d broke %s", f.Seed, strings.Join(f.Failed, ", "))}
 }

@@ -39,7 +39,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetVersionTemplate("cbcsim version {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
-	root.AddCommand(newRunCmd(), newValidateCmd(), newReplayCmd(), newDiffCmd(), newCheckCmd(), newFuzzCmd(), newExportCmd(), newBenchCmd(), newExploreCmd())
+	root.AddCommand(newRunCmd(), newValidateCmd(), newReplayCmd(), newDiffCmd(), newCheckCmd(), newFuzzCmd(), newExportCmd(), newBenchCmd(), newExploreCmd(), newMergeCmd())
 	return root
 }
 

@@ -98,6 +98,15 @@ type Options struct {
 	// ProgressTerminal makes the progress line rewrite itself with \r
 	// (stderr is a terminal) instead of printing a line every 2 s.
 	ProgressTerminal bool
+
+	// Traces are recorded runs (a regression corpus's *.trace files),
+	// each run once more after the seeded runs and checked (recorded.go).
+	// With Traces, Seeds may be 0: the recorded runs alone.
+	Traces []string
+	// ExecRecorded executes the recorded runs (nil: sim.Execute); cbcsim
+	// sets it to one that adds the fuzzer's oracles, so that a corpus
+	// failure that only an oracle saw still fails.
+	ExecRecorded func(*scenario.Scenario, sim.Config, sim.Options) (*sim.Run, error)
 }
 
 // Report is the result of Scenarios. Everything in it, and
@@ -110,16 +119,18 @@ type Report struct {
 	Nondeterminism []Nondeterminism
 	Runs           int64 // runs, not counting the second execution of resampled ones
 	FailedRuns     int64
-	Resampled      int      // runs executed twice
-	ReproDirs      []string // repro directories written, in report order
-	ReproSkipped   int      // failures left without a directory because ReproMax was reached
-	ReproErrors    []string // repro directories that could not be written
+	Resampled      int        // runs executed twice
+	ReproDirs      []string   // repro directories written, in report order
+	ReproSkipped   int        // failures left without a directory because ReproMax was reached
+	ReproErrors    []string   // repro directories that could not be written
+	Recorded       []Recorded // the recorded runs, in the order of Options.Traces
 }
 
 // ScenarioReport is one scenario's part of the report.
 type ScenarioReport struct {
 	Path     string
 	Name     string
+	SHA256   string // of the scenario's source
 	Victim   sched.Victim
 	Rows     []Row // one per worker count, in the order given
 	Total    Row   // Workers is 0
@@ -221,7 +232,10 @@ type checker struct {
 	base   []sim.Config   // per scenario, resolved at the first seed and worker count
 
 	perScenario int64 // runs per scenario: Seeds × len(Workers)
-	total       int64 // runs, without the second executions
+	seeded      int64 // seeded runs: perScenario × scenarios
+	total       int64 // runs, without the second executions: seeded, then recorded
+	recorded    []recorded
+	recResults  []Recorded // index i written only by the job that runs recorded run i
 	rows        [][]*rowAgg
 	samples     []*sample         // in report order
 	sampleOf    map[int64]*sample // job index of a sampled run → its sample; read-only once running
@@ -283,7 +297,7 @@ func (s *summary) signature() string {
 }
 
 func newChecker(scs []*scenario.Scenario, paths []string, o Options, exec execFunc) (*checker, error) {
-	if len(scs) == 0 {
+	if len(scs) == 0 && len(o.Traces) == 0 {
 		return nil, errors.New("no scenarios to check")
 	}
 	if len(scs) != len(paths) {
@@ -294,20 +308,26 @@ func newChecker(scs []*scenario.Scenario, paths []string, o Options, exec execFu
 	}
 	c := &checker{scs: scs, paths: paths, o: o, exec: exec, sampleOf: map[int64]*sample{}}
 	c.perScenario = int64(o.Seeds) * int64(len(o.Workers))
-	c.total = c.perScenario * int64(len(scs))
+	c.seeded = c.perScenario * int64(len(scs))
 	if err := c.resolveAll(); err != nil {
 		return nil, err
 	}
+	var err error
+	if c.recorded, err = loadRecorded(o.Traces); err != nil {
+		return nil, err
+	}
+	c.recResults = make([]Recorded, len(c.recorded))
+	c.total = c.seeded + int64(len(c.recorded))
 	c.pickSamples()
 	return c, nil
 }
 
 // normalize fills in the defaults and checks the options.
 func (o *Options) normalize(scenarios int) error {
-	if o.Seeds < 1 {
+	if o.Seeds < 1 && !(o.Seeds == 0 && len(o.Traces) > 0) {
 		return fmt.Errorf("the number of seeds must be at least 1, got %d", o.Seeds)
 	}
-	if o.SeedStart > math.MaxInt64 || uint64(o.Seeds-1) > math.MaxInt64-o.SeedStart {
+	if o.SeedStart > math.MaxInt64 || (o.Seeds > 0 && uint64(o.Seeds-1) > math.MaxInt64-o.SeedStart) {
 		return fmt.Errorf("%d seeds starting at %d go past the largest seed, %d", o.Seeds, o.SeedStart, int64(math.MaxInt64))
 	}
 	if err := o.normalizeWorkers(); err != nil {
@@ -332,7 +352,7 @@ func (o *Options) normalize(scenarios int) error {
 		o.ReproMax = DefaultReproMax
 	}
 	nw := int64(len(o.Workers))
-	if int64(o.Seeds) > RunsMax/nw/int64(scenarios) {
+	if int64(o.Seeds) > RunsMax/nw/int64(max(scenarios, 1)) {
 		return fmt.Errorf("%d seeds × %d worker counts × %d scenarios is more than %d runs", o.Seeds, nw, scenarios, int64(RunsMax))
 	}
 	return nil
@@ -462,7 +482,11 @@ func (c *checker) run(progressW io.Writer) *Report {
 				s.executed()
 				return sweep.Passed
 			}
-			if c.do(c.o.Shard.Index(j)) {
+			if i := c.o.Shard.Index(j); i >= c.seeded {
+				if c.doRecorded(int(i - c.seeded)) {
+					return sweep.Failed
+				}
+			} else if c.do(i) {
 				return sweep.Failed
 			}
 			return sweep.Passed
@@ -593,7 +617,7 @@ func insertSmallest(list []uint64, v uint64, n int) []uint64 {
 func (c *checker) report() *Report {
 	r := &Report{Options: c.o}
 	for i, sc := range c.scs {
-		s := ScenarioReport{Path: c.paths[i], Name: sc.Name, Victim: c.victim[i]}
+		s := ScenarioReport{Path: c.paths[i], Name: sc.Name, SHA256: sc.SHA256, Victim: c.victim[i]}
 		s.Total = Row{Outcomes: map[sim.Outcome]int64{}}
 		for _, a := range c.rows[i] {
 			s.Rows = append(s.Rows, a.row)
@@ -642,6 +666,17 @@ func (c *checker) report() *Report {
 		}
 		r.Runs += s.Total.Runs
 		r.FailedRuns += s.Total.Failed
+	}
+	for i := range c.recorded {
+		if !c.o.Shard.Owns(c.seeded + int64(i)) {
+			continue // another shard ran it
+		}
+		rec := c.recResults[i]
+		r.Recorded = append(r.Recorded, rec)
+		r.Runs++
+		if rec.Failed() {
+			r.FailedRuns++
+		}
 	}
 	if c.o.ReproDir != "" {
 		c.writeRepros(r)
@@ -875,7 +910,7 @@ func writeNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism) erro
 func (r *Report) Write(w io.Writer) error {
 	var b bytes.Buffer
 	for _, section := range []func(*bytes.Buffer) error{
-		r.writeHeader, r.writeTables, r.writeFailures, r.writeNondeterminism, r.writeRepros, r.writeSummary,
+		r.writeHeader, r.writeTables, r.writeRecorded, r.writeFailures, r.writeNondeterminism, r.writeRepros, r.writeSummary,
 	} {
 		if err := section(&b); err != nil {
 			return err
@@ -901,12 +936,16 @@ func (r *Report) writeHeader(b *bytes.Buffer) error {
 	if o.Strategy == sim.StrategyPCT {
 		mode += " " + sim.StrategyName(o.Strategy, o.PCTDepth)
 	}
-	fmt.Fprintf(b, "check: %d scenario(s) × seeds %d..%d × workers %s, %s mode: %d runs",
-		len(r.Scenarios), o.SeedStart, o.SeedStart+uint64(o.Seeds)-1, strings.Join(ws, ","), mode, r.Runs)
+	if o.Seeds > 0 {
+		fmt.Fprintf(b, "check: %d scenario(s) × seeds %d..%d × workers %s, %s mode: %d runs",
+			len(r.Scenarios), o.SeedStart, o.SeedStart+uint64(o.Seeds)-1, strings.Join(ws, ","), mode, r.Runs)
+	} else {
+		fmt.Fprintf(b, "check: %d recorded run(s), no seeded runs (give --seeds for those): %d runs", len(o.Traces), r.Runs)
+	}
 	if !o.Shard.Whole() {
 		fmt.Fprintf(b, " (shard %s)", o.Shard)
 	}
-	if !o.Real {
+	if !o.Real && o.Seeds > 0 {
 		fmt.Fprintf(b, ", %d executed twice to catch nondeterminism", r.Resampled)
 	}
 	b.WriteString("\n")
@@ -930,8 +969,11 @@ func (r *Report) writeTables(b *bytes.Buffer) error {
 }
 
 func (r *Report) writeFailures(b *bytes.Buffer) error {
-	if r.FailedRuns > 0 {
-		b.WriteString("\nFailures\n")
+	for _, s := range r.Scenarios {
+		if s.Total.Failed > 0 {
+			b.WriteString("\nFailures\n")
+			break
+		}
 	}
 	for _, s := range r.Scenarios {
 		for _, row := range s.Rows {
@@ -1002,12 +1044,24 @@ func (r *Report) writeSummary(b *bytes.Buffer) error {
 			failedScenarios++
 		}
 	}
+	recorded := ""
+	if len(r.Recorded) > 0 {
+		failed := 0
+		for _, rec := range r.Recorded {
+			if rec.Failed() {
+				failed++
+			}
+		}
+		recorded = fmt.Sprintf(" and %d of %d recorded run(s)", failed, len(r.Recorded))
+	}
 	switch {
 	case r.Failed():
-		fmt.Fprintf(b, "FAIL: %d of %d runs failed in %d of %d scenario(s); %d nondeterministic run(s)\n",
-			r.FailedRuns, r.Runs, failedScenarios, len(r.Scenarios), len(r.Nondeterminism))
+		fmt.Fprintf(b, "FAIL: %d of %d runs failed in %d of %d scenario(s)%s; %d nondeterministic run(s)\n",
+			r.FailedRuns, r.Runs, failedScenarios, len(r.Scenarios), recorded, len(r.Nondeterminism))
 	case r.Options.Real:
 		fmt.Fprintf(b, "ok: all %d runs passed\n", r.Runs)
+	case r.Options.Seeds == 0:
+		fmt.Fprintf(b, "ok: all %d recorded runs passed\n", r.Runs)
 	default:
 		fmt.Fprintf(b, "ok: all %d runs passed; %d run(s) executed twice gave identical traces\n", r.Runs, r.Resampled)
 	}

@@ -64,6 +64,9 @@ type FuzzOptions struct {
 	// run's seed is its seed ("": random).
 	Strategy string
 	PCTDepth int
+	// Corpus, when set, is a regression corpus directory: the shrunk
+	// failure's scenario and trace are saved there too (corpus.go).
+	Corpus string
 }
 
 // FuzzReport is what Fuzz did.
@@ -96,6 +99,8 @@ type Failure struct {
 	Dir          string // OUT/fuzz-SEED, holding scenario.toml, original.toml, run.trace, shrunk.trace, README.txt
 	Command      string // the command that replays the shrunk failure
 	Schedule     string // the shrunk schedule's sizes and replay command, or why it was not shrunk
+	CorpusFile   string // the scenario's file in FuzzOptions.Corpus, "" if none
+	CorpusNew    bool   // the corpus did not hold it before
 }
 
 // FailedChecks is the default Failing: the names of the checks that did
@@ -342,6 +347,11 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 	f.Command = rrun.Config.Command(file)
 	if err := writeRepro(f, file, o); err != nil {
 		return nil, fmt.Errorf("writing the repro of seed %d: %w", seed, err)
+	}
+	if o.Corpus != "" {
+		if f.CorpusFile, f.CorpusNew, err = saveCorpus(f, o.Corpus); err != nil {
+			return nil, fmt.Errorf("seed %d: %w", seed, err)
+		}
 	}
 	return f, nil
 }

@@ -1,0 +1,214 @@
+package ci
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/cbcsim/cbcsim/internal/outfile"
+)
+
+// Format is the value of a report's "format" field: a reader refuses
+// any other, so that a file that merely parses as JSON is not taken for
+// a report.
+const Format = "cbcsim-report/1"
+
+// Report is the JSON report of one sweep, or of some of its shards. Runs
+// and Failed are at the top level, where a CI script reads them with one
+// jq expression (`jq .failed`).
+type Report struct {
+	Format string `json:"format"`
+	Sweep  Sweep  `json:"sweep"`
+	// Shards are the shards this report covers, K of ShardCount each, in
+	// increasing order; both are empty for an unsharded sweep.
+	Shards     []int `json:"shards,omitempty"`
+	ShardCount int   `json:"shard_count,omitempty"`
+
+	Runs           int64 `json:"runs"`   // runs executed
+	Failed         int64 `json:"failed"` // of them, runs that failed
+	Nondeterminism int64 `json:"nondeterministic,omitempty"`
+
+	Cases    []Case    `json:"cases"`    // the JUnit test cases, sorted by Suite then Name
+	Failures []Failure `json:"failures"` // sorted by Suite, Case, then Seed
+}
+
+// Sweep says what was run; the reports of the shards of one sweep have
+// equal Sweeps, and Merge compares them field by field.
+type Sweep struct {
+	Tool      string   `json:"tool"` // "check" or "fuzz"
+	Scenarios []string `json:"scenarios,omitempty"`
+	// ScenarioHashes are the SHA-256 of each scenario's source, in the
+	// order of Scenarios: two shards must have run the same files.
+	ScenarioHashes []string `json:"scenario_hashes,omitempty"`
+	Traces         []string `json:"traces,omitempty"` // recorded runs replayed (check of a corpus)
+	Seeds          int      `json:"seeds"`            // 0: fuzz bounded by Duration
+	SeedStart      uint64   `json:"seed_start"`
+	Duration       string   `json:"duration,omitempty"`
+	Workers        []int    `json:"workers"`
+	Strategy       string   `json:"strategy,omitempty"`
+	PCTDepth       int      `json:"pct_depth,omitempty"`
+	Real           bool     `json:"real,omitempty"`
+	Lean           bool     `json:"lean,omitempty"`
+}
+
+// Case is one JUnit test case: for check, one scenario under one worker
+// count (or one recorded run); for fuzz, one failure, or the whole
+// shard when nothing failed.
+type Case struct {
+	Suite  string `json:"suite"` // check: the scenario file; fuzz: "fuzz"
+	Name   string `json:"name"`
+	Runs   int64  `json:"runs"`
+	Failed int64  `json:"failed"`
+}
+
+// Failure is one kind of failure of a case: the runs that failed the same
+// way (Kind), with the smallest failing seed's details and command.
+type Failure struct {
+	Suite    string   `json:"suite"`
+	Case     string   `json:"case"`
+	Kind     string   `json:"kind"` // the outcome and the broken checks: "deadlock|no-orphan"
+	Scenario string   `json:"scenario"`
+	Seed     uint64   `json:"seed"`
+	Workers  int      `json:"workers"`
+	Count    int64    `json:"count"` // runs that failed this way
+	Details  []string `json:"details"`
+	Command  string   `json:"command"` // reruns the failing run (sim.Config.Command)
+	Repro    string   `json:"repro,omitempty"`
+	Trace    string   `json:"trace,omitempty"`
+}
+
+// Sort puts the cases and failures in their canonical order, so that a
+// report does not depend on the order anything finished in.
+func (r *Report) Sort() {
+	sort.SliceStable(r.Cases, func(i, j int) bool {
+		a, b := r.Cases[i], r.Cases[j]
+		if a.Suite != b.Suite {
+			return a.Suite < b.Suite
+		}
+		return a.Name < b.Name
+	})
+	sort.SliceStable(r.Failures, func(i, j int) bool {
+		a, b := r.Failures[i], r.Failures[j]
+		switch {
+		case a.Suite != b.Suite:
+			return a.Suite < b.Suite
+		case a.Case != b.Case:
+			return a.Case < b.Case
+		case a.Seed != b.Seed:
+			return a.Seed < b.Seed
+		}
+		return a.Kind < b.Kind
+	})
+	if r.Cases == nil {
+		r.Cases = []Case{}
+	}
+	if r.Failures == nil {
+		r.Failures = []Failure{}
+	}
+}
+
+// WriteJSON writes r as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteJSONFile writes r to path atomically (package outfile).
+func WriteJSONFile(path string, r *Report) error {
+	return outfile.WriteFile(path, r.WriteJSON)
+}
+
+// reportFileMax bounds a report read by ReadFile: a report holds a few
+// hundred bytes per case and failure, so this is millions of them.
+const reportFileMax = 256 << 20
+
+// ReadFile reads a JSON report. Every error names the file, and a
+// syntax error its line and column.
+func ReadFile(path string) (*Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, reportFileMax+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > reportFileMax {
+		return nil, fmt.Errorf("%s: larger than %d bytes: not a cbcsim report", path, reportFileMax)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads a JSON report from data, named file in errors.
+func Parse(file string, data []byte) (*Report, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Report
+	if err := dec.Decode(&r); err != nil {
+		return nil, locate(file, data, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: more than one JSON value: not a cbcsim report", file)
+	}
+	switch {
+	case r.Format != Format:
+		return nil, fmt.Errorf("%s: not a cbcsim report: \"format\" is %q, want %q", file, r.Format, Format)
+	case r.Sweep.Tool != "check" && r.Sweep.Tool != "fuzz":
+		return nil, fmt.Errorf("%s: sweep.tool is %q, want check or fuzz", file, r.Sweep.Tool)
+	case r.Runs < 0 || r.Failed < 0 || r.Failed > r.Runs:
+		return nil, fmt.Errorf("%s: runs %d and failed %d are not counts of runs", file, r.Runs, r.Failed)
+	case len(r.Sweep.ScenarioHashes) != len(r.Sweep.Scenarios):
+		return nil, fmt.Errorf("%s: sweep has %d scenarios but %d hashes", file, len(r.Sweep.Scenarios), len(r.Sweep.ScenarioHashes))
+	}
+	if err := checkShards(r.Shards, r.ShardCount); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	r.Sort()
+	return &r, nil
+}
+
+func checkShards(ks []int, n int) error {
+	if len(ks) == 0 && n == 0 {
+		return nil
+	}
+	if n < 1 || len(ks) == 0 {
+		return fmt.Errorf("shards %v of shard_count %d: want both or neither", ks, n)
+	}
+	for i, k := range ks {
+		if k < 1 || k > n || (i > 0 && k <= ks[i-1]) {
+			return fmt.Errorf("shards %v: want increasing numbers in 1..%d", ks, n)
+		}
+	}
+	return nil
+}
+
+// locate turns a JSON error into "FILE:LINE:COL: what".
+func locate(file string, data []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return fmt.Errorf("%s: not a cbcsim report: %v", file, err)
+	}
+	line, col := 1, 1
+	for _, c := range data[:min(int(off), len(data))] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Errorf("%s:%d:%d: not a cbcsim report: %v", file, line, col, err)
+}
