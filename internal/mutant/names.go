@@ -19,6 +19,17 @@ const (
 	LostWakeup                  // a send hands its value to a blocked receiver but never wakes it
 	SkipCapabilityCheck         // spawning does not check the spawn capability
 	TimeoutCancelsStarted       // a cancel_remaining timeout also cancels started children
+
+	// The deep mutants: each shows only under a particular interleaving
+	// (docs/mutants.md).
+	TimeoutIgnoredClosing    // a timeout that fires once the owner awaits (Closing) is ignored
+	CancelSkipsAwaiting      // cancelling a task skips the nurseries it already awaits
+	ErrorDroppedCancelling   // a child error that ends while its nursery is cancelling is not recorded
+	LeanCountedTwice         // a lean child ending lock-free while the owner awaits is counted twice
+	SleepTimerSurvivesCancel // cancelling a sleeper leaves its timer armed: it wakes the task again
+	StealTakesNewest         // a steal takes the newest item, which the owner pops again
+	CancelLeavesWaiter       // cancelling a blocked receiver leaves it queued: a later send goes to it
+	CloseLosesReceiver       // closing a channel drops a blocked receiver without waking it
 	count
 )
 
@@ -37,6 +48,15 @@ var names = [...]string{
 	LostWakeup:             "lost-wakeup",
 	SkipCapabilityCheck:    "skip-capability-check",
 	TimeoutCancelsStarted:  "timeout-cancels-started",
+
+	TimeoutIgnoredClosing:    "timeout-ignored-closing",
+	CancelSkipsAwaiting:      "cancel-skips-awaiting",
+	ErrorDroppedCancelling:   "error-dropped-cancelling",
+	LeanCountedTwice:         "lean-counted-twice",
+	SleepTimerSurvivesCancel: "sleep-timer-survives-cancel",
+	StealTakesNewest:         "steal-takes-newest",
+	CancelLeavesWaiter:       "cancel-leaves-waiter",
+	CloseLosesReceiver:       "close-loses-receiver",
 }
 
 func (n Name) String() string {
@@ -45,6 +65,23 @@ func (n Name) String() string {
 	}
 	return "unknown"
 }
+
+// firstDeep is the first of the deep mutants.
+const firstDeep = TimeoutIgnoredClosing
+
+// Deep lists the mutants that show only under a particular interleaving;
+// the harness hunts each on its own scenario with every strategy.
+func Deep() []Name {
+	out := make([]Name, 0, count-firstDeep)
+	for n := firstDeep; n < count; n++ {
+		out = append(out, n)
+	}
+	return out
+}
+
+// Shallow lists the mutants that are not deep: the bundled scenarios and
+// the fuzzer catch them.
+func Shallow() []Name { return All()[:firstDeep-1] }
 
 // All lists every mutant.
 func All() []Name {
