@@ -24,11 +24,13 @@ var (
 // huntBounds are the runs each strategy gets per deep mutant: seeds for
 // random and pct, schedules for explore, real-mode runs for real. The
 // short bounds keep make test fast; make mutants uses the long ones.
-type huntBounds struct{ random, pct, explore, real int }
+type huntBounds struct{ random, pct, explore, real, rate int }
 
+// rate is the number of seeds over which the long run also counts the
+// failing seeds of random and pct: a first catch alone is one draw.
 var (
 	shortBounds = huntBounds{random: 200, pct: 200, explore: 2000, real: 20}
-	longBounds  = huntBounds{random: 10000, pct: 2000, explore: 20000, real: 200}
+	longBounds  = huntBounds{random: 10000, pct: 2000, explore: 20000, real: 200, rate: 1000}
 )
 
 // deepWorkers is the worker count every deep scenario is hunted on.
@@ -83,6 +85,27 @@ func huntReal(t *testing.T, sc *scenario.Scenario, limit int) *explore.Hunt {
 	return h
 }
 
+// failRate counts the seeds of 0..n-1 on which sc fails under strategy.
+func failRate(t *testing.T, sc *scenario.Scenario, strategy string, n int) int {
+	t.Helper()
+	fails := 0
+	for seed := uint64(0); seed < uint64(n); seed++ {
+		o := sim.Options{Seed: seed, HasSeed: true, Workers: deepWorkers, Strategy: strategy}
+		c, err := sim.Resolve(sc, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := sim.Execute(sc, c, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(explore.FailedChecks(run)) > 0 {
+			fails++
+		}
+	}
+	return fails
+}
+
 // cell is a hunt's figures: runs to the first catch and the shrunk
 // schedule's size, or "-" when the bound was spent.
 func cell(h *explore.Hunt) string {
@@ -92,6 +115,8 @@ func cell(h *explore.Hunt) string {
 	s := fmt.Sprintf("%d", h.Runs)
 	if f := h.Failure; f != nil {
 		s += fmt.Sprintf(" [%dp %ds -> %dp %ds]", f.Found.Preemptions, f.Found.Steps, f.Shrunk.Preemptions, f.Shrunk.Steps)
+	} else if h.Note != "" {
+		s += " [not shrunk]"
 	}
 	return s
 }
@@ -117,7 +142,7 @@ func TestDeepMutants(t *testing.T) {
 	fmt.Printf("deep mutants: %d workers; bounds: random %d seeds, pct %d seeds, explore %d schedules (K=2), real --lean %d runs\n",
 		deepWorkers, b.random, b.pct, b.explore, b.real)
 	fmt.Printf("%-28s %-30s %-30s %-30s %s\n", "mutant", "random", "pct", "explore", "real --lean")
-	var golden strings.Builder
+	var golden, notes, rates strings.Builder
 	for _, m := range mutant.Deep() {
 		sc := loadDeep(t, m)
 		// The unmutated scheduler must pass each scenario under every
@@ -129,16 +154,31 @@ func TestDeepMutants(t *testing.T) {
 			}
 		}
 		mutant.Set(m)
-		hr := hunt(t, sc, sim.StrategyRandom, b.random)
-		hp := hunt(t, sc, sim.StrategyPCT, b.pct)
-		he := hunt(t, sc, sim.StrategyExplore, b.explore)
+		sb := b
+		if realOnly[m] {
+			// The seeded driver cannot reach it: the short bounds show
+			// that without spending minutes on it.
+			sb = shortBounds
+		}
+		hr := hunt(t, sc, sim.StrategyRandom, sb.random)
+		hp := hunt(t, sc, sim.StrategyPCT, sb.pct)
+		he := hunt(t, sc, sim.StrategyExplore, sb.explore)
 		real := "n/a"
 		caughtReal := false
 		if realOnly[m] {
 			h := huntReal(t, sc, b.real)
 			real, caughtReal = cell(h), h.Caught
 		}
+		if b.rate > 0 && !realOnly[m] {
+			fmt.Fprintf(&rates, "%-28s random %d/%d, pct %d/%d\n", m,
+				failRate(t, sc, sim.StrategyRandom, b.rate), b.rate, failRate(t, sc, sim.StrategyPCT, b.rate), b.rate)
+		}
 		mutant.Set(mutant.None)
+		for _, h := range []*explore.Hunt{hr, hp, he} {
+			if h.Caught && h.Failure == nil && h.Note != "" {
+				fmt.Fprintf(&notes, "  %s, %s: not shrunk: %s\n", m, h.Strategy, h.Note)
+			}
+		}
 		fmt.Printf("%-28s %-30s %-30s %-30s %s\n", m, cell(hr), cell(hp), cell(he), real)
 		fmt.Fprintf(&golden, "%s random=%s pct=%s explore=%s", m, yes(hr.Caught), yes(hp.Caught), yes(he.Caught))
 		if realOnly[m] {
@@ -148,6 +188,10 @@ func TestDeepMutants(t *testing.T) {
 		if !hp.Caught && !he.Caught && !caughtReal {
 			t.Errorf("deep mutant %s survived pct and explore", m)
 		}
+	}
+	fmt.Print(notes.String())
+	if rates.Len() > 0 {
+		fmt.Printf("failing seeds of the first %d, 2 workers:\n%s", b.rate, rates.String())
 	}
 	if *long {
 		return // the golden file records the short bounds
