@@ -66,22 +66,38 @@ func (n Name) String() string {
 	return "unknown"
 }
 
-// firstDeep is the first of the deep mutants.
-const firstDeep = TimeoutIgnoredClosing
+// deep is the set of deep mutants, listed by name rather than by a range
+// of constants so that a mutant added later is shallow unless it says so.
+var deep = [...]Name{
+	TimeoutIgnoredClosing, CancelSkipsAwaiting, ErrorDroppedCancelling, LeanCountedTwice,
+	SleepTimerSurvivesCancel, StealTakesNewest, CancelLeavesWaiter, CloseLosesReceiver,
+}
+
+// IsDeep reports whether n shows only under a particular interleaving.
+func (n Name) IsDeep() bool {
+	for _, d := range deep {
+		if d == n {
+			return true
+		}
+	}
+	return false
+}
 
 // Deep lists the mutants that show only under a particular interleaving;
 // the harness hunts each on its own scenario with every strategy.
-func Deep() []Name {
-	out := make([]Name, 0, count-firstDeep)
-	for n := firstDeep; n < count; n++ {
-		out = append(out, n)
-	}
-	return out
-}
+func Deep() []Name { return append([]Name(nil), deep[:]...) }
 
 // Shallow lists the mutants that are not deep: the bundled scenarios and
 // the fuzzer catch them.
-func Shallow() []Name { return All()[:firstDeep-1] }
+func Shallow() []Name {
+	var out []Name
+	for _, n := range All() {
+		if !n.IsDeep() {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 // All lists every mutant.
 func All() []Name {
