@@ -54,7 +54,7 @@ func (n *Nursery) completeFast(t *Task, w *Worker) bool {
 	if t.child >= 0 || t.result.IsError() {
 		return false
 	}
-	if mutant.On(mutant.LeanCountedTwice) && n.fast.pending.Load() > awaitBit+1 {
+	if mutant.On(mutant.LeanCountedTwice) && n.fast.pending.Load() == 1 {
 		n.fast.pending.Add(-1)
 	}
 	if n.fast.pending.Add(-1) == awaitBit {

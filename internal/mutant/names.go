@@ -25,7 +25,7 @@ const (
 	TimeoutIgnoredClosing    // a timeout that fires once the owner awaits (Closing) is ignored
 	CancelSkipsAwaiting      // cancelling a task skips the nurseries it already awaits
 	ErrorDroppedCancelling   // a child error that ends while its nursery is cancelling is not recorded
-	LeanCountedTwice         // a lean child ending lock-free while the owner awaits is counted twice
+	LeanCountedTwice         // the last lean child, ending lock-free before the owner awaits, is counted twice
 	SleepTimerSurvivesCancel // cancelling a sleeper leaves its timer armed: it wakes the task again
 	StealTakesNewest         // a steal takes the newest item, which the owner pops again
 	CancelLeavesWaiter       // cancelling a blocked receiver leaves it queued: a later send goes to it

@@ -62,10 +62,12 @@ func hunt(t *testing.T, sc *scenario.Scenario, strategy string, limit int) *expl
 }
 
 // huntReal runs sc in real mode as a Go program runs it (lean nurseries,
-// reuse) until a run fails or limit runs.
-func huntReal(t *testing.T, sc *scenario.Scenario, limit int) *explore.Hunt {
+// reuse; what check --real --lean runs) until a run fails or limit runs;
+// with all, it runs every one of them and counts the failures in Runs.
+func huntReal(t *testing.T, sc *scenario.Scenario, limit int, all bool) *explore.Hunt {
 	t.Helper()
 	h := &explore.Hunt{Strategy: "real"}
+	fails := int64(0)
 	o := sim.Options{Workers: deepWorkers, Real: true, Lean: true}
 	c, err := sim.Resolve(sc, o)
 	if err != nil {
@@ -79,8 +81,14 @@ func huntReal(t *testing.T, sc *scenario.Scenario, limit int) *explore.Hunt {
 		h.Runs++
 		if !run.Passed() {
 			h.Caught = true
-			return h
+			if !all {
+				return h
+			}
+			fails++
 		}
+	}
+	if all {
+		h.Runs = fails
 	}
 	return h
 }
@@ -153,6 +161,11 @@ func TestDeepMutants(t *testing.T) {
 				t.Fatalf("%s: the unmutated scheduler fails under %s: %s", m, s, cell(h))
 			}
 		}
+		if realOnly[m] {
+			if h := huntReal(t, sc, shortBounds.real, false); h.Caught {
+				t.Fatalf("%s: the unmutated scheduler fails in real mode (--lean), run %d", m, h.Runs)
+			}
+		}
 		mutant.Set(m)
 		sb := b
 		if realOnly[m] {
@@ -166,8 +179,11 @@ func TestDeepMutants(t *testing.T) {
 		real := "n/a"
 		caughtReal := false
 		if realOnly[m] {
-			h := huntReal(t, sc, b.real)
+			h := huntReal(t, sc, b.real, false)
 			real, caughtReal = cell(h), h.Caught
+			if b.rate > 0 {
+				fmt.Fprintf(&rates, "%-28s real --lean %d/%d\n", m, huntReal(t, sc, b.real, true).Runs, b.real)
+			}
 		}
 		if b.rate > 0 && !realOnly[m] {
 			fmt.Fprintf(&rates, "%-28s random %d/%d, pct %d/%d\n", m,
@@ -191,7 +207,7 @@ func TestDeepMutants(t *testing.T) {
 	}
 	fmt.Print(notes.String())
 	if rates.Len() > 0 {
-		fmt.Printf("failing seeds of the first %d, 2 workers:\n%s", b.rate, rates.String())
+		fmt.Printf("failing runs (seeds 0..%d for random and pct), 2 workers:\n%s", b.rate-1, rates.String())
 	}
 	if *long {
 		return // the golden file records the short bounds
