@@ -45,13 +45,16 @@ vet:
 # concurrent, and the simulator runs that same core.
 test: vet
 	$(GO) test -race -count=1 -timeout 20m ./...
-	$(GO) test -tags mutants -count=1 -run TestMutants ./sim/mutants
+	$(GO) test -tags mutants -count=1 -run 'TestMutants|TestDeepMutants' ./sim/mutants
 	$(GO) test -tags mutants -count=1 -run TestMutantsCorpus ./cmd/cbcsim
 	$(MAKE) cabi-test
 
-# Each deliberately broken scheduler must be caught (see internal/mutant).
+# Each deliberately broken scheduler must be caught (see internal/mutant),
+# and each deep mutant by pct or explore: the table of runs each strategy
+# needs, with the long bounds (docs/mutants.md).
 mutants:
 	$(GO) test -tags mutants -count=1 -run TestMutants -v ./sim/mutants
+	$(GO) test -tags mutants -count=1 -timeout 30m -run TestDeepMutants -v ./sim/mutants -args -long
 
 # The adversarial harness (internal/hostile, docs/reliability.md): HOSTILE_N
 # mutated scenarios and traces, hostile flags, special output paths and

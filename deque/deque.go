@@ -330,7 +330,11 @@ func (d *Deque[T]) Steal() *T {
 	r := d.ring.Load()
 	// load: read the item before the CAS; after the CAS the owner may reuse
 	// the slot (step 3).
-	x := r.slot(t).Load()
+	i := t
+	if mutant.On(mutant.StealTakesNewest) {
+		i = b - 1
+	}
+	x := r.slot(i).Load()
 	// CAS, seq-cst: take index t. Losing means another thief or the owner's
 	// Pop took it first.
 	if !d.top.CompareAndSwap(t, t+1) {

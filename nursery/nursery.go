@@ -213,7 +213,7 @@ func (n *Nursery) Complete(c Child, r Result, out *Effects) error {
 			n.firstErr = c
 		}
 	}
-	if r.IsError() && !n.hasErr {
+	if r.IsError() && !n.hasErr && !(mutant.On(mutant.ErrorDroppedCancelling) && n.state == Cancelling) {
 		n.hasErr = true
 		n.firstErr = c
 		switch n.cfg.Mode {
@@ -307,6 +307,9 @@ func (n *Nursery) Cancel(reason Reason, out *Effects) {
 // marked: they run on. Pending children are dropped in every mode.
 func (n *Nursery) Timeout(out *Effects) {
 	out = n.effects(out)
+	if mutant.On(mutant.TimeoutIgnoredClosing) && n.state == Closing {
+		return
+	}
 	n.cancel(Timeout, n.cfg.Mode == CancelRemaining && !mutant.On(mutant.TimeoutCancelsStarted), out)
 	n.settle(out)
 }

@@ -138,7 +138,7 @@ func (b *chanWait) cancelWait(t *Task) bool {
 	c := b.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !b.interruptible || !c.remove(t) {
+	if !b.interruptible || !(mutant.On(mutant.CancelLeavesWaiter) || c.remove(t)) {
 		return false
 	}
 	t.wait.state = waitCancelled
@@ -323,7 +323,7 @@ func (t *Task) Close(c *Channel) error {
 		return &SchedError{Code: CodeChannelClosed, Detail: "close of closed channel " + c.name}
 	}
 	c.closed = true
-	for r := c.recvq.pop(); r != nil; r = c.recvq.pop() {
+	for r := c.recvq.pop(); r != nil && !mutant.On(mutant.CloseLosesReceiver); r = c.recvq.pop() {
 		c.complete(r, waitClosed, t.w)
 	}
 	for s := c.sendq.pop(); s != nil; s = c.sendq.pop() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/cbcsim/cbcsim/internal/mutant"
 	"github.com/cbcsim/cbcsim/nursery"
 )
 
@@ -52,6 +53,9 @@ func (n *Nursery) lean() bool { return n.m.Lean() }
 func (n *Nursery) completeFast(t *Task, w *Worker) bool {
 	if t.child >= 0 || t.result.IsError() {
 		return false
+	}
+	if mutant.On(mutant.LeanCountedTwice) && n.fast.pending.Load() == 1 {
+		n.fast.pending.Add(-1)
 	}
 	if n.fast.pending.Add(-1) == awaitBit {
 		// The last child, and the owner awaits: end the nursery. The owner

@@ -1,6 +1,9 @@
 package sched
 
-import "github.com/cbcsim/cbcsim/trace"
+import (
+	"github.com/cbcsim/cbcsim/internal/mutant"
+	"github.com/cbcsim/cbcsim/trace"
+)
 
 // Now is the scheduler's current time in ticks.
 func (s *Scheduler) Now() uint64 {
@@ -77,6 +80,9 @@ func (b *sleepWait) cancelWait(t *Task) bool {
 	tm := b.tm
 	if !tm.waiting || tm.fired || !b.interruptible {
 		return false
+	}
+	if mutant.On(mutant.SleepTimerSurvivesCancel) {
+		tm = &timer{} // the sleeper's own timer stays armed and waiting
 	}
 	tm.waiting, tm.dead = false, true
 	t.wait.state = waitCancelled

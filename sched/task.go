@@ -483,6 +483,9 @@ func (t *Task) markCancel(r nursery.Reason, w *Worker) {
 	}
 	t.mu.Lock()
 	for n := t.owned; n != nil; n = n.outer {
+		if mutant.On(mutant.CancelSkipsAwaiting) && n.m.Awaiting() {
+			continue
+		}
 		n.cancel(r, w)
 	}
 	cancelCtx := t.contextCancel()

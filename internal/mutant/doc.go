@@ -8,6 +8,10 @@
 //
 //	go test -tags mutants ./sim/mutants   // make mutants
 //
+// The deep mutants (Deep) break a guarantee only under a particular
+// interleaving: the harness hunts them with each strategy of the seeded
+// driver (docs/mutants.md).
+//
 // In code:
 //
 //	if mutant.On(mutant.CleanupFIFO) { ... broken behaviour ... }

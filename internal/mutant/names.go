@@ -20,6 +20,17 @@ const (
 	SkipCapabilityCheck            // spawning does not check the spawn capability
 	TimeoutCancelsStarted          // a cancel_remaining timeout also cancels started children
 	ChildErrorDroppedOnCancel      // an owner cancelled while its nursery's child failed returns the cancellation, losing the error
+
+	// The deep mutants: each shows only under a particular interleaving
+	// (docs/mutants.md).
+	TimeoutIgnoredClosing    // a timeout that fires once the owner awaits (Closing) is ignored
+	CancelSkipsAwaiting      // cancelling a task skips the nurseries it already awaits
+	ErrorDroppedCancelling   // a child error that ends while its nursery is cancelling is not recorded
+	LeanCountedTwice         // the last lean child, ending lock-free before the owner awaits, is counted twice
+	SleepTimerSurvivesCancel // cancelling a sleeper leaves its timer armed: it wakes the task again
+	StealTakesNewest         // a steal takes the newest item, which the owner pops again
+	CancelLeavesWaiter       // cancelling a blocked receiver leaves it queued: a later send goes to it
+	CloseLosesReceiver       // closing a channel drops a blocked receiver without waking it
 	count
 )
 
@@ -39,6 +50,15 @@ var names = [...]string{
 	SkipCapabilityCheck:       "skip-capability-check",
 	TimeoutCancelsStarted:     "timeout-cancels-started",
 	ChildErrorDroppedOnCancel: "child-error-dropped-on-cancel",
+
+	TimeoutIgnoredClosing:    "timeout-ignored-closing",
+	CancelSkipsAwaiting:      "cancel-skips-awaiting",
+	ErrorDroppedCancelling:   "error-dropped-cancelling",
+	LeanCountedTwice:         "lean-counted-twice",
+	SleepTimerSurvivesCancel: "sleep-timer-survives-cancel",
+	StealTakesNewest:         "steal-takes-newest",
+	CancelLeavesWaiter:       "cancel-leaves-waiter",
+	CloseLosesReceiver:       "close-loses-receiver",
 }
 
 func (n Name) String() string {
@@ -46,6 +66,39 @@ func (n Name) String() string {
 		return names[n]
 	}
 	return "unknown"
+}
+
+// deep is the set of deep mutants, listed by name rather than by a range
+// of constants so that a mutant added later is shallow unless it says so.
+var deep = [...]Name{
+	TimeoutIgnoredClosing, CancelSkipsAwaiting, ErrorDroppedCancelling, LeanCountedTwice,
+	SleepTimerSurvivesCancel, StealTakesNewest, CancelLeavesWaiter, CloseLosesReceiver,
+}
+
+// IsDeep reports whether n shows only under a particular interleaving.
+func (n Name) IsDeep() bool {
+	for _, d := range deep {
+		if d == n {
+			return true
+		}
+	}
+	return false
+}
+
+// Deep lists the mutants that show only under a particular interleaving;
+// the harness hunts each on its own scenario with every strategy.
+func Deep() []Name { return append([]Name(nil), deep[:]...) }
+
+// Shallow lists the mutants that are not deep: the bundled scenarios and
+// the fuzzer catch them.
+func Shallow() []Name {
+	var out []Name
+	for _, n := range All() {
+		if !n.IsDeep() {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // All lists every mutant.
