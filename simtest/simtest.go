@@ -18,6 +18,7 @@ package simtest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -284,13 +286,25 @@ func (e *stallError) Is(target error) bool { return target == errStall }
 // progressBuffer is the run's trace, with its length readable by the
 // watchdog while the run writes.
 type progressBuffer struct {
-	buf bytes.Buffer
-	n   atomic.Int64 // written by the run's goroutine, read by the watchdog
+	buf   bytes.Buffer
+	n     atomic.Int64 // written by the run's goroutine, read by the watchdog
+	watch *goroutineWatch
 }
 
+// Write is called by the run's goroutine when the trace writer flushes,
+// between two steps of the body.
 func (p *progressBuffer) Write(b []byte) (int, error) {
 	p.n.Add(int64(len(b)))
+	p.watch.look(false)
 	return p.buf.Write(b)
+}
+
+// errGoroutine is a run whose body started a real goroutine.
+type goroutineError struct{ stack string }
+
+func (e *goroutineError) Error() string {
+	return "nondeterministic: the body started a real goroutine (" + e.stack + "); it runs when the OS " +
+		"schedules it, not when the seed says, so no seed can replay the run: start a task instead (Nursery.Go)"
 }
 
 // execute runs the body once and returns the run and its trace. The run
@@ -298,7 +312,9 @@ func (p *progressBuffer) Write(b []byte) (int, error) {
 // scheduler can be reported; that goroutine is then left behind, blocked,
 // since nothing can stop it.
 func (c *config) execute(name string, body func(*sched.Task) error, seed uint64, workers int) (*sim.BodyRun, []byte, error) {
-	pb := &progressBuffer{}
+
+	watch, labels := newGoroutineWatch()
+	pb := &progressBuffer{watch: watch}
 	b := sim.Body{Name: name, Source: "go test body " + name + "\n", Seed: seed,
 		Sched:    sched.Config{Workers: workers, Budget: sched.Unlimited},
 		MaxSteps: c.maxSteps, Trace: pb}
@@ -310,10 +326,14 @@ func (c *config) execute(name string, body func(*sched.Task) error, seed uint64,
 		err error
 	}
 	done := make(chan result, 1)
-	go func() {
+	go pprof.Do(context.Background(), labels, func(context.Context) {
+		watch.start()
 		r, err := sim.RunBody(b, body)
+		if err == nil {
+			watch.look(true) // a goroutine that outlives the run
+		}
 		done <- result{r, err}
-	}()
+	})
 	tick := time.NewTicker(c.stall / 10)
 	defer tick.Stop()
 	last, since := int64(-1), time.Now()
@@ -322,6 +342,9 @@ func (c *config) execute(name string, body func(*sched.Task) error, seed uint64,
 		case res := <-done:
 			if res.err != nil {
 				return nil, nil, fmt.Errorf("the run could not execute: %w", res.err)
+			}
+			if watch.found != "" {
+				return nil, nil, &goroutineError{watch.found}
 			}
 			return res.r, pb.buf.Bytes(), nil
 		case now := <-tick.C:

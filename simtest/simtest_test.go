@@ -174,3 +174,24 @@ func TestRerunCommandSubtest(t *testing.T) {
 func TestCheckScenarios(t *testing.T) {
 	CheckScenarios(t, "../scenarios/basic_*.toml", Seeds(5), Workers(1, 2))
 }
+
+// A goroutine whose timing changes nothing in the trace is still found
+// when it is alive at a look (here: left running when the body ends):
+// the run's goroutines are looked for, not only the traces compared.
+func TestQuietGoroutineIsNondeterministic(t *testing.T) {
+	body := func(t *sched.Task) error {
+		got := make(chan int)
+		go func() { got <- 42; got <- 43 }() // the second result is never wanted: the goroutine leaks
+		if err := t.Yield(); err != nil {
+			return err
+		}
+		if v := <-got; v != 42 {
+			return fmt.Errorf("got %d", v)
+		}
+		return nil
+	}
+	msg := checkFails(t, body, "started a real goroutine", Seeds(1), Workers(1))
+	if !strings.Contains(msg, "simtest.TestQuietGoroutineIsNondeterministic") {
+		t.Fatalf("the message does not show where the goroutine runs:\n%s", msg)
+	}
+}
