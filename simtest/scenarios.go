@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/check"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
@@ -39,7 +40,7 @@ func CheckScenarios(t *testing.T, glob string, opts ...Option) {
 			}
 			o := check.Options{Seeds: c.seeds, SeedStart: c.seedStart, Workers: c.workers, Jobs: 1,
 				Resample: check.DefaultResample, ReproDir: filepath.Join(failuresDir(), fileSafe(t.Name()))}
-			if c.strategy != "random" {
+			if c.strategy != sim.StrategyRandom {
 				o.Strategy = c.strategy
 			}
 			r, err := check.Scenarios([]*scenario.Scenario{sc}, []string{path}, o, nil)

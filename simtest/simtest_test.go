@@ -195,3 +195,25 @@ func TestQuietGoroutineIsNondeterministic(t *testing.T) {
 		t.Fatalf("the message does not show where the goroutine runs:\n%s", msg)
 	}
 }
+
+// -simtest.trace writes the trace of a passing run too, and the trace is
+// the one the run writes every time.
+func TestTraceFlagPassingRun(t *testing.T) {
+	path := t.TempDir() + "/pass.trace"
+	withFlags("3", "2", "", path, func() { Check(t, examples.LockOrder(true)) })
+	a, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no trace written for a passing run: %v", err)
+	}
+	tr, err := trace.Parse(bytes.NewReader(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := tr.Header.Get("seed"); !ok || f.Int != 3 {
+		t.Fatalf("the trace's seed is %v, want 3", f)
+	}
+	withFlags("3", "2", "", path, func() { Check(t, examples.LockOrder(true)) })
+	if b, _ := os.ReadFile(path); !bytes.Equal(a, b) {
+		t.Fatal("the same seed wrote another trace")
+	}
+}
