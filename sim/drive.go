@@ -86,6 +86,9 @@ func finish(run *Run, s *sched.Scheduler, sk *sink, tw *trace.Writer, step int64
 	run.Steps = step
 	if run.Outcome == "" {
 		run.Outcome = outcomeOf(s.Root().Result())
+		// Release the idle fibers (parked coroutines): without it every
+		// run of a check or a simtest leaks a goroutine per fiber.
+		defer s.Abort()
 	} else {
 		run.Stuck = stuck(s)
 		s.Abort()
