@@ -170,7 +170,7 @@ func ShrinkRecorded(sc *scenario.Scenario, workers int, rec *sim.Schedule, want 
 	if err != nil {
 		return nil, err
 	}
-	if signature(o.Failing(run)) != want {
+	if sim.Signature(o.Failing(run)) != want {
 		return nil, ErrNotConverted
 	}
 	f := &Failure{Signature: want, Found: Schedule{Choices: trimDefaults(ch), Preemptions: ch.pre, Steps: run.Steps}}
@@ -180,10 +180,6 @@ func ShrinkRecorded(sc *scenario.Scenario, workers int, rec *sim.Schedule, want 
 	f.Found = Schedule{Preemptions: conv.pre, Steps: int64(len(rec.Steps))}
 	return f, nil
 }
-
-// Signature is the failure signature of names (the failing checks):
-// sorted, without repeats, joined by commas.
-func Signature(names []string) string { return signature(names) }
 
 // WriteShrunk runs the shrunk schedule of f with its trace written to
 // path (atomically), for a repro directory.
@@ -232,7 +228,7 @@ func shrinkTraceData(file string, data []byte, o Options) (*Failure, *scenario.S
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	want := signature(o.Failing(run))
+	want := sim.Signature(o.Failing(run))
 	if want == "" {
 		return nil, nil, 0, fmt.Errorf("%s: the recorded run passes", file)
 	}

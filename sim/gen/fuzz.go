@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -288,17 +287,6 @@ type genScenario interface {
 	Example(seed ...int) *scenario.Scenario
 }
 
-func signature(names []string) string {
-	s := append([]string(nil), names...)
-	sort.Strings(s)
-	out := s[:0]
-	for i, n := range s {
-		if i == 0 || n != s[i-1] {
-			out = append(out, n)
-		}
-	}
-	return strings.Join(out, ",")
-}
 
 // reproduce shrinks the failing scenario of seed and writes it out.
 func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error) {
@@ -308,7 +296,7 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 	if err != nil {
 		return nil, err
 	}
-	want := signature(o.Failing(run))
+	want := sim.Signature(o.Failing(run))
 	if want == "" {
 		return nil, fmt.Errorf("gen: seed %d failed once and passed when run again: the run is not deterministic", seed)
 	}
@@ -390,7 +378,7 @@ func (sh *candidateRunner) failsAt(c *scenario.Scenario) (uint64, *sim.Run, bool
 			}
 			return 0, nil, false
 		}
-		if signature(sh.o.Failing(r)) == sh.want {
+		if sim.Signature(sh.o.Failing(r)) == sh.want {
 			return s, r, true
 		}
 	}
