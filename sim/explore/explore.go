@@ -347,7 +347,6 @@ func outcomeKey(run *sim.Run, failed []string) string {
 	return k
 }
 
-
 // perBound formats schedules per preemption count: "0:12 1:40".
 func perBound(n []int64) string {
 	parts := make([]string, len(n))

@@ -287,7 +287,6 @@ type genScenario interface {
 	Example(seed ...int) *scenario.Scenario
 }
 
-
 // reproduce shrinks the failing scenario of seed and writes it out.
 func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error) {
 	orig := Scenario().Example(int(seed))
