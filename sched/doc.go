@@ -62,7 +62,7 @@
 // another nursery. Nursery.Go hands out no task, so a task spawned with it
 // is reused once done; Nursery.Spawn returns a *Task that stays valid (and
 // is therefore never reused, nor is its nursery). Without Config.KeepTasks
-// a nursery keeps no per-child results (NurserySnapshot.Results is empty):
+// a nursery keeps no per-child results (nurserySnapshot.Results is empty):
 // its memory follows the children unfinished at once, not all it ever had.
 //
 // Costs, measured on the project's 2-core machine (docs/performance.md): a
@@ -73,7 +73,7 @@
 //
 // The seeded simulator (package sim) drives the same code one atomic step
 // at a time instead of Run (Config.StepCheckpoints, Config.Sink,
-// Config.Clock, Worker.Step), which is why the core reads no clock and
+// Config.Clock, worker.Step), which is why the core reads no clock and
 // takes every random choice from a generator seeded by the caller; under
 // it Blocking runs its function inline, within the step.
 package sched

@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -78,10 +79,9 @@ func RunBody(b Body, body sched.Func) (*BodyRun, error) {
 		return nil, err
 	}
 	sk := newSink(c.Workers, tw)
-	cfg := b.Sched
+	cfg := driver.Config{Config: b.Sched, Sink: sk, Clock: sk, StepCheckpoints: true, Victims: victims}
 	cfg.Seed, cfg.Workers, cfg.YieldInterval = c.Seed, c.Workers, c.YieldInterval
-	cfg.Sink, cfg.Clock, cfg.StepCheckpoints, cfg.Victims = sk, sk, true, victims
-	s, err := sched.New(cfg)
+	s, err := driver.New(cfg)
 	if err != nil {
 		return nil, err
 	}
