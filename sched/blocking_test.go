@@ -166,7 +166,7 @@ func TestBlockingPanicAndGoexit(t *testing.T) {
 // observes the cancellation when fn returns.
 func TestBlockingSeeded(t *testing.T) {
 	run := func() []string {
-		s, err := newWith(Config{Workers: 2, Seed: 7, Budget: Unlimited}, link.Options{StepCheckpoints: true, KeepTasks: true})
+		s, err := newWith(Config{Workers: 2, Seed: 7, Budget: Unlimited}, link.Options{Mode: link.SeededKeep})
 		if err != nil {
 			t.Fatal(err)
 		}

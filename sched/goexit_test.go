@@ -22,7 +22,7 @@ import (
 func TestGoexitEndsTheTask(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		for _, workers := range []int{1, 4} {
-			s, err := newWith(Config{Workers: workers, Budget: Unlimited}, link.Options{KeepTasks: keep})
+			s, err := newWith(Config{Workers: workers, Budget: Unlimited}, link.Options{Mode: realMode(keep)})
 			if err != nil {
 				t.Fatal(err)
 			}

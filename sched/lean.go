@@ -7,7 +7,7 @@ import (
 	"github.com/cbcsim/cbcsim/nursery"
 )
 
-// Lean nurseries (no KeepTasks, no Sink; not cancel_remaining, no
+// Lean nurseries (a Mode that keeps nothing; not cancel_remaining, no
 // max_concurrent) keep no record per child, and most of their children
 // never take the nursery's lock:
 //

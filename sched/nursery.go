@@ -271,7 +271,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	}
 	n.spawnLeft.Store(int32(min(n.pool.SpawnCount, math.MaxInt32)))
 	n.quota = n
-	if q := n.nextQuota(); q != nil && s.cfg.StepCheckpoints && q.spawnLeft.Load() <= n.spawnLeft.Load() {
+	if q := n.nextQuota(); q != nil && s.cfg.Mode.Stepped() && q.spawnLeft.Load() <= n.spawnLeft.Load() {
 		// Under the seeded driver (one step at a time, no concurrent
 		// spawns) a pool at least as large as what is left above can never
 		// be the one that runs out: every spawn below pays both. Linking

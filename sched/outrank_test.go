@@ -20,7 +20,7 @@ func TestChildErrorOutranksOwnerCancel(t *testing.T) {
 	errChild := errors.New("child failed")
 	for _, keep := range []bool{true, false} {
 		for _, workers := range []int{1, 4} {
-			s, err := newWith(Config{Workers: workers, Seed: 3, Budget: Unlimited}, link.Options{KeepTasks: keep})
+			s, err := newWith(Config{Workers: workers, Seed: 3, Budget: Unlimited}, link.Options{Mode: realMode(keep)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,4 +75,12 @@ func TestChildErrorOutranksOwnerCancel(t *testing.T) {
 			}
 		}
 	}
+}
+
+// realMode is the real-mode Mode that keeps every task or none.
+func realMode(keep bool) link.Mode {
+	if keep {
+		return link.RealKeep
+	}
+	return link.Real
 }

@@ -211,7 +211,7 @@ func TestPeerJDKShutdownInterrupts(t *testing.T) {
 func TestPeerJDKForkAfterClose(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		for _, workers := range peerWorkers {
-			s, err := driver.New(driver.Config{Config: sched.Config{Workers: workers, Budget: sched.Unlimited}, KeepTasks: keep})
+			s, err := driver.New(driver.Config{Config: sched.Config{Workers: workers, Budget: sched.Unlimited}, Mode: map[bool]driver.Mode{false: driver.Real, true: driver.RealKeep}[keep]})
 			if err != nil {
 				t.Fatal(err)
 			}

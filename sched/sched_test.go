@@ -15,7 +15,7 @@ func newReal(t *testing.T, workers int) *Scheduler {
 	t.Helper()
 	b := DefaultBudget
 	b.SpawnCount = 1 << 20
-	s, err := newWith(Config{Workers: workers, Seed: 1, Budget: b}, link.Options{KeepTasks: true})
+	s, err := newWith(Config{Workers: workers, Seed: 1, Budget: b}, link.Options{Mode: link.RealKeep})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func newWith(user Config, o link.Options) (*Scheduler, error) {
 		return nil, err
 	}
 	cfg := config{Config: user, Options: o}
-	s := &Scheduler{cfg: cfg, fibers: fiber.NewPool(0), keep: cfg.Sink != nil || cfg.KeepTasks}
+	s := &Scheduler{cfg: cfg, fibers: fiber.NewPool(0), keep: cfg.Mode.Keeps()}
 	s.em = emitter{sink: cfg.Sink, worker: -1}
 	s.timers.nextAt.Store(noTimer)
 	s.clock = cfg.Clock
@@ -219,7 +219,7 @@ func (s *Scheduler) rootFinished(t *Task) {
 
 // notify tells idle workers that work may be available.
 func (s *Scheduler) notify() {
-	if s.cfg.StepCheckpoints || s.cfg.Sink != nil {
+	if s.cfg.Mode.Stepped() {
 		// Seeded mode: every parked worker may act again.
 		for _, w := range s.workers {
 			w.parked = false

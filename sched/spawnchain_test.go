@@ -73,7 +73,7 @@ func TestQuotaLinksPastLargerPools(t *testing.T) {
 	const depth = 50
 	budget := DefaultBudget
 	budget.SpawnCount = 1000
-	s, err := newWith(Config{Workers: 1, Budget: budget}, link.Options{Sink: nopSink{}, Clock: nopSink{}, StepCheckpoints: true, KeepTasks: true})
+	s, err := newWith(Config{Workers: 1, Budget: budget}, link.Options{Mode: link.SeededKeep, Sink: nopSink{}, Clock: nopSink{}})
 	if err != nil {
 		t.Fatal(err)
 	}

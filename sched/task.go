@@ -116,8 +116,8 @@ type cleanup struct {
 }
 
 // ID is the task's id, unique within its scheduler (1 for the root). Ids
-// follow creation order when the scheduler keeps its tasks (KeepTasks, a
-// Sink); otherwise each worker hands out ids from blocks it reserves.
+// follow creation order when the scheduler keeps its tasks (a Mode that
+// keeps); otherwise each worker hands out ids from blocks it reserves.
 func (t *Task) ID() uint64 { return t.id }
 
 // Scheduler is the scheduler the task runs on (for NewChan and
@@ -299,7 +299,7 @@ func (t *Task) point(c Cost) error {
 			return err
 		}
 	}
-	if t.s.cfg.StepCheckpoints {
+	if t.s.cfg.Mode.Stepped() {
 		t.suspend(reasonCheckpoint)
 	}
 	return t.observe()

@@ -35,7 +35,7 @@ type worker struct {
 
 	live atomic.Int64 // tasks created on this worker minus those finished here (see Scheduler.Live)
 
-	taskIDs, nurseryIDs idBlock // real mode without KeepTasks: ids reserved in blocks
+	taskIDs, nurseryIDs idBlock // unless the mode keeps every task: ids reserved in blocks
 
 	freeTasks     freeList[Task]    // done tasks for reuse (see free.go)
 	freeNurseries freeList[Nursery] // done nurseries for reuse
@@ -249,7 +249,7 @@ func (w *worker) run(t *Task) {
 			// This worker takes the task back from the global queue as soon
 			// as its own deque is empty, so waking an idle worker for it
 			// only pays off when the deque still holds work.
-			if w.dq.Len() > 0 || w.s.cfg.Sink != nil {
+			if w.dq.Len() > 0 || w.s.cfg.Mode.Stepped() {
 				w.s.notify()
 			}
 			return
@@ -264,7 +264,7 @@ func (w *worker) run(t *Task) {
 				return
 			}
 			// The wait was already over: keep running.
-			if w.s.cfg.StepCheckpoints {
+			if w.s.cfg.Mode.Stepped() {
 				t.state.Store(uint32(stateReady))
 				return
 			}
@@ -334,7 +334,7 @@ type idBlock struct{ next, end uint64 }
 const idBlockSize = 256
 
 // newID returns a new id from ctr. With the scheduler keeping its tasks
-// (the simulator, KeepTasks) ids follow creation order, one atomic add
+// (Mode.Keeps) ids follow creation order, one atomic add
 // each; otherwise each worker takes them from a block it reserves, so that
 // workers spawning at once do not bounce ctr's cache line between them.
 // Ids stay unique, and increase on each worker.

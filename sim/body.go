@@ -25,7 +25,7 @@ type Body struct {
 	Seed   uint64 // 0..2^63-1, as a scenario's
 	// Sched configures the scheduler: Workers, Victim, Profile,
 	// YieldInterval, Budget, RootCaps. The driver sets Seed, Sink, Clock
-	// and StepCheckpoints itself.
+	// and Mode itself.
 	Sched    sched.Config
 	MaxSteps int64     // the livelock bound on busy steps; 0 means DefaultBodyMaxSteps
 	Trace    io.Writer // nil writes no trace
@@ -79,7 +79,7 @@ func RunBody(b Body, body sched.Func) (*BodyRun, error) {
 		return nil, err
 	}
 	sk := newSink(c.Workers, tw)
-	cfg := driver.Config{Config: b.Sched, Sink: sk, Clock: sk, StepCheckpoints: true, Victims: victims}
+	cfg := driver.Config{Config: b.Sched, Mode: driver.SeededKeep, Sink: sk, Clock: sk, Victims: victims}
 	cfg.Seed, cfg.Workers, cfg.YieldInterval = c.Seed, c.Workers, c.YieldInterval
 	s, err := driver.New(cfg)
 	if err != nil {

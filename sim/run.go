@@ -287,14 +287,26 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims driver.Vi
 			YieldInterval: c.YieldInterval, Budget: budgetOf(sc.Budget),
 			MaxSteps: c.MaxSteps, RootCaps: rootCaps(sc),
 		},
-		KeepTasks: !c.Lean, Victims: victims,
+		Mode: c.mode(), Victims: victims,
 	}
 	if sink != nil {
 		cfg.Sink = sink
 		cfg.Clock = sink
-		cfg.StepCheckpoints = true
 	}
 	return driver.New(cfg)
+}
+
+// mode is the driver's mode for c. The seeded driver keeps every task
+// still: the task and nursery tables read them (docs/api-split.md says
+// what remains before it runs driver.Seeded, a Go program's code path).
+func (c Config) mode() driver.Mode {
+	switch {
+	case !c.Real:
+		return driver.SeededKeep
+	case c.Lean:
+		return driver.Real
+	}
+	return driver.RealKeep
 }
 
 func startRoot(s *driver.Scheduler, sc *scenario.Scenario, p *program) {

@@ -6,7 +6,7 @@
 //
 // The loop a driver runs:
 //
-//	d, _ := driver.New(driver.Config{Config: sched.Config{Workers: 2}, StepCheckpoints: true, Sink: sink, Clock: clock})
+//	d, _ := driver.New(driver.Config{Config: sched.Config{Workers: 2}, Mode: driver.Seeded, Sink: sink, Clock: clock})
 //	d.Start("main", body)
 //	for !d.Done() {
 //		d.FireTimers(clock.Now())

@@ -14,6 +14,24 @@ type (
 	WorkerStats     = link.WorkerStats
 	NurserySnapshot = link.NurserySnapshot
 	Xoshiro         = link.Xoshiro
+	Mode            = link.Mode
+)
+
+// The modes (Mode).
+const (
+	// Real: sched's Run steps the workers, one goroutine each; nothing is
+	// kept. A Go program's scheduler.
+	Real = link.Real
+	// RealKeep: Run, keeping every task and nursery for Tasks and
+	// Nurseries.
+	RealKeep = link.RealKeep
+	// Seeded: the driver steps one worker at a time and every checkpoint
+	// ends a step; nothing is kept, so the code path is a Go program's
+	// (lean nurseries, task and nursery reuse, per-worker id blocks).
+	Seeded = link.Seeded
+	// SeededKeep: Seeded, keeping every task and nursery. Lean nurseries,
+	// reuse and id blocks are off.
+	SeededKeep = link.SeededKeep
 )
 
 // Task states (State).
@@ -40,18 +58,14 @@ func SplitMix64(state *uint64) uint64 { return link.SplitMix64(state) }
 type Config struct {
 	sched.Config
 
-	// StepCheckpoints makes every checkpoint end the worker's step, so a
-	// driver that calls Step interleaves tasks at checkpoint granularity.
-	// The seeded simulator sets it; without it a task runs until it
-	// yields, blocks or ends.
-	StepCheckpoints bool
+	// Mode says who steps the workers and whether every task and nursery
+	// is kept (Tasks, Nurseries). The zero Mode is Real: sched's Run, as a
+	// Go program runs it.
+	Mode Mode
 
-	// Sink receives every scheduling event. Nil means no events.
+	// Sink receives every scheduling event. Nil means no events. A Sink
+	// observes: it keeps no task alive and changes no decision.
 	Sink Sink
-
-	// KeepTasks keeps every task and nursery for Tasks and Nurseries after
-	// the run (always on with a Sink). A long-running program leaves it off.
-	KeepTasks bool
 
 	// Clock gives the time in ticks for sleeps and timeouts. Nil means the
 	// real-mode wall clock started by Run.
@@ -162,7 +176,7 @@ func New(cfg Config) (*Scheduler, error) {
 		cfg.Budget = sched.DefaultBudget
 	}
 	s, err := newSched(cfg.Config, link.Options{
-		StepCheckpoints: cfg.StepCheckpoints, Sink: cfg.Sink, KeepTasks: cfg.KeepTasks,
+		Mode: cfg.Mode, Sink: cfg.Sink,
 		Clock: cfg.Clock, Victims: cfg.Victims, StealHalf: cfg.StealHalf,
 	})
 	if err != nil {
@@ -204,7 +218,7 @@ func (d *Scheduler) Live() int64 { return d.v.Live() }
 func (d *Scheduler) Root() *sched.Task { return d.v.Root() }
 
 // Tasks returns every task created, in creation order, when the scheduler
-// keeps them (KeepTasks or a Sink); nil otherwise.
+// keeps them (RealKeep, SeededKeep); nil otherwise.
 func (d *Scheduler) Tasks() []*sched.Task { return d.v.Tasks() }
 
 // Nurseries returns every nursery opened, in creation order, when the

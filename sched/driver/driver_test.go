@@ -12,7 +12,7 @@ import (
 // driver's inspection functions: the link between sched's views and the
 // driver's interfaces holds (a mismatch panics at init instead).
 func TestDriverStepsToTheEnd(t *testing.T) {
-	d, err := driver.New(driver.Config{Config: sched.Config{Workers: 2, Seed: 1}, StepCheckpoints: true, KeepTasks: true})
+	d, err := driver.New(driver.Config{Config: sched.Config{Workers: 2, Seed: 1}, Mode: driver.SeededKeep})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,16 +34,12 @@ var (
 
 // Options are the configuration fields only a driver sets.
 type Options struct {
-	// StepCheckpoints makes every checkpoint end the worker's step, so a
-	// driver that calls Step interleaves tasks at checkpoint granularity.
-	StepCheckpoints bool
+	// Mode says who steps the workers and whether every task is kept.
+	Mode Mode
 
-	// Sink receives every scheduling event. Nil means no events.
+	// Sink receives every scheduling event. Nil means no events. It is an
+	// observer: it changes no decision and keeps no task alive.
 	Sink Sink
-
-	// KeepTasks keeps every task and nursery for Tasks and Nurseries after
-	// the run (always on with a Sink).
-	KeepTasks bool
 
 	// Clock gives the time in ticks for sleeps and timeouts; nil means the
 	// real-mode wall clock started by Run.
@@ -59,6 +55,44 @@ type Options struct {
 	// docs/performance.md has the measurement that decided it.
 	StealHalf bool
 }
+
+// Mode is how a scheduler is run: who steps its workers (Run's goroutines,
+// or a driver one step at a time) and whether it keeps every task and
+// nursery for inspection (which switches off lean nurseries, the reuse of
+// tasks and nurseries and per-worker id blocks: the code path a Go
+// program's scheduler takes is the one that keeps nothing).
+type Mode uint8
+
+const (
+	// Real: Run's goroutines step the workers, nothing is kept (a Go
+	// program's scheduler; the zero Mode).
+	Real Mode = iota
+	// RealKeep: Run, keeping every task and nursery.
+	RealKeep
+	// Seeded: a driver steps one worker at a time, every checkpoint ends
+	// a step, nothing is kept: the Go program's code path, one step at a
+	// time (lean nurseries, reuse, id blocks).
+	Seeded
+	// SeededKeep: Seeded, keeping every task and nursery for tables read
+	// from the tasks themselves.
+	SeededKeep
+)
+
+var modeNames = [...]string{"real", "real-keep", "seeded", "seeded-keep"}
+
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// Stepped reports whether a driver steps the workers one at a time, with
+// a step ending at every checkpoint.
+func (m Mode) Stepped() bool { return m == Seeded || m == SeededKeep }
+
+// Keeps reports whether every task and nursery is kept.
+func (m Mode) Keeps() bool { return m == RealKeep || m == SeededKeep }
 
 // StealBatchMax bounds the tasks one StealHalf steal moves.
 const StealBatchMax = 64
