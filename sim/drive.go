@@ -102,7 +102,7 @@ func finish(run *Run, s *driver.Scheduler, sk *sink, tw *trace.Writer, step int6
 		}
 	}
 	collect(run, s)
-	if len(run.Tasks) == 0 { // a driver mode that keeps no task: the tables come from the events
+	if sk.tab != nil { // a driver mode that keeps no task: the tables come from the events
 		sk.tab.fill(run)
 	}
 	return nil

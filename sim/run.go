@@ -292,6 +292,9 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims driver.Vi
 	if sink != nil {
 		cfg.Sink = sink
 		cfg.Clock = sink
+		if !cfg.Mode.Keeps() {
+			sink.tab = newTables() // no task is kept to read the tables from
+		}
 	}
 	return driver.New(cfg)
 }

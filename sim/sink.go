@@ -12,7 +12,7 @@ type sink struct {
 	step, tick uint64
 	actors     []string
 	hist       *history // the checkers' digest, fed as events happen
-	tab        *tables  // the task and nursery tables, from the same events
+	tab        *tables  // the task and nursery tables from the same events; nil while the scheduler keeps its tasks
 	w          *trace.Writer
 	err        error // the first write error
 	cleanups   int   // cleanups pushed and not yet run, for limit
@@ -20,7 +20,7 @@ type sink struct {
 }
 
 func newSink(workers int, w *trace.Writer) *sink {
-	s := &sink{w: w, hist: newHistory(), tab: newTables()}
+	s := &sink{w: w, hist: newHistory()}
 	for i := 0; i < workers; i++ {
 		s.actors = append(s.actors, "w"+strconv.Itoa(i))
 	}
@@ -38,7 +38,9 @@ func (s *sink) actor(worker int) string {
 func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 	s.ev = trace.Event{Step: s.step, Tick: s.tick, Actor: s.actor(worker), Kind: kind, Fields: fields}
 	s.hist.add(&s.ev)
-	s.tab.add(&s.ev)
+	if s.tab != nil {
+		s.tab.add(&s.ev)
+	}
 	s.count(kind, fields)
 	if s.w != nil && s.err == nil {
 		s.err = s.w.WriteEvent(&s.ev)
