@@ -88,6 +88,9 @@ func finish(run *Run, s *driver.Scheduler, sk *sink, tw *trace.Writer, step int6
 		run.Outcome = outcomeOf(driver.Result(s.Root()))
 	} else {
 		run.Stuck = stuck(s)
+		if sk.tab != nil { // no task kept: the tasks without a result, from the events
+			run.Stuck = sk.tab.stuck()
+		}
 		s.Abort()
 	}
 	run.Result = driver.Result(s.Root())

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/cbcsim/cbcsim/trace"
@@ -139,4 +140,17 @@ func (t *taskRowHist) state() string {
 		return "BudgetExhausted"
 	}
 	return "Ready"
+}
+
+// stuck lists the tasks without a result, in id order, as sim's stuck does
+// from kept tasks.
+func (tb *tables) stuck() []string {
+	var out []string
+	for _, id := range ids(tb.tasks) {
+		t := tb.tasks[id]
+		if t.row.Result == "-" {
+			out = append(out, fmt.Sprintf("t%d %s (%s)", t.row.ID, t.row.Name, t.state()))
+		}
+	}
+	return out
 }

@@ -46,6 +46,9 @@ func TestTablesFromEvents(t *testing.T) {
 				if !reflect.DeepEqual(got.Tasks, kept.Tasks) {
 					t.Errorf("%s: task table from events\n%+v\nwant (kept tasks)\n%+v", name, got.Tasks, kept.Tasks)
 				}
+				if st := tab.stuck(); !reflect.DeepEqual(st, kept.Stuck) {
+					t.Errorf("%s: stuck tasks from events %q, want (kept tasks) %q", name, st, kept.Stuck)
+				}
 				if !reflect.DeepEqual(got.Nurseries, kept.Nurseries) {
 					t.Errorf("%s: nursery table from events\n%+v\nwant (kept tasks)\n%+v", name, got.Nurseries, kept.Nurseries)
 				}
