@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 	"github.com/cbcsim/cbcsim/sim/sweep"
@@ -128,8 +129,8 @@ func FailedChecks(run *sim.Run) []string {
 // stays short.
 func RunSeed(seed uint64, workers []int) (uint64, int) {
 	s := seed ^ 0x9e3779b97f4a7c15
-	runSeed := sched.SplitMix64(&s) >> 33
-	w := workers[sched.SplitMix64(&s)%uint64(len(workers))]
+	runSeed := driver.SplitMix64(&s) >> 33
+	w := workers[driver.SplitMix64(&s)%uint64(len(workers))]
 	return runSeed, w
 }
 
