@@ -23,6 +23,7 @@ type checkFlags struct {
 	out      string
 	resample int
 	reports  reportFlags
+	timeout  realTimeout
 }
 
 func newCheckCmd() *cobra.Command {
@@ -56,6 +57,7 @@ was nondeterministic, 2 for bad input.`,
 	f.StringVar(&cf.out, "out", "repro", `directory for repro directories ("" writes none)`)
 	f.IntVar(&cf.resample, "resample", check.DefaultResample, "runs per scenario executed twice and compared byte for byte (0: none)")
 	cf.reports.add(cmd)
+	cf.timeout.add(cmd)
 	return cmd
 }
 
@@ -81,7 +83,7 @@ func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	report, err := check.Scenarios(scs, paths, check.Options{
-		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Real: cf.real, Lean: cf.lean,
+		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Real: cf.real, Lean: cf.lean, RealTimeout: cf.timeout.d,
 		Jobs: cf.sw.jobs, Resample: cf.resample, ReproDir: cf.out, ProgressTerminal: isTerminal(stderr), Shard: cf.sw.shardOf,
 		Strategy: cf.sw.strategy.name, PCTDepth: cf.sw.strategy.depth, ShrinkSchedule: shrinkCheckSchedule,
 		Traces: traces, ExecRecorded: gen.ExecuteRecorded,
@@ -108,6 +110,9 @@ func (cf *checkFlags) check(cmd *cobra.Command, recorded bool) error {
 		return badInput(errors.New("--seeds is required: how many seeds to run per scenario and worker count"))
 	}
 	if err := cf.sw.resolve(cmd); err != nil {
+		return err
+	}
+	if err := cf.timeout.check(cmd, cf.real); err != nil {
 		return err
 	}
 	switch {

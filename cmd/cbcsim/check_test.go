@@ -269,3 +269,26 @@ func TestCheckReplaysReproDirectories(t *testing.T) {
 		t.Errorf("check of a directory with nothing to run: exit %d, %s", code, stderr)
 	}
 }
+
+// --real-timeout bounds real mode only and must be positive; a real run
+// stopped by it exits 1 at the limit.
+func TestRealTimeoutFlag(t *testing.T) {
+	p := writeFile(t, "sleep.toml", "version = 1\n[task.main]\nops = [ { sleep = 9223372036854775807 } ]\n")
+	for _, args := range [][]string{
+		{"run", p, "--real-timeout", "1s"},
+		{"run", p, "--real", "--real-timeout", "0s"},
+		{"check", p, "--seeds", "1", "--real-timeout", "-1s"},
+	} {
+		if code, _, stderr := runCLI(args...); code != 2 || !strings.Contains(stderr, "--real-timeout") {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
+	code, stdout, _ := runCLI("run", p, "--real", "--workers", "2", "--real-timeout", "200ms")
+	if code != 1 || !strings.Contains(stdout, "outcome=livelock") || !strings.Contains(stdout, "wall-time limit of 200ms") {
+		t.Errorf("run --real: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = runCLI("check", p, "--seeds", "1", "--workers", "2", "--real", "--real-timeout", "200ms", "--out", "")
+	if code != 1 || !strings.Contains(stdout, "wall-time limit of 200ms") || !strings.Contains(stdout, "--real-timeout 200ms") {
+		t.Errorf("check --real: exit %d\n%s", code, stdout)
+	}
+}

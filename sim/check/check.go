@@ -36,6 +36,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 
@@ -79,10 +80,12 @@ type Options struct {
 	Workers   []int  // worker counts, each 1..256, no repeats; nil: DefaultWorkers
 	Real      bool   // real worker goroutines: no trace, so no resample and no run.trace
 	Lean      bool   // with Real: keep no tasks (Options.Lean)
-	Jobs      int    // goroutines running runs; 0: runtime.NumCPU()
-	Resample  int    // runs per scenario executed twice and compared byte for byte; 0: none
-	ReproDir  string // where repro directories are written; "": none
-	ReproMax  int    // repro directories at most; 0: DefaultReproMax
+	// RealTimeout is real mode's wall-time bound (sim.Options.RealTimeout).
+	RealTimeout time.Duration
+	Jobs        int    // goroutines running runs; 0: runtime.NumCPU()
+	Resample    int    // runs per scenario executed twice and compared byte for byte; 0: none
+	ReproDir    string // where repro directories are written; "": none
+	ReproMax    int    // repro directories at most; 0: DefaultReproMax
 	// Shard selects the part of the runs this process executes (the
 	// zero value: all). The picks of runs executed twice are made over
 	// the whole check, so each shard executes twice exactly the picks it
@@ -402,7 +405,7 @@ func (c *checker) resolveAll() error {
 	o := c.o
 	for i, sc := range c.scs {
 		for _, w := range o.Workers {
-			cfg, err := sim.Resolve(sc, sim.Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean,
+			cfg, err := sim.Resolve(sc, sim.Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean, RealTimeout: o.RealTimeout,
 				Strategy: o.Strategy, PCTDepth: o.PCTDepth})
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.paths[i], err)
@@ -538,7 +541,7 @@ func (c *checker) do(i int64) (failed bool) {
 // panic or an error of the harness becomes a failed check, so one bad run
 // never stops the others.
 func (c *checker) execute(sc, wi int, seed uint64, trace io.Writer) (sum summary) {
-	o := sim.Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real, Lean: c.o.Lean,
+	o := sim.Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real, Lean: c.o.Lean, RealTimeout: c.o.RealTimeout,
 		Strategy: c.o.Strategy, PCTDepth: c.o.PCTDepth, Trace: trace}
 	return runOne(c.scs[sc], o, c.exec)
 }
