@@ -13,7 +13,7 @@ type opSafety struct {
 	runs func(op *scenario.Op) int
 	ref  bool // names a task body it runs: call, spawn (Safe, rule 1)
 	// spins: may be an op of a forever loop's body (rule 2).
-	spins bool
+	spins  bool
 	chanOp chanRole // its part in a channel (rule 3)
 	// beforeChan: cannot fail, so a collect_all channel partner may run it
 	// before its last channel op (rule 3).
