@@ -100,7 +100,7 @@ func (l *realLimits) startWall(d time.Duration) {
 		d = DefaultRealTimeout
 	}
 	l.wallMax = d
-	l.deadline = uint64(d / sched.RealTickNanos)
+	l.deadline = max(1, uint64(d/sched.RealTickNanos)) // 0 would mean none
 }
 
 // sleep is the sleep operation in real mode: a sleep that would end past
