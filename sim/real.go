@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
@@ -18,7 +19,7 @@ func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 	}
 	p := newProgram(sc, s)
 	p.lim.on = true
-	p.lim.startWall(c.RealTimeout)
+	p.lim.startWall(c.RealTimeout, s.Now)
 	run := &Run{Scenario: sc, Config: c}
 	res := runReal(s, sc, p)
 	run.Result = res
@@ -55,6 +56,6 @@ func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 	return run, nil
 }
 
-func runReal(s *sched.Scheduler, sc *scenario.Scenario, p *program) sched.Result {
-	return s.RunWith("main", p.funcs["main"], func(*sched.Task) { setRootCaps(s, sc) })
+func runReal(s *driver.Scheduler, sc *scenario.Scenario, p *program) sched.Result {
+	return s.Sched().Run("main", p.funcs["main"])
 }

@@ -23,6 +23,7 @@ type realLimits struct {
 	// The wall-time bound (startWall): deadline in ticks of real mode's
 	// clock, 0 for none; wall is set once a wait was cut by it.
 	deadline uint64
+	now      func() uint64 // real mode's clock, in ticks
 	wallMax  time.Duration
 	wall     atomic.Bool
 }
@@ -95,7 +96,8 @@ const DefaultRealTimeout = 10 * time.Second
 // counts steps that did something, never passes while every task waits.
 // The seeded driver needs no such bound, since its clock jumps to the
 // next timer.
-func (l *realLimits) startWall(d time.Duration) {
+func (l *realLimits) startWall(d time.Duration, now func() uint64) {
+	l.now = now
 	if d <= 0 {
 		d = DefaultRealTimeout
 	}
@@ -109,7 +111,7 @@ func (l *realLimits) sleep(t *sched.Task, ticks int64) error {
 	if !l.on || l.deadline == 0 || ticks <= 0 {
 		return t.Sleep(ticks)
 	}
-	left := int64(l.deadline) - int64(t.Scheduler().Now())
+	left := int64(l.deadline) - int64(l.now())
 	if ticks <= left {
 		return t.Sleep(ticks)
 	}
@@ -129,7 +131,7 @@ func (l *realLimits) timeout(t *sched.Task, ticks int64) (_ int64, cut bool) {
 	if !l.on || l.deadline == 0 || ticks <= 0 {
 		return ticks, false
 	}
-	left := int64(l.deadline) - int64(t.Scheduler().Now())
+	left := int64(l.deadline) - int64(l.now())
 	if ticks <= left {
 		return ticks, false
 	}
@@ -139,7 +141,7 @@ func (l *realLimits) timeout(t *sched.Task, ticks int64) (_ int64, cut bool) {
 // endTimeout is called when a nursery whose timeout was cut has ended:
 // past the deadline, its end is the limit's doing.
 func (l *realLimits) endTimeout(t *sched.Task, err error) error {
-	if t.Scheduler().Now() >= l.deadline {
+	if l.now() >= l.deadline {
 		return l.passWall()
 	}
 	return err

@@ -1,0 +1,458 @@
+package simtest
+
+// Design notes. Each run is one sim.RunBody: the body as the root task
+// under the seeded driver, single-threaded, its trace captured in memory.
+// Runs go one after another on the test's goroutine; a test that wants
+// more cores marks itself t.Parallel. Rejected: a pool of goroutines per
+// Check, which would hide the order of failures (the smallest failing seed
+// must be the one reported) and compete with go test's own parallelism.
+//
+// Nondeterminism is found by executing every run twice (Repeat) and
+// comparing the two traces byte for byte. It is the one check that sees a
+// real goroutine, the clock or map order reaching the body's decisions,
+// and it costs a second execution of every run; Repeat(1) turns it off.
+// A body that blocks on something outside the scheduler (a Go channel fed
+// by a goroutine that never sends) would hang the driver, so each
+// execution runs under a watchdog that reports a run whose trace has not
+// grown for Stall.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sim"
+)
+
+// Defaults of the options.
+const (
+	DefaultSeeds    = 100
+	DefaultRepeat   = 2                // executions per run, compared byte for byte
+	DefaultMaxSteps = 1_000_000        // busy steps before a run is a livelock
+	DefaultStall    = 10 * time.Second // no trace progress for this long: blocked outside the scheduler
+	traceTailLines  = 12               // trace lines shown with a failure
+	diffLineMax     = 200              // bytes of a differing trace line shown
+)
+
+// DefaultWorkers returns the worker counts Check runs when none are given.
+func DefaultWorkers() []int { return []int{1, 2, 4} }
+
+// The flags a rerun command sets. They are registered on the default flag
+// set, which `go test` parses after every package's init.
+var (
+	flagSeed     = flag.String("simtest.seed", "", "run only this seed (the rerun of a failure)")
+	flagWorkers  = flag.Int("simtest.workers", 0, "run only this worker count")
+	flagStrategy = flag.String("simtest.strategy", "", "the driver's strategy, random or pct (overrides Strategy)")
+	flagSeeds    = flag.Int("simtest.seeds", 0, "seeds per worker count (overrides Seeds)")
+	flagTrace    = flag.String("simtest.trace", "", "with -simtest.seed: write the run's trace to this file, passing or not")
+	flagFailures = flag.String("simtest.failures", "", "directory for the traces of failures (default: simtest-failures under the OS temp directory)")
+)
+
+// Option configures Check and CheckScenarios.
+type Option func(*config)
+
+type config struct {
+	seeds     int
+	seedStart uint64
+	workers   []int
+	strategy  string
+	repeat    int
+	maxSteps  int64
+	stall     time.Duration
+}
+
+// Seeds sets the number of seeds run per worker count (default 100).
+func Seeds(n int) Option { return func(c *config) { c.seeds = n } }
+
+// Workers sets the worker counts (default 1, 2, 4).
+func Workers(ws ...int) Option { return func(c *config) { c.workers = append([]int(nil), ws...) } }
+
+// Strategy sets the seeded driver's strategy: "random" (the default) or
+// "pct", as `cbcsim check --strategy` does. pct (probabilistic concurrency
+// testing) finds bugs that need a few preemptions at the right places
+// with a known probability; each pct run executes the body once more to
+// measure it.
+func Strategy(name string) Option { return func(c *config) { c.strategy = name } }
+
+// Repeat sets how many times each run is executed and its traces compared
+// (default 2; 1 turns the nondeterminism check off and halves the cost).
+func Repeat(n int) Option { return func(c *config) { c.repeat = n } }
+
+// MaxSteps bounds the busy steps of one run (default 1,000,000); a run
+// that passes it is a livelock.
+func MaxSteps(n int64) Option { return func(c *config) { c.maxSteps = n } }
+
+// Stall sets how long a run may go without writing to its trace before
+// it is reported as blocked outside the scheduler (default 10 s).
+func Stall(d time.Duration) Option { return func(c *config) { c.stall = d } }
+
+func newConfig(opts []Option) (*config, error) {
+	c := &config{seeds: DefaultSeeds, workers: DefaultWorkers(), strategy: sim.StrategyRandom,
+		repeat: DefaultRepeat, maxSteps: DefaultMaxSteps, stall: DefaultStall}
+	for _, o := range opts {
+		o(c)
+	}
+	if *flagSeeds != 0 {
+		c.seeds = *flagSeeds
+	}
+	if *flagStrategy != "" {
+		c.strategy = *flagStrategy
+	}
+	if *flagWorkers != 0 {
+		c.workers = []int{*flagWorkers}
+	}
+	if *flagSeed != "" {
+		s, err := strconv.ParseUint(*flagSeed, 10, 63)
+		if err != nil {
+			return nil, fmt.Errorf("-simtest.seed=%s: want a seed in 0..%d", *flagSeed, uint64(1<<63-1))
+		}
+		c.seeds, c.seedStart = 1, s
+	} else if *flagTrace != "" {
+		return nil, errors.New("-simtest.trace needs -simtest.seed: it writes the trace of one run")
+	}
+	switch {
+	case c.seeds < 1:
+		return nil, fmt.Errorf("Seeds(%d): want at least 1", c.seeds)
+	case len(c.workers) == 0:
+		return nil, errors.New("Workers(): want at least one worker count")
+	case c.strategy != sim.StrategyRandom && c.strategy != sim.StrategyPCT:
+		return nil, fmt.Errorf("Strategy(%q): want %q or %q", c.strategy, sim.StrategyRandom, sim.StrategyPCT)
+	case c.repeat < 1:
+		return nil, fmt.Errorf("Repeat(%d): want at least 1", c.repeat)
+	case c.maxSteps < 1:
+		return nil, fmt.Errorf("MaxSteps(%d): want at least 1", c.maxSteps)
+	case c.stall <= 0:
+		return nil, fmt.Errorf("Stall(%v): want a positive duration", c.stall)
+	}
+	for _, w := range c.workers {
+		if w < 1 || w > 256 {
+			return nil, fmt.Errorf("Workers: %d out of range 1..256", w)
+		}
+	}
+	return c, nil
+}
+
+// Check runs body as the root task under the seeded driver for every seed
+// and worker count and fails t (t.Error, then it returns) at the first run
+// that fails, in the order seed by seed, each seed on every worker count.
+// The message names the seed and worker count, says what failed, shows
+// the end of the trace, names the file the trace was written to and the
+// command that reruns exactly that run.
+func Check(t testing.TB, body func(*sched.Task) error, opts ...Option) {
+	t.Helper()
+	c, err := newConfig(opts)
+	if err != nil {
+		t.Errorf("simtest: %v", err)
+		return
+	}
+	for i := 0; i < c.seeds; i++ {
+		seed := c.seedStart + uint64(i)
+		for _, w := range c.workers {
+			f, tr := c.run(t.Name(), body, seed, w)
+			if *flagTrace != "" && tr != nil {
+				path := *flagTrace
+				if len(c.workers) > 1 {
+					path = fmt.Sprintf("%s.w%d", path, w)
+				}
+				if err := writeFile(path, tr); err != nil {
+					t.Errorf("simtest: %v", err)
+				} else {
+					t.Logf("simtest: seed %d workers %d: trace written to %s", seed, w, path)
+				}
+			}
+			if f != nil {
+				t.Error(f.message(t.Name(), c))
+				return
+			}
+		}
+	}
+}
+
+// failure is a run that failed.
+type failure struct {
+	seed    uint64
+	workers int
+	what    string   // one line: what failed
+	details []string // more lines: main's result, broken invariants, trace lines
+	traces  []string // files written
+	rerun   bool     // the rerun command reproduces it (false for a stall)
+}
+
+// run executes one (seed, workers) run c.repeat times and judges it. It
+// returns the failure, if any, and the first execution's trace (nil if it
+// did not finish).
+func (c *config) run(name string, body func(*sched.Task) error, seed uint64, workers int) (*failure, []byte) {
+	var first *sim.BodyRun
+	var firstTrace []byte
+	for i := 0; i < c.repeat; i++ {
+		r, tr, err := c.execute(name, body, seed, workers)
+		if err != nil {
+			f := &failure{seed: seed, workers: workers, what: err.Error(), rerun: !errors.Is(err, errStall)}
+			return f, nil
+		}
+		if i == 0 {
+			first, firstTrace = r, tr
+			continue
+		}
+		if line, a, b, differ := diffLine(firstTrace, tr); differ {
+			f := &failure{seed: seed, workers: workers,
+				what: "nondeterministic: two executions of the same seed wrote different traces; " +
+					"the body used something the simulator does not control (a real goroutine, the clock, " +
+					"map iteration order, a global random source), so no seed can replay it",
+				details: []string{fmt.Sprintf("first difference at trace line %d:", line),
+					"  first:  " + a, "  second: " + b}}
+			f.save(name, firstTrace, "first")
+			f.save(name, tr, "second")
+			return f, firstTrace
+		}
+	}
+	f := judge(first, firstTrace, seed, workers)
+	if f != nil {
+		f.rerun = true
+		f.save(name, firstTrace, "")
+	}
+	return f, firstTrace
+}
+
+// judge returns the failure of a finished run, or nil if it passed.
+func judge(r *sim.BodyRun, tr []byte, seed uint64, workers int) *failure {
+	var broken []string
+	for _, ch := range r.Checks {
+		if !ch.OK {
+			broken = append(broken, fmt.Sprintf("invariant %s broken: %s", ch.Name, ch.Detail))
+		}
+	}
+	if r.Outcome == sim.OutcomeOK && len(broken) == 0 {
+		return nil
+	}
+	f := &failure{seed: seed, workers: workers}
+	switch r.Outcome {
+	case sim.OutcomeOK:
+		f.what = "an invariant of the scheduler broke"
+	case sim.OutcomeFailed, sim.OutcomeCancelled:
+		f.what = fmt.Sprintf("the body %s: %s", r.Outcome, r.Result)
+	case sim.OutcomeDeadlock:
+		f.what = "deadlock: every task is blocked and none can wake another"
+	case sim.OutcomeLivelock:
+		f.what = fmt.Sprintf("livelock: the run passed %d busy steps without ending", r.Config.MaxSteps)
+	case sim.OutcomeCrash:
+		f.what = "the scheduler itself panicked: " + r.Crash
+	default:
+		f.what = string(r.Outcome)
+	}
+	f.details = append(f.details, broken...)
+	f.details = append(f.details, fmt.Sprintf("steps %d, main's result %s", r.Steps, r.Result))
+	lines := strings.Split(strings.TrimRight(string(tr), "\n"), "\n")
+	if len(lines) > traceTailLines {
+		f.details = append(f.details, fmt.Sprintf("the last %d of %d trace lines:", traceTailLines, len(lines)))
+		lines = lines[len(lines)-traceTailLines:]
+	} else {
+		f.details = append(f.details, "the trace:")
+	}
+	for _, l := range lines {
+		f.details = append(f.details, "  "+l)
+	}
+	return f
+}
+
+// errStall is a run that stopped making progress outside the scheduler.
+var errStall = errors.New("stall")
+
+type stallError struct {
+	d     time.Duration
+	steps int64
+}
+
+func (e *stallError) Error() string {
+	return fmt.Sprintf("blocked outside the scheduler: the run wrote nothing to its trace for %v "+
+		"(after %d bytes); the body waits on something the simulator does not drive (a Go channel, "+
+		"a sync lock, a real goroutine, I/O, time.Sleep)", e.d, e.steps)
+}
+func (e *stallError) Is(target error) bool { return target == errStall }
+
+// progressBuffer is the run's trace, with its length readable by the
+// watchdog while the run writes.
+type progressBuffer struct {
+	buf   bytes.Buffer
+	n     atomic.Int64 // written by the run's goroutine, read by the watchdog
+	watch *goroutineWatch
+}
+
+// Write is called by the run's goroutine when the trace writer flushes,
+// between two steps of the body.
+func (p *progressBuffer) Write(b []byte) (int, error) {
+	p.n.Add(int64(len(b)))
+	p.watch.look(false)
+	return p.buf.Write(b)
+}
+
+// errGoroutine is a run whose body started a real goroutine.
+type goroutineError struct{ stack string }
+
+func (e *goroutineError) Error() string {
+	return "nondeterministic: the body started a real goroutine (" + e.stack + "); it runs when the OS " +
+		"schedules it, not when the seed says, so no seed can replay the run: start a task instead (Nursery.Go)"
+}
+
+// execute runs the body once and returns the run and its trace. The run
+// goes on a goroutine of its own so that a run blocked outside the
+// scheduler can be reported; that goroutine is then left behind, blocked,
+// since nothing can stop it.
+func (c *config) execute(name string, body func(*sched.Task) error, seed uint64, workers int) (*sim.BodyRun, []byte, error) {
+
+	watch, labels := newGoroutineWatch()
+	pb := &progressBuffer{watch: watch}
+	b := sim.Body{Name: name, Source: "go test body " + name + "\n", Seed: seed,
+		Sched:    sched.Config{Workers: workers, Budget: sched.Unlimited},
+		MaxSteps: c.maxSteps, Trace: pb}
+	if c.strategy == sim.StrategyPCT {
+		b.Strategy = sim.StrategyPCT
+	}
+	type result struct {
+		r   *sim.BodyRun
+		err error
+	}
+	done := make(chan result, 1)
+	go pprof.Do(context.Background(), labels, func(context.Context) {
+		watch.start()
+		r, err := sim.RunBody(b, body)
+		if err == nil {
+			watch.look(true) // a goroutine that outlives the run
+		}
+		done <- result{r, err}
+	})
+	tick := time.NewTicker(c.stall / 10)
+	defer tick.Stop()
+	last, since := int64(-1), time.Now()
+	for {
+		select {
+		case res := <-done:
+			if res.err != nil {
+				return nil, nil, fmt.Errorf("the run could not execute: %w", res.err)
+			}
+			if watch.found != "" {
+				return nil, nil, &goroutineError{watch.found}
+			}
+			return res.r, pb.buf.Bytes(), nil
+		case now := <-tick.C:
+			if n := pb.n.Load(); n != last {
+				last, since = n, now
+			} else if now.Sub(since) >= c.stall {
+				return nil, nil, &stallError{d: c.stall, steps: n}
+			}
+		}
+	}
+}
+
+// save writes a trace of the failure to the failures directory.
+func (f *failure) save(name string, tr []byte, suffix string) {
+	dir := failuresDir()
+	base := fmt.Sprintf("%s-seed%d-w%d", fileSafe(name), f.seed, f.workers)
+	if suffix != "" {
+		base += "-" + suffix
+	}
+	path := filepath.Join(dir, base+".trace")
+	if err := writeFile(path, tr); err != nil {
+		f.details = append(f.details, "the trace could not be written: "+err.Error())
+		return
+	}
+	f.traces = append(f.traces, path)
+}
+
+// failuresDir is where traces of failures go: a directory that outlives
+// the test (t.TempDir is removed when the test ends).
+func failuresDir() string {
+	if *flagFailures != "" {
+		return *flagFailures
+	}
+	return filepath.Join(os.TempDir(), "simtest-failures")
+}
+
+func writeFile(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return sim.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+func fileSafe(s string) string { return unsafeFileChars.ReplaceAllString(s, "_") }
+
+func (f *failure) message(name string, c *config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "simtest: seed %d, workers %d, strategy %s: %s", f.seed, f.workers, c.strategy, f.what)
+	for _, d := range f.details {
+		b.WriteString("\n    " + d)
+	}
+	for _, p := range f.traces {
+		b.WriteString("\n    trace: " + p)
+	}
+	b.WriteString("\n    rerun: " + RerunCommand(name, f.seed, f.workers, c.strategy))
+	if !f.rerun {
+		b.WriteString("\n    (the rerun will stall the same way only if the body blocks the same way)")
+	}
+	return b.String()
+}
+
+// RerunCommand is the go test command line, run in the test's package
+// directory, that reruns exactly one run of the test named name (t.Name()).
+func RerunCommand(name string, seed uint64, workers int, strategy string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	cmd := fmt.Sprintf("go test -run '%s' -simtest.seed=%d -simtest.workers=%d",
+		strings.Join(parts, "/"), seed, workers)
+	if strategy != "" && strategy != sim.StrategyRandom {
+		cmd += " -simtest.strategy=" + strategy
+	}
+	return cmd
+}
+
+// diffLine finds the first line where a and b differ.
+func diffLine(a, b []byte) (line int, la, lb string, differ bool) {
+	if bytes.Equal(a, b) {
+		return 0, "", "", false
+	}
+	as := strings.Split(string(a), "\n")
+	bs := strings.Split(string(b), "\n")
+	for i := 0; ; i++ {
+		var x, y string
+		if i < len(as) {
+			x = as[i]
+		}
+		if i < len(bs) {
+			y = bs[i]
+		}
+		if x != y || i >= len(as) || i >= len(bs) {
+			return i + 1, clip(x), clip(y), true
+		}
+	}
+}
+
+func clip(s string) string {
+	if len(s) > diffLineMax {
+		return s[:diffLineMax] + "..."
+	}
+	if s == "" {
+		return "(end of trace)"
+	}
+	return s
+}
