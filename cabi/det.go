@@ -67,7 +67,7 @@ func (d *detRun) run(cs *cSched) {
 }
 
 func (d *detRun) runLocked(cs *cSched) {
-	body := sim.Body{Name: "c-program", Source: d.source(cs.budget), Seed: d.seed, Sched: d.cfg}
+	body := sim.Body{Name: sim.CProgramName, Source: d.source(cs.budget), Seed: d.seed, Sched: d.cfg}
 	var f *sim.AtomicFile
 	if d.path != "" {
 		var err error

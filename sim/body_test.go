@@ -2,6 +2,8 @@ package sim
 
 import (
 	"bytes"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cbcsim/cbcsim/nursery"
@@ -195,6 +197,27 @@ func TestRunBodyHandlesItsNurseryError(t *testing.T) {
 	for _, inv := range invariants {
 		if names[inv.name] == inv.propagating {
 			t.Errorf("invariant %s (propagating %v) checked on a body: %v", inv.name, inv.propagating, names[inv.name])
+		}
+	}
+}
+
+// A C program's trace (header name c-program, a note for its source) is
+// refused by LoadTrace at the header's name line, with a message that says
+// why and which commands read it, instead of an error about the note.
+func TestLoadTraceCProgram(t *testing.T) {
+	var buf bytes.Buffer
+	src := "# A C program run through libjanus_sched.so in deterministic mode.\n[scheduler]\nworkers = 2\n"
+	if _, err := RunBody(Body{Name: CProgramName, Source: src, Seed: 7, Sched: sched.Config{Workers: 2, Budget: sched.Unlimited}, Trace: &buf}, bodyProgram); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err := LoadTrace("c.trace", buf.Bytes())
+	var bad *BadTraceError
+	if !errors.As(err, &bad) {
+		t.Fatalf("LoadTrace: %v, want a *BadTraceError", err)
+	}
+	for _, want := range []string{"c.trace: line 2: ", "C program", "not replayable", "cbcsim diff", "cbcsim export"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("LoadTrace: %q lacks %q", err, want)
 		}
 	}
 }

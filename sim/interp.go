@@ -107,7 +107,7 @@ func init() {
 		scenario.Close: func(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
 			return driver.Close(t, p.channels[op.Str])
 		},
-		scenario.Sleep:    func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Sleep(op.N) },
+		scenario.Sleep:    func(p *program, t *sched.Task, _ scope, op *scenario.Op) error { return p.lim.sleep(t, op.N) },
 		scenario.Recharge: execRecharge,
 		scenario.Log:      execLog,
 		scenario.Return: func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error {
@@ -168,17 +168,22 @@ func execNursery(p *program, t *sched.Task, sc scope, op *scenario.Op) error {
 	}
 	mode, _ := nursery.ParseMode(op.Mode)
 	o := sched.NurseryOptions{Label: op.Str, Mode: mode, MaxConcurrent: op.MaxConcurrent, Catch: op.Catch}
+	cut := false
 	if op.HasTimeout {
-		o.Timeout = op.Timeout
+		o.Timeout, cut = p.lim.timeout(t, op.Timeout)
 	}
 	if op.NurseryBudget != nil {
 		b := budgetOf(op.NurseryBudget.Over(p.sc.Budget))
 		o.Budget = &b
 	}
 	var b block
-	return b.leave(t.Nursery(o, func(n *sched.Nursery) error {
+	err := b.leave(t.Nursery(o, func(n *sched.Nursery) error {
 		return b.run(p, t, append(sc[:len(sc):len(sc)], n), op.Body)
 	}))
+	if cut {
+		err = p.lim.endTimeout(t, err)
+	}
+	return err
 }
 
 func execDefer(p *program, t *sched.Task, _ scope, op *scenario.Op) error {

@@ -19,6 +19,7 @@ func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 	}
 	p := newProgram(sc, s)
 	p.lim.on = true
+	p.lim.startWall(c.RealTimeout, s.Now)
 	run := &Run{Scenario: sc, Config: c}
 	res := runReal(s, sc, p)
 	run.Result = res
@@ -31,6 +32,9 @@ func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 	}
 	if s.Deadlocked() {
 		run.Outcome = OutcomeDeadlock
+	}
+	if p.lim.wallPassed() {
+		run.Outcome, run.Limit = OutcomeLivelock, p.lim.wallText()
 	}
 	collect(run, s)
 	for _, w := range run.Workers {

@@ -25,6 +25,11 @@ type ReplayReport struct {
 	Run      *Run
 }
 
+// CProgramName is the header name of a trace written by a C program
+// through the C ABI's deterministic mode (cabi): such a trace embeds no
+// scenario, so diff and export read it but replay and check cannot.
+const CProgramName = "c-program"
+
 // BadTraceError is a trace that cannot be replayed: it does not parse, its
 // header lacks a field, or its embedded scenario does not load.
 type BadTraceError struct {
@@ -80,6 +85,11 @@ func traceConfig(tr *trace.Trace) (*scenario.Scenario, Config, error) {
 			line = tr.SourceLine
 		}
 		return &trace.ParseError{Line: line, Msg: "header: " + fmt.Sprintf(format, args...)}
+	}
+	// A C program's trace (cabi's deterministic mode) embeds a note and
+	// the configuration, not the program: there is nothing to run again.
+	if f, ok := h.Get("name"); ok && !f.IsInt && f.Str == CProgramName {
+		return nil, Config{}, at("name", "a trace of a C program (name %q) is not replayable: the program is not in the trace; rerun it with the same seed and workers; cbcsim diff and cbcsim export read this trace", CProgramName)
 	}
 	sc, err := scenario.Parse("embedded scenario", []byte(h.Source))
 	if err != nil {

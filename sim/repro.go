@@ -19,6 +19,9 @@ func (c Config) Command(path string) string {
 		if c.Lean {
 			parts = append(parts, "--lean")
 		}
+		if c.RealTimeout > 0 && c.RealTimeout != DefaultRealTimeout {
+			parts = append(parts, "--real-timeout "+c.RealTimeout.String())
+		}
 		return strings.Join(parts, " ")
 	}
 	parts = append(parts, fmt.Sprintf("--seed %d --workers %d --victim %s --max-steps %d",

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"time"
 
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/sched"
@@ -27,6 +28,10 @@ type Options struct {
 	Strategy string    // "": random (see strategy.go)
 	PCTDepth int       // pct: 0 means PCTDepthDefault
 	Chooser  Chooser   // drive the run from outside (the explorer; its Strategy is explore, so the trace says so)
+
+	// RealTimeout bounds a real-mode run in wall time (0:
+	// DefaultRealTimeout); past it the run is a livelock at that limit.
+	RealTimeout time.Duration
 }
 
 // Outcome is how a run ended, named as the scenario format's `outcome`
@@ -83,6 +88,8 @@ type Config struct {
 	// depth (see strategy.go).
 	Strategy string
 	PCTDepth int
+
+	RealTimeout time.Duration // with Real: the wall-time bound (Options.RealTimeout)
 }
 
 // Run is the outcome of one run of a scenario.
@@ -163,6 +170,7 @@ func Resolve(sc *scenario.Scenario, o Options) (Config, error) {
 	c := Config{
 		Seed: sc.Scheduler.Seed, Workers: sc.Scheduler.Workers, YieldInterval: sc.Scheduler.YieldInterval,
 		MaxSteps: sc.Scheduler.MaxSteps, Real: o.Real, Lean: o.Real && o.Lean,
+		RealTimeout: o.RealTimeout,
 	}
 	profile, ok := sched.ParseProfile(sc.Scheduler.Profile)
 	if !ok {

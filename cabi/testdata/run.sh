@@ -4,7 +4,8 @@
 # argument; it stops at the first failure. Then it runs the deterministic
 # test again in another process (its traces must not change) and hands
 # its traces to bin/cbcsim: diff must find the two seed-7 traces equal
-# and the seed-8 one different, export must turn one into a timeline.
+# and the seed-8 one different, export must turn one into a timeline,
+# replay must refuse one (exit 2).
 # Run it from the repository root after `make build cabi` (make cabi-test).
 # LIBDIR names the directory of the library to test (bin by default).
 set -eu
@@ -54,5 +55,13 @@ grep -q '"traceEvents"' "$out/c.json" || {
 	echo "FAIL cbcsim export: no traceEvents in the timeline" >&2
 	exit 1
 }
+# A C program's trace embeds no program: replay refuses it, exit 2, saying so.
+status=0
+bin/cbcsim replay "$out/c-seed7-w2-a.trace" >"$out/replay.txt" 2>&1 || status=$?
+if [ "$status" -ne 2 ] || ! grep -q 'C program.*not replayable' "$out/replay.txt"; then
+	cat "$out/replay.txt" >&2
+	echo "FAIL cbcsim replay of a C program's trace: exit $status, want 2 and a message" >&2
+	exit 1
+fi
 echo "test_deterministic: the same traces from another process; cbcsim diff (same seed: equal; other seed and workers: differ, exit 1) and export: ok"
 echo "ok   cabi C tests ($LIBDIR/libjanus_sched.so)"

@@ -23,6 +23,7 @@ type checkFlags struct {
 	out      string
 	resample int
 	reports  reportFlags
+	timeout  realTimeout
 }
 
 func newCheckCmd() *cobra.Command {
@@ -39,7 +40,8 @@ are executed twice and their traces compared byte for byte; a difference is a
 failure of its own (nondeterminism).
 
 A *.trace file (given, or in a DIR: a regression corpus written by fuzz
---corpus) is a recorded run: it is run once more along its recorded schedule
+--corpus) is a recorded run, and so is a repro directory's run.trace (a DIR
+that is a repro directory, or one a DIR holds, one level deep): it is run once more along its recorded schedule
 (from its seed when the schedule no longer applies) and checked. --seeds is
 required unless there are recorded runs. --json and --junit write reports for
 CI (docs/ci.md). Exit status: 0 when every run passed, 1 when a run failed or
@@ -55,6 +57,7 @@ was nondeterministic, 2 for bad input.`,
 	f.StringVar(&cf.out, "out", "repro", `directory for repro directories ("" writes none)`)
 	f.IntVar(&cf.resample, "resample", check.DefaultResample, "runs per scenario executed twice and compared byte for byte (0: none)")
 	cf.reports.add(cmd)
+	cf.timeout.add(cmd)
 	return cmd
 }
 
@@ -80,7 +83,7 @@ func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	report, err := check.Scenarios(scs, paths, check.Options{
-		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Real: cf.real, Lean: cf.lean,
+		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Real: cf.real, Lean: cf.lean, RealTimeout: cf.timeout.d,
 		Jobs: cf.sw.jobs, Resample: cf.resample, ReproDir: cf.out, ProgressTerminal: isTerminal(stderr), Shard: cf.sw.shardOf,
 		Strategy: cf.sw.strategy.name, PCTDepth: cf.sw.strategy.depth, ShrinkSchedule: shrinkCheckSchedule,
 		Traces: traces, ExecRecorded: gen.ExecuteRecorded,
@@ -109,6 +112,9 @@ func (cf *checkFlags) check(cmd *cobra.Command, recorded bool) error {
 	if err := cf.sw.resolve(cmd); err != nil {
 		return err
 	}
+	if err := cf.timeout.check(cmd, cf.real); err != nil {
+		return err
+	}
 	switch {
 	case cf.resample < 0:
 		return badInput(fmt.Errorf("--resample must be 0 or more, got %d", cf.resample))
@@ -122,9 +128,14 @@ func (cf *checkFlags) check(cmd *cobra.Command, recorded bool) error {
 
 // expandScenarioPaths replaces each directory by its *.toml files (the
 // scenarios) and *.trace files (recorded runs), sorted by name, and drops
-// repeated files. A path that is not a directory is kept as it is, a
-// recorded run if it ends in .trace: loading it reports whether it
-// exists.
+// repeated files. A repro directory (one holding run.trace, as check,
+// fuzz and explore write them) stands for its run.trace alone: the
+// failing run as recorded, its scenario embedded, so the scenario.toml
+// beside it needs no --seeds. A directory's subdirectories are looked
+// into one level deep for repro directories, so that `check repro`
+// replays everything a campaign wrote. A path that is not a directory is
+// kept as it is, a recorded run if it ends in .trace: loading it reports
+// whether it exists.
 func expandScenarioPaths(args []string) (scenarios, traces []string, err error) {
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -147,18 +158,43 @@ func expandScenarioPaths(args []string) (scenarios, traces []string, err error) 
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading directory %s: %w", arg, err)
 		}
+		if isReproDir(entries) {
+			add(filepath.Join(arg, reproTrace))
+			continue
+		}
 		n := 0
 		for _, e := range entries {
-			if !e.IsDir() && (strings.HasSuffix(e.Name(), ".toml") || check.IsTrace(e.Name())) {
-				add(filepath.Join(arg, e.Name()))
+			name := filepath.Join(arg, e.Name())
+			switch {
+			case e.IsDir():
+				sub, err := os.ReadDir(name)
+				if err == nil && isReproDir(sub) {
+					add(filepath.Join(name, reproTrace))
+					n++
+				}
+			case strings.HasSuffix(e.Name(), ".toml") || check.IsTrace(e.Name()):
+				add(name)
 				n++
 			}
 		}
 		if n == 0 {
-			return nil, nil, fmt.Errorf("%s: the directory has no *.toml or *.trace files", arg)
+			return nil, nil, fmt.Errorf("%s: the directory has no *.toml or *.trace files and no repro directories", arg)
 		}
 	}
 	return scenarios, traces, nil
+}
+
+// reproTrace is the failing run in a repro directory.
+const reproTrace = "run.trace"
+
+// isReproDir: the entries hold a regular run.trace.
+func isReproDir(entries []os.DirEntry) bool {
+	for _, e := range entries {
+		if e.Name() == reproTrace && e.Type().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // loadScenarios loads every file before anything runs; it reports every

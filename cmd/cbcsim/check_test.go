@@ -230,3 +230,65 @@ func TestCheckBadInputExits2(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// The repro directories a failing check writes are replayed by `check
+// OUT` (one level deep) and `check OUT/DIR`, each by its run.trace alone:
+// no --seeds, the scenario.toml beside it not run again.
+func TestCheckReplaysReproDirectories(t *testing.T) {
+	p := writeFile(t, "wrong.toml", checkWrongSrc)
+	out := filepath.Join(t.TempDir(), "repro")
+	if code, stdout, stderr := runCLI("check", p, "--seeds", "1", "--workers", "1,4", "--out", out); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	w1, w4 := filepath.Join(out, "wrong-seed1-w1", "run.trace"), filepath.Join(out, "wrong-seed1-w4", "run.trace")
+	for _, tc := range []struct {
+		arg  string
+		want []string
+	}{
+		{out, []string{"check: 2 recorded run(s), no seeded runs", "FAIL " + w1, "FAIL " + w4, "2 of 2 recorded run(s)"}},
+		{filepath.Dir(w4), []string{"check: 1 recorded run(s), no seeded runs", "FAIL " + w4, "1 of 1 recorded run(s)"}},
+	} {
+		code, stdout, stderr := runCLI("check", tc.arg, "--out", "")
+		if code != 1 {
+			t.Fatalf("check %s: exit %d, want 1\n%s\n%s", tc.arg, code, stdout, stderr)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("check %s: output lacks %q:\n%s", tc.arg, want, stdout)
+			}
+		}
+		if strings.Contains(stdout, "scenario.toml") {
+			t.Errorf("check %s ran a repro directory's scenario.toml:\n%s", tc.arg, stdout)
+		}
+	}
+	empty := t.TempDir()
+	if err := os.Mkdir(filepath.Join(empty, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI("check", empty, "--seeds", "1"); code != 2 || !strings.Contains(stderr, "no repro directories") {
+		t.Errorf("check of a directory with nothing to run: exit %d, %s", code, stderr)
+	}
+}
+
+// --real-timeout bounds real mode only and must be positive; a real run
+// stopped by it exits 1 at the limit.
+func TestRealTimeoutFlag(t *testing.T) {
+	p := writeFile(t, "sleep.toml", "version = 1\n[task.main]\nops = [ { sleep = 9223372036854775807 } ]\n")
+	for _, args := range [][]string{
+		{"run", p, "--real-timeout", "1s"},
+		{"run", p, "--real", "--real-timeout", "0s"},
+		{"check", p, "--seeds", "1", "--real-timeout", "-1s"},
+	} {
+		if code, _, stderr := runCLI(args...); code != 2 || !strings.Contains(stderr, "--real-timeout") {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
+	code, stdout, _ := runCLI("run", p, "--real", "--workers", "2", "--real-timeout", "200ms")
+	if code != 1 || !strings.Contains(stdout, "outcome=livelock") || !strings.Contains(stdout, "wall-time limit of 200ms") {
+		t.Errorf("run --real: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = runCLI("check", p, "--seeds", "1", "--workers", "2", "--real", "--real-timeout", "200ms", "--out", "")
+	if code != 1 || !strings.Contains(stdout, "wall-time limit of 200ms") || !strings.Contains(stdout, "--real-timeout 200ms") {
+		t.Errorf("check --real: exit %d\n%s", code, stdout)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 )
@@ -45,7 +46,14 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 
 // execute runs the CLI and maps errors to exit statuses: 0 success, 1 a
 // failed run, 2 bad input (including bad flags).
+//
+// CBCSIM_MUTANT=NAME switches a mutant on in a binary built with the
+// mutants tag (docs/mutants.md); a binary without the tag refuses it.
 func execute(args []string, stdout, stderr io.Writer) int {
+	if err := mutantFromEnv(os.Getenv("CBCSIM_MUTANT"), stderr); err != nil {
+		fmt.Fprintln(stderr, "cbcsim:", err)
+		return 2
+	}
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()

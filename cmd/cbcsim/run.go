@@ -23,6 +23,7 @@ type runFlags struct {
 	lean      bool
 	maxSteps  int64
 	strategy  strategyFlags
+	timeout   realTimeout
 }
 
 func newRunCmd() *cobra.Command {
@@ -47,6 +48,7 @@ holds, 1 when an invariant or expectation broke, 2 for bad input.`,
 	f.BoolVar(&rf.lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (tables stay empty; main's expectations only)")
 	f.Int64Var(&rf.maxSteps, "max-steps", 0, "step bound past which the run is a livelock (default: the scenario's)")
 	rf.strategy.add(cmd)
+	rf.timeout.add(cmd)
 	return cmd
 }
 
@@ -59,6 +61,9 @@ func (rf *runFlags) run(cmd *cobra.Command, file string) error {
 	if rf.lean && !rf.real {
 		return badInput(errLeanNeedsReal)
 	}
+	if err := rf.timeout.check(cmd, rf.real); err != nil {
+		return err
+	}
 	if err := rf.strategy.check(); err != nil {
 		return badInput(err)
 	}
@@ -70,7 +75,7 @@ func (rf *runFlags) run(cmd *cobra.Command, file string) error {
 		return badInput(err)
 	}
 	opts := sim.Options{Workers: rf.workers, Victim: rf.victim, Real: rf.real, Lean: rf.lean, MaxSteps: rf.maxSteps,
-		Strategy: rf.strategy.name, PCTDepth: rf.strategy.depth}
+		Strategy: rf.strategy.name, PCTDepth: rf.strategy.depth, RealTimeout: rf.timeout.d}
 	if cmd.Flags().Changed("seed") {
 		opts.Seed, opts.HasSeed = rf.seed, true
 	}

@@ -522,6 +522,11 @@ func flagCases(c *corpus) []*kase {
 	add(bad, `seed`, "run", "s.toml", "--workers", "256", "--seed", "18446744073709551615")
 	add(any012, `seed`, "run", "s.toml", "--seed", "9223372036854775807")
 	add(bad, `lean`, "run", "s.toml", "--lean")
+	for _, v := range []string{"0s", "-1s", "x", "9999999999h"} {
+		add(bad, `real-timeout`, "run", "s.toml", "--real", "--real-timeout", v)
+	}
+	add(bad, `real-timeout`, "run", "s.toml", "--real-timeout", "1s")
+	add(okOrRun, "", "run", "s.toml", "--real", "--workers", "2", "--real-timeout", "1ns")
 	add(bad, `trace`, "run", "s.toml", "--real", "--trace", "out.trace")
 	add(bad, `unknown flag`, "run", "s.toml", "--bogus")
 	add(bad, `arg`, "run")

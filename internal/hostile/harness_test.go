@@ -23,7 +23,7 @@ import (
 )
 
 var (
-	flagN       = flag.Int("hostile.n", 200, "hostile inputs to run (make hostile runs 6000)")
+	flagN       = flag.Int("hostile.n", 200, "hostile inputs to run (make hostile runs 5500)")
 	flagSeed    = flag.Uint64("hostile.seed", 1, "seed of the mutations: the same seed gives the same inputs")
 	flagTimeout = flag.Duration("hostile.timeout", 20*time.Second, "time limit of one run")
 	flagRSS     = flag.Int64("hostile.rss", 1<<30, "memory limit of one run, in bytes of resident memory")

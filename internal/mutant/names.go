@@ -109,3 +109,30 @@ func All() []Name {
 	}
 	return out
 }
+
+// Parse finds the mutant named s ("none" included).
+func Parse(s string) (Name, bool) {
+	for n, name := range names {
+		if name == s {
+			return Name(n), true
+		}
+	}
+	return None, false
+}
+
+// EnvVar names the environment variable that switches a mutant on in a
+// binary built with the mutants tag (FromEnv), so that a shell user or a
+// CI recipe can show a mutant with the real cbcsim binary.
+const EnvVar = "CBCSIM_MUTANT"
+
+// List is every mutant's name, comma-separated, for messages.
+func List() string {
+	out := ""
+	for i, n := range All() {
+		if i > 0 {
+			out += ", "
+		}
+		out += n.String()
+	}
+	return out
+}

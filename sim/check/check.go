@@ -15,9 +15,10 @@ package check
 // bottleneck for runs of a few microseconds).
 //
 // Determinism is checked, not trusted: a fixed sample of runs per scenario
-// is executed twice, each time with the trace captured in memory, and the
-// two traces are compared byte for byte. Only the sampled runs pay for a
-// trace.
+// is executed twice, each time with the trace written to a temporary file
+// and hashed as it is written, and the two hashes are compared (spool.go);
+// only traces that differ are read again for their first differing line.
+// Only the sampled runs pay for a trace.
 
 import (
 	"bytes"
@@ -35,6 +36,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 
@@ -79,10 +81,12 @@ type Options struct {
 	Workers   []int  // worker counts, each 1..256, no repeats; nil: DefaultWorkers
 	Real      bool   // real worker goroutines: no trace, so no resample and no run.trace
 	Lean      bool   // with Real: keep no tasks (Options.Lean)
-	Jobs      int    // goroutines running runs; 0: runtime.NumCPU()
-	Resample  int    // runs per scenario executed twice and compared byte for byte; 0: none
-	ReproDir  string // where repro directories are written; "": none
-	ReproMax  int    // repro directories at most; 0: DefaultReproMax
+	// RealTimeout is real mode's wall-time bound (sim.Options.RealTimeout).
+	RealTimeout time.Duration
+	Jobs        int    // goroutines running runs; 0: runtime.NumCPU()
+	Resample    int    // runs per scenario executed twice and compared byte for byte; 0: none
+	ReproDir    string // where repro directories are written; "": none
+	ReproMax    int    // repro directories at most; 0: DefaultReproMax
 	// Shard selects the part of the runs this process executes (the
 	// zero value: all). The picks of runs executed twice are made over
 	// the whole check, so each shard executes twice exactly the picks it
@@ -250,32 +254,47 @@ type rowAgg struct {
 	kinds map[string]*Failure // by signature
 }
 
-// sample is a run executed twice; each execution writes its own
-// buffer. Whichever execution finishes second compares the two and, when
-// they agree, drops them, so that memory holds only the traces of runs in
-// flight and of those that differ.
+// sample is a run executed twice; each execution writes its own spool (a
+// temporary file, hashed as written). Whichever execution finishes second
+// compares the two hashes and, when they agree, removes both, so that
+// disk holds only the traces of runs in flight and of those that differ,
+// and memory only their hashes.
 type sample struct {
 	sc, wi        int
 	seed          uint64
-	first, second bytes.Buffer
+	first, second *spool
 	finished      atomic.Int32 // executions done; the one that makes it 2 compares
 
 	// Set by compare.
 	line   int
 	la, lb string
 	differ bool
+	err    error // reading the spools back failed
 }
 
 // executed records one execution. Called by a job goroutine, once per
 // execution; the atomic add orders the other execution's writes to its
-// buffer before the compare.
+// spool before the compare.
 func (s *sample) executed() {
-	if s.finished.Add(1) == 2 {
-		s.line, s.la, s.lb, s.differ = diffLine(s.first.Bytes(), s.second.Bytes())
-		if !s.differ {
-			s.first, s.second = bytes.Buffer{}, bytes.Buffer{}
-		}
+	if s.finished.Add(1) != 2 {
+		return
 	}
+	if bytes.Equal(s.first.sum(), s.second.sum()) {
+		s.first.remove()
+		s.second.remove()
+		return
+	}
+	s.differ = true
+	s.line, s.la, s.lb, _, s.err = diffSpools(s.first, s.second)
+	if s.err == nil && s.line == 0 {
+		s.err = errors.New("the traces' hashes differ but no line does")
+	}
+}
+
+// removeSpools deletes the files of a sample, once the report is written.
+func (s *sample) removeSpools() {
+	s.first.remove()
+	s.second.remove()
 }
 
 // summary is what a check keeps of a run.
@@ -387,7 +406,7 @@ func (c *checker) resolveAll() error {
 	o := c.o
 	for i, sc := range c.scs {
 		for _, w := range o.Workers {
-			cfg, err := sim.Resolve(sc, sim.Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean,
+			cfg, err := sim.Resolve(sc, sim.Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean, RealTimeout: o.RealTimeout,
 				Strategy: o.Strategy, PCTDepth: o.PCTDepth})
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.paths[i], err)
@@ -479,7 +498,9 @@ func (c *checker) run(progressW io.Writer) *Report {
 		func(j int64) sweep.Verdict {
 			if j >= runs {
 				s := c.samples[j-runs]
-				c.execute(s.sc, s.wi, s.seed, &s.second)
+				s.second = newSpool()
+				c.execute(s.sc, s.wi, s.seed, s.second)
+				s.second.finish()
 				s.executed()
 				return sweep.Passed
 			}
@@ -502,28 +523,27 @@ func (c *checker) do(i int64) (failed bool) {
 	rest := i % c.perScenario
 	wi := int(rest / int64(c.o.Seeds))
 	seed := c.o.SeedStart + uint64(rest%int64(c.o.Seeds))
-	var buf *bytes.Buffer
+	var trace io.Writer
 	s := c.sampleOf[i]
 	if s != nil {
-		buf = &s.first
+		s.first = newSpool()
+		trace = s.first
 	}
-	sum := c.execute(sc, wi, seed, buf)
+	sum := c.execute(sc, wi, seed, trace)
 	if s != nil {
+		s.first.finish()
 		s.executed()
 	}
 	c.rows[sc][wi].add(c, sc, seed, &sum)
 	return len(sum.failed) > 0
 }
 
-// execute runs one seed; the trace goes to buf when buf is not nil. A panic
-// or an error of the harness becomes a failed check, so one bad run never
-// stops the others.
-func (c *checker) execute(sc, wi int, seed uint64, buf *bytes.Buffer) (sum summary) {
-	o := sim.Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real, Lean: c.o.Lean,
-		Strategy: c.o.Strategy, PCTDepth: c.o.PCTDepth}
-	if buf != nil {
-		o.Trace = buf
-	}
+// execute runs one seed; the trace goes to trace when it is not nil. A
+// panic or an error of the harness becomes a failed check, so one bad run
+// never stops the others.
+func (c *checker) execute(sc, wi int, seed uint64, trace io.Writer) (sum summary) {
+	o := sim.Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real, Lean: c.o.Lean, RealTimeout: c.o.RealTimeout,
+		Strategy: c.o.Strategy, PCTDepth: c.o.PCTDepth, Trace: trace}
 	return runOne(c.scs[sc], o, c.exec)
 }
 
@@ -641,12 +661,21 @@ func (c *checker) report() *Report {
 			continue
 		}
 		row.Differ++
-		r.Nondeterminism = append(r.Nondeterminism, Nondeterminism{
+		n := Nondeterminism{
 			Path: c.paths[sm.sc], Scenario: c.scs[sm.sc].Name, Seed: sm.seed, Workers: c.o.Workers[sm.wi],
 			Victim: c.victim[sm.sc], Line: sm.line, First: sm.la, Second: sm.lb, sample: sm,
 			Config: c.config(sm.sc, sm.wi, sm.seed),
-		})
+		}
+		if sm.err != nil {
+			n.Line, n.Detail = 0, "the traces differ (by their SHA-256); comparing them line by line failed: "+sm.err.Error()
+		}
+		r.Nondeterminism = append(r.Nondeterminism, n)
 	}
+	defer func() {
+		for _, sm := range c.samples {
+			sm.removeSpools()
+		}
+	}()
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
 		for _, row := range s.Rows {
@@ -878,19 +907,19 @@ func (c *checker) shrinkSchedule(dir string, sc *scenario.Scenario, f *Failure) 
 // writeNondetRepro writes scenario.toml, the two differing traces and
 // README.txt.
 func writeNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism) error {
-	first, second := n.sample.first.Bytes(), n.sample.second.Bytes()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	files := []struct {
-		name string
-		data []byte
-	}{{"scenario.toml", sc.Source}, {"first.trace", first}, {"second.trace", second}}
+		name  string
+		write func(io.Writer) error
+	}{
+		{"scenario.toml", func(w io.Writer) error { _, err := w.Write(sc.Source); return err }},
+		{"first.trace", n.sample.first.copyTo},
+		{"second.trace", n.sample.second.copyTo},
+	}
 	for _, f := range files {
-		if err := sim.WriteFileAtomic(filepath.Join(dir, f.name), func(w io.Writer) error {
-			_, err := w.Write(f.data)
-			return err
-		}); err != nil {
+		if err := sim.WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
 			return err
 		}
 	}

@@ -198,11 +198,26 @@ func WriteShrunk(path string, sc *scenario.Scenario, workers int, f *Failure, ex
 	})
 }
 
+// MaxShrinkTrace bounds the size of a trace ShrinkTrace takes: 8 MiB,
+// about 180,000 events, parsed into about 120 MB.
+const MaxShrinkTrace = 8 << 20
+
+// ErrTraceTooLong is a trace over MaxShrinkTrace: its run is reported as
+// found, not shrunk.
+var ErrTraceTooLong = errors.New("the trace is too long to shrink its schedule")
+
 // ShrinkTrace shrinks the failing run recorded in data (the bytes of the
 // trace file named file, of any strategy) and writes the shrunk
 // schedule's trace to out. o's Failing and Exec decide what failing the
 // same way means and how a run is made.
+//
+// A trace longer than MaxShrinkTrace is not shrunk (ErrTraceTooLong): the
+// shrinker holds the parsed trace and its schedule, hundreds of bytes an
+// event, and a run at the event limit would take gigabytes.
 func ShrinkTrace(file string, data []byte, out string, o Options) (*Failure, error) {
+	if len(data) > MaxShrinkTrace {
+		return nil, fmt.Errorf("%w: %s is %.1f MB, over the shrinker's bound of %d MB", ErrTraceTooLong, file, float64(len(data))/(1<<20), MaxShrinkTrace>>20)
+	}
 	f, sc, workers, err := shrinkTraceData(file, data, o)
 	if err != nil {
 		return nil, err

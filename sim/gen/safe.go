@@ -165,14 +165,16 @@ func (v *safety) graph() error {
 func walkRefs(ops []scenario.Op, inner *scenario.Op, fn func(op *scenario.Op, body []scenario.Op, i int, inner *scenario.Op)) {
 	for i := range ops {
 		op := &ops[i]
-		switch op.Kind {
-		case scenario.Call, scenario.Spawn:
+		row := safetyOf(op)
+		if row.ref {
 			fn(op, ops, i, inner)
-		case scenario.Nursery:
+		}
+		switch row.body {
+		case inNew:
 			walkRefs(op.Body, op, fn)
-		case scenario.Loop, scenario.Using:
+		case inSame:
 			walkRefs(op.Body, inner, fn)
-		case scenario.Defer:
+		case detached:
 			walkRefs(op.Body, nil, fn)
 		}
 	}
@@ -186,15 +188,14 @@ func walkCounted(ops []scenario.Op, times int, fn func(op *scenario.Op, times in
 	}
 	for i := range ops {
 		op := &ops[i]
-		switch op.Kind {
-		case scenario.Call, scenario.Spawn:
+		row := safetyOf(op)
+		if row.ref {
 			fn(op, times)
-		case scenario.Nursery, scenario.Using, scenario.Defer:
-			walkCounted(op.Body, times, fn)
-		case scenario.Loop:
-			n := 2
-			if op.N >= 0 && op.N < 2 {
-				n = int(op.N)
+		}
+		if row.body != noBody {
+			n := 1
+			if row.runs != nil {
+				n = row.runs(op)
 			}
 			walkCounted(op.Body, min(2, times*n), fn)
 		}
@@ -208,11 +209,9 @@ func (v *safety) foreverLoops(name string) error {
 	for i := range t.Ops {
 		if op := &t.Ops[i]; op.Kind == scenario.Loop && op.N == scenario.LoopForever {
 			top = true
-			for _, b := range op.Body {
-				switch b.Kind {
-				case scenario.Yield, scenario.Compute, scenario.Log, scenario.CheckCancel:
-				default:
-					return fmt.Errorf("task.%s: a forever loop runs %s (only yield, compute, log, check_cancel)", name, b.Kind)
+			for j := range op.Body {
+				if b := &op.Body[j]; !safetyOf(b).spins {
+					return fmt.Errorf("task.%s: a forever loop runs %s (only %s)", name, b.Kind, kindsWhere(func(r *opSafety) bool { return r.spins }))
 				}
 			}
 		}
@@ -388,21 +387,21 @@ func sameBody(a, b []scenario.Op) bool {
 
 // countChan counts the sends, recvs and closes of channel ch in ops, at
 // any depth.
-func countChan(ops []scenario.Op, ch string) (sends, recvs, closes int) {
+func countChan(ops []scenario.Op, ch string) (sendN, recvN, closeN int) {
 	for i := range ops {
 		op := &ops[i]
 		if op.Str == ch {
-			switch op.Kind {
-			case scenario.Send:
-				sends++
-			case scenario.Recv:
-				recvs++
-			case scenario.Close:
-				closes++
+			switch safetyOf(op).chanOp {
+			case sends:
+				sendN++
+			case recvs:
+				recvN++
+			case closes:
+				closeN++
 			}
 		}
 		s, r, c := countChan(op.Body, ch)
-		sends, recvs, closes = sends+s, recvs+r, closes+c
+		sendN, recvN, closeN = sendN+s, recvN+r, closeN+c
 	}
 	return
 }
@@ -416,15 +415,13 @@ func (v *safety) partnerShape(p *partner, ch string) error {
 	ops := v.sc.Tasks[p.name].Ops
 	p.last = -1
 	for i := range ops {
-		switch ops[i].Kind {
-		case scenario.Send, scenario.Recv, scenario.Close:
+		if safetyOf(&ops[i]).chanOp != notChan {
 			if ops[i].Str != ch {
 				return fmt.Errorf("uses channels %s and %s", ch, ops[i].Str)
 			}
 			p.chanOps++
 			p.last = i
-		}
-		if ops[i].Kind != scenario.Send && ops[i].Kind != scenario.Recv && ops[i].Kind != scenario.Close && hasChanOp(ops[i].Body) {
+		} else if hasChanOp(ops[i].Body) {
 			return fmt.Errorf("a channel op inside a nested body")
 		}
 	}
@@ -441,7 +438,7 @@ func (v *safety) partnerShape(p *partner, ch string) error {
 		}
 	}
 	for i := range ops {
-		if ops[i].Kind == scenario.Fail || ops[i].Kind == scenario.Panic {
+		if k := ops[i].Kind; k == scenario.Fail || k == scenario.Panic {
 			p.fails = true
 			break
 		}
@@ -454,8 +451,7 @@ func (v *safety) partnerShape(p *partner, ch string) error {
 
 func hasChanOp(ops []scenario.Op) bool {
 	for i := range ops {
-		switch ops[i].Kind {
-		case scenario.Send, scenario.Recv, scenario.Close:
+		if safetyOf(&ops[i]).chanOp != notChan {
 			return true
 		}
 		if hasChanOp(ops[i].Body) {
@@ -470,13 +466,9 @@ func hasChanOp(ops []scenario.Op) bool {
 // there ends only the call or the cleanup).
 func mayReturn(ops []scenario.Op) bool {
 	for i := range ops {
-		switch ops[i].Kind {
-		case scenario.Return:
+		row := safetyOf(&ops[i])
+		if row.returns || row.body.inline() && mayReturn(ops[i].Body) {
 			return true
-		case scenario.Loop, scenario.Nursery, scenario.Using:
-			if mayReturn(ops[i].Body) {
-				return true
-			}
 		}
 	}
 	return false
@@ -487,10 +479,7 @@ func mayReturn(ops []scenario.Op) bool {
 func (v *safety) cannotFail(p *partner, spawn *scenario.Op) error {
 	ops := v.sc.Tasks[p.name].Ops
 	for i := 0; i <= p.last; i++ {
-		switch ops[i].Kind {
-		case scenario.Log, scenario.Defer, scenario.Yield, scenario.Compute, scenario.Sleep, scenario.CheckCancel,
-			scenario.Send, scenario.Recv, scenario.Close:
-		default:
+		if !safetyOf(&ops[i]).beforeChan {
 			return fmt.Errorf("%s before its last channel op", ops[i].Kind)
 		}
 	}
@@ -511,18 +500,15 @@ func (v *safety) supervised(name string) error {
 			if err != nil {
 				return
 			}
-			switch op.Kind {
-			case scenario.Spawn:
-				if op.As == "" {
-					continue
-				}
+			if safetyOf(op).ref && op.As != "" { // a spawn `as` A
 				if seen[op.As] {
 					err = fmt.Errorf("two spawns as %q", op.As)
 					return
 				}
 				seen[op.As] = true
 				err = v.rechargedEnough(op, ops[i+1:])
-			case scenario.Nursery, scenario.Loop, scenario.Using:
+			}
+			if safetyOf(op).body.inline() {
 				walk(op.Body)
 			}
 		}
@@ -606,35 +592,25 @@ func (v *safety) needOf(name string) need {
 func (v *safety) bodyNeed(ops []scenario.Op) need {
 	var n need
 	for i := range ops {
-		op := &ops[i]
-		switch op.Kind {
-		case scenario.Compute:
-			n.ops = capAdd(n.ops, op.N)
-		case scenario.Call:
-			n = n.plus(need{ops: 1}).plus(v.needOf(op.Str))
-		case scenario.Loop:
-			if op.N == scenario.LoopForever {
-				n.unbounded = true
-				continue
-			}
-			n = n.plus(need{ops: 1}.plus(v.bodyNeed(op.Body)).times(op.N))
-		case scenario.Spawn:
-			n.ops = capAdd(n.ops, 1)
-		case scenario.Nursery:
-			n = n.plus(need{ops: 1}).plus(v.bodyNeed(op.Body))
-		case scenario.Using, scenario.Defer:
-			n = n.plus(v.bodyNeed(op.Body))
-		case scenario.Send, scenario.Recv:
-			n = n.plus(need{ops: 1, channelOps: 1})
-		case scenario.Close:
-			n = n.plus(need{channelOps: 1})
-		case scenario.Alloc:
-			n = n.plus(need{ops: 1, memory: op.N})
-		case scenario.Syscall:
-			n = n.plus(need{ops: op.N, syscalls: op.N})
+		if f := safetyOf(&ops[i]).need; f != nil {
+			n = n.plus(f(v, &ops[i]))
 		}
 	}
 	return n
+}
+
+// kindsWhere names the operations whose row has a property, for messages.
+func kindsWhere(has func(r *opSafety) bool) string {
+	out := ""
+	for k := scenario.OpKind(1); k < scenario.OpKindEnd; k++ {
+		if has(&opSafeties[k]) {
+			if out != "" {
+				out += ", "
+			}
+			out += k.String()
+		}
+	}
+	return out
 }
 
 // covers reports whether b pays for everything n may charge.

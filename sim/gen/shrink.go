@@ -241,7 +241,7 @@ func halveNumbers(_ *scenario.Scenario, bs []*[]scenario.Op) []edit {
 		for i := range *b {
 			op := &(*b)[i]
 			k, i := k, i
-			if halvable(op.Kind) && op.N > 0 {
+			if safetyOf(op).halves && op.N > 0 {
 				out = append(out, func(c *scenario.Scenario) bool {
 					(*bodies(c)[k])[i].N /= 2
 					return true
@@ -264,15 +264,6 @@ func halveNumbers(_ *scenario.Scenario, bs []*[]scenario.Op) []edit {
 	return out
 }
 
-// halvable reports whether an op's N is a count the shrinker may halve.
-func halvable(k scenario.OpKind) bool {
-	switch k {
-	case scenario.Compute, scenario.Return, scenario.Sleep, scenario.Alloc, scenario.Syscall, scenario.Loop:
-		return true
-	}
-	return false
-}
-
 // halveCapacities halves each channel's capacity.
 func halveCapacities(sc *scenario.Scenario, _ []*[]scenario.Op) []edit {
 	var out []edit
@@ -288,8 +279,8 @@ func halveCapacities(sc *scenario.Scenario, _ []*[]scenario.Op) []edit {
 }
 
 // dropOptions lists the edits that put an op's options back to their
-// defaults: a nursery's mode, catch, timeout and budget; a spawn's
-// budget, caps and `as` (which loads only once no recharge names it).
+// defaults, as the op's row of opSafeties lists them (a nursery's mode,
+// catch, timeout and budget; a spawn's budget, caps and `as`).
 func dropOptions(k, i int, op *scenario.Op) []edit {
 	var out []edit
 	set := func(f func(op *scenario.Op)) {
@@ -298,29 +289,9 @@ func dropOptions(k, i int, op *scenario.Op) []edit {
 			return true
 		})
 	}
-	switch op.Kind {
-	case scenario.Nursery:
-		if op.Mode != scenario.ModeFailFast {
-			set(func(op *scenario.Op) { op.Mode = scenario.ModeFailFast })
-		}
-		if op.Catch {
-			set(func(op *scenario.Op) { op.Catch = false })
-		}
-		if op.HasTimeout {
-			set(func(op *scenario.Op) { op.Timeout, op.HasTimeout = 0, false })
-		}
-		if op.NurseryBudget != nil {
-			set(func(op *scenario.Op) { op.NurseryBudget = nil })
-		}
-	case scenario.Spawn:
-		if op.SpawnBudget != nil {
-			set(func(op *scenario.Op) { op.SpawnBudget = nil })
-		}
-		if op.HasCaps {
-			set(func(op *scenario.Op) { op.Caps, op.HasCaps = nil, false })
-		}
-		if op.As != "" {
-			set(func(op *scenario.Op) { op.As = "" })
+	if f := safetyOf(op).defaults; f != nil {
+		for _, edit := range f(op) {
+			set(edit)
 		}
 	}
 	return out
@@ -401,8 +372,7 @@ func unusedChannels(sc *scenario.Scenario) map[string]bool {
 	}
 	for _, t := range sc.Tasks {
 		walkOps(t.Ops, func(op *scenario.Op) {
-			switch op.Kind {
-			case scenario.Send, scenario.Recv, scenario.Close:
+			if safetyOf(op).chanOp != notChan {
 				delete(unused, op.Str)
 			}
 		})
