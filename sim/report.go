@@ -19,49 +19,72 @@ func (r *Run) WriteTables(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "scenario %q  mode=%s workers=%d victim=%s profile=%s steps=%d outcome=%s main=%s\n\n",
 		r.Scenario.Name, mode, r.Config.Workers, r.Config.Victim, r.Config.Profile, r.Steps, r.Outcome, r.Result)
+	for _, t := range []struct {
+		title  string
+		header []string
+		rows   [][]string
+	}{
+		{"Tasks", []string{"id", "name", "nursery", "result", "steps", "yields", "steals"}, r.taskRows()},
+		{"\nNurseries", []string{"id", "label", "mode", "state", "result", "first error", "results"}, r.nurseryRows()},
+		{"\nWorkers", []string{"worker", "steps", "runs", "pops", "global", "steals", "failed steals", "parks", "backoffs", "completed", "cancelled"}, r.workerRows()},
+	} {
+		if err := table(w, t.title, t.header, t.rows); err != nil {
+			return err
+		}
+	}
+	r.writeEnding(w)
+	_, err := fmt.Fprintf(w, "\nseed=%d\n", r.Config.Seed)
+	return err
+}
 
-	fmt.Fprintln(w, "Tasks")
-	tasks := tablewriter.NewTable(w, tablewriter.WithHeader([]string{"id", "name", "nursery", "result", "steps", "yields", "steals"}))
+// table writes one titled table.
+func table(w io.Writer, title string, header []string, rows [][]string) error {
+	fmt.Fprintln(w, title)
+	t := tablewriter.NewTable(w, tablewriter.WithHeader(header))
+	for _, row := range rows {
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func (r *Run) taskRows() [][]string {
+	rows := make([][]string, 0, len(r.Tasks))
 	for _, t := range r.Tasks {
 		nursery := t.Nursery
 		if nursery == "" {
 			nursery = "-"
 		}
-		if err := tasks.Append([]string{"t" + u(t.ID), t.Name, nursery, t.Result, i(t.Steps), i(t.Yields), i(t.Steals)}); err != nil {
-			return err
-		}
+		rows = append(rows, []string{"t" + u(t.ID), t.Name, nursery, t.Result, i(t.Steps), i(t.Yields), i(t.Steals)})
 	}
-	if err := tasks.Render(); err != nil {
-		return err
-	}
+	return rows
+}
 
-	fmt.Fprintln(w, "\nNurseries")
-	ns := tablewriter.NewTable(w, tablewriter.WithHeader([]string{"id", "label", "mode", "state", "result", "first error", "results"}))
+func (r *Run) nurseryRows() [][]string {
+	rows := make([][]string, 0, len(r.Nurseries))
 	for _, n := range r.Nurseries {
 		fe := n.FirstError
 		if fe == "" {
 			fe = "-"
 		}
-		if err := ns.Append([]string{"n" + u(n.ID), n.Label, n.Mode, n.State, n.Result, fe, strings.Join(n.Results, " ")}); err != nil {
-			return err
-		}
+		rows = append(rows, []string{"n" + u(n.ID), n.Label, n.Mode, n.State, n.Result, fe, strings.Join(n.Results, " ")})
 	}
-	if err := ns.Render(); err != nil {
-		return err
-	}
+	return rows
+}
 
-	fmt.Fprintln(w, "\nWorkers")
-	ws := tablewriter.NewTable(w, tablewriter.WithHeader([]string{"worker", "steps", "runs", "pops", "global", "steals", "failed steals", "parks", "backoffs", "completed", "cancelled"}))
+func (r *Run) workerRows() [][]string {
+	rows := make([][]string, 0, len(r.Workers))
 	for _, wr := range r.Workers {
 		s := wr.Stats
-		if err := ws.Append([]string{"w" + strconv.Itoa(wr.ID), i(s.Steps), i(s.Runs), i(s.Pops), i(s.Globals), i(s.Steals), i(s.StealsFailed), i(s.Parks), i(s.Backoffs), i(s.Completed), i(s.Cancelled)}); err != nil {
-			return err
-		}
+		rows = append(rows, []string{"w" + strconv.Itoa(wr.ID), i(s.Steps), i(s.Runs), i(s.Pops), i(s.Globals), i(s.Steals), i(s.StealsFailed), i(s.Parks), i(s.Backoffs), i(s.Completed), i(s.Cancelled)})
 	}
-	if err := ws.Render(); err != nil {
-		return err
-	}
+	return rows
+}
 
+// writeEnding writes the limit that stopped the run, the stuck tasks and
+// every check with pass or FAIL.
+func (r *Run) writeEnding(w io.Writer) {
 	if r.Limit != "" {
 		fmt.Fprintln(w, "\nLimit: "+r.Limit)
 	}
@@ -82,8 +105,6 @@ func (r *Run) WriteTables(w io.Writer) error {
 			fmt.Fprintf(w, "        %s\n", c.Detail)
 		}
 	}
-	_, err := fmt.Fprintf(w, "\nseed=%d\n", r.Config.Seed)
-	return err
 }
 
 func u(v uint64) string { return strconv.FormatUint(v, 10) }

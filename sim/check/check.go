@@ -636,10 +636,32 @@ func insertSmallest(list []uint64, v uint64, n int) []uint64 {
 // report builds the report once every job is done: the rows, the
 // comparison of the resampled runs, then the repro directories.
 func (c *checker) report() *Report {
+	defer func() {
+		for _, sm := range c.samples {
+			sm.removeSpools() // the repros below may still read them
+		}
+	}()
 	r := &Report{Options: c.o}
+	c.reportScenarios(r)
+	c.reportNondeterminism(r)
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		s.Total = total(s.Rows)
+		r.Runs += s.Total.Runs
+		r.FailedRuns += s.Total.Failed
+	}
+	c.reportRecorded(r)
+	if c.o.ReproDir != "" {
+		c.writeRepros(r)
+	}
+	return r
+}
+
+// reportScenarios fills a scenario's rows and failures (each kind of
+// failure once, by its first seed).
+func (c *checker) reportScenarios(r *Report) {
 	for i, sc := range c.scs {
 		s := ScenarioReport{Path: c.paths[i], Name: sc.Name, SHA256: sc.SHA256, Victim: c.victim[i]}
-		s.Total = Row{Outcomes: map[sim.Outcome]int64{}}
 		for _, a := range c.rows[i] {
 			s.Rows = append(s.Rows, a.row)
 			kinds := make([]*Failure, 0, len(a.kinds))
@@ -653,6 +675,11 @@ func (c *checker) report() *Report {
 		}
 		r.Scenarios = append(r.Scenarios, s)
 	}
+}
+
+// reportNondeterminism counts the resampled runs and lists those whose
+// two traces differed.
+func (c *checker) reportNondeterminism(r *Report) {
 	for _, sm := range c.samples {
 		row := &r.Scenarios[sm.sc].Rows[sm.wi]
 		row.Resampled++
@@ -671,32 +698,31 @@ func (c *checker) report() *Report {
 		}
 		r.Nondeterminism = append(r.Nondeterminism, n)
 	}
-	defer func() {
-		for _, sm := range c.samples {
-			sm.removeSpools()
+}
+
+// total adds up a scenario's rows.
+func total(rows []Row) Row {
+	t := Row{Outcomes: map[sim.Outcome]int64{}}
+	for _, row := range rows {
+		t.Runs += row.Runs
+		t.Passed += row.Passed
+		if row.Failed > 0 && (t.Failed == 0 || row.FirstFailSeed < t.FirstFailSeed) {
+			t.FirstFailSeed = row.FirstFailSeed
 		}
-	}()
-	for i := range r.Scenarios {
-		s := &r.Scenarios[i]
-		for _, row := range s.Rows {
-			t := &s.Total
-			t.Runs += row.Runs
-			t.Passed += row.Passed
-			if row.Failed > 0 && (t.Failed == 0 || row.FirstFailSeed < t.FirstFailSeed) {
-				t.FirstFailSeed = row.FirstFailSeed
-			}
-			t.Failed += row.Failed
-			t.StepsTotal += row.StepsTotal
-			t.StepsMax = max(t.StepsMax, row.StepsMax)
-			for k, v := range row.Outcomes {
-				t.Outcomes[k] += v
-			}
-			t.Resampled += row.Resampled
-			t.Differ += row.Differ
+		t.Failed += row.Failed
+		t.StepsTotal += row.StepsTotal
+		t.StepsMax = max(t.StepsMax, row.StepsMax)
+		for k, v := range row.Outcomes {
+			t.Outcomes[k] += v
 		}
-		r.Runs += s.Total.Runs
-		r.FailedRuns += s.Total.Failed
+		t.Resampled += row.Resampled
+		t.Differ += row.Differ
 	}
+	return t
+}
+
+// reportRecorded adds the recorded runs this shard ran.
+func (c *checker) reportRecorded(r *Report) {
 	for i := range c.recorded {
 		if !c.o.Shard.Owns(c.seeded + int64(i)) {
 			continue // another shard ran it
@@ -708,10 +734,6 @@ func (c *checker) report() *Report {
 			r.FailedRuns++
 		}
 	}
-	if c.o.ReproDir != "" {
-		c.writeRepros(r)
-	}
-	return r
 }
 
 // diffLine finds the first line where a and b differ, 1-based. A line
