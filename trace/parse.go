@@ -327,39 +327,10 @@ func (p *parser) events(each func(e *Event, line int) error) error {
 
 // event parses one event line: STEP TICK ACTOR KIND( KEY=VALUE)*.
 func (p *parser) event(line []byte, e *Event) error {
-	// The four leading words, each ended by a space or the end of the line.
-	var words [4][]byte
-	i := 0
-	for n := range words {
-		if n > 0 {
-			if i == len(line) {
-				return p.errorf("missing %s: want %q", wordNames[n], "STEP TICK ACTOR KIND key=value...")
-			}
-			i++ // the space
-		}
-		start := i
-		for i < len(line) && line[i] != ' ' {
-			i++
-		}
-		words[n] = line[start:i]
+	i, err := p.head(line, e)
+	if err != nil {
+		return err
 	}
-	step, ok := parseUint(words[0])
-	if !ok {
-		return p.errorf("bad step %s", show(words[0]))
-	}
-	tick, ok := parseUint(words[1])
-	if !ok {
-		return p.errorf("bad tick %s", show(words[1]))
-	}
-	if !validKey(words[2]) {
-		return p.errorf("bad actor %s", show(words[2]))
-	}
-	kind := kindOf(words[3])
-	if kind == 0 {
-		return p.errorf("unknown kind %s", show(words[3]))
-	}
-	*e = Event{Step: step, Tick: tick, Actor: p.intern(words[2]), Kind: kind}
-
 	// Fields are parsed straight into the slab, so that an event costs no
 	// allocation of its own; see slabField.
 	off := len(p.slab)
@@ -398,6 +369,44 @@ func (p *parser) event(line []byte, e *Event) error {
 		e.Fields = p.slab[off : off+n : off+n]
 	}
 	return nil
+}
+
+// head parses an event line's four leading words (STEP TICK ACTOR KIND)
+// into e and returns where its fields start.
+func (p *parser) head(line []byte, e *Event) (int, error) {
+	// Each word is ended by a space or the end of the line.
+	var words [4][]byte
+	i := 0
+	for n := range words {
+		if n > 0 {
+			if i == len(line) {
+				return 0, p.errorf("missing %s: want %q", wordNames[n], "STEP TICK ACTOR KIND key=value...")
+			}
+			i++ // the space
+		}
+		start := i
+		for i < len(line) && line[i] != ' ' {
+			i++
+		}
+		words[n] = line[start:i]
+	}
+	step, ok := parseUint(words[0])
+	if !ok {
+		return 0, p.errorf("bad step %s", show(words[0]))
+	}
+	tick, ok := parseUint(words[1])
+	if !ok {
+		return 0, p.errorf("bad tick %s", show(words[1]))
+	}
+	if !validKey(words[2]) {
+		return 0, p.errorf("bad actor %s", show(words[2]))
+	}
+	kind := kindOf(words[3])
+	if kind == 0 {
+		return 0, p.errorf("unknown kind %s", show(words[3]))
+	}
+	*e = Event{Step: step, Tick: tick, Actor: p.intern(words[2]), Kind: kind}
+	return i, nil
 }
 
 // slabField appends f to the fields of the event being parsed, which start
