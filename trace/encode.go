@@ -81,7 +81,7 @@ func isBare[T ~string | ~[]byte](s T) bool {
 // the string itself when it is bare, else the Go-quoted string.
 func appendValue(dst []byte, f *Field) []byte {
 	if f.IsInt {
-		return strconv.AppendInt(dst, f.Int, 10)
+		return appendInt(dst, f.Int)
 	}
 	bare, plain := classify(f.Str)
 	switch {
@@ -95,6 +95,37 @@ func appendValue(dst []byte, f *Field) []byte {
 	default:
 		return appendQuote(dst, f.Str)
 	}
+}
+
+// appendUint is strconv.AppendUint(dst, u, 10), written here because the
+// encoder calls it two or three times an event and strconv's general path
+// (a 24-byte buffer formatted by formatBase10, then copied) was a tenth
+// of a traced seeded step (docs/performance.md). TestAppendUint checks it
+// against strconv.
+func appendUint(dst []byte, u uint64) []byte {
+	if u < 10 {
+		return append(dst, byte('0'+u))
+	}
+	var buf [20]byte // the digits of the largest uint64
+	i := len(buf)
+	for u >= 10 {
+		q := u / 10
+		i--
+		buf[i] = byte('0' + u - q*10)
+		u = q
+	}
+	i--
+	buf[i] = byte('0' + u)
+	return append(dst, buf[i:]...)
+}
+
+// appendInt is strconv.AppendInt(dst, v, 10); see appendUint.
+func appendInt(dst []byte, v int64) []byte {
+	if v < 0 {
+		// -v as a uint64 is right for every negative v, MinInt64 included.
+		return appendUint(append(dst, '-'), uint64(-v))
+	}
+	return appendUint(dst, uint64(v))
 }
 
 // appendQuote is strconv.AppendQuote, faster for the common case of
@@ -144,9 +175,9 @@ func appendEvent(dst []byte, e *Event, op string) []byte {
 	if !e.Kind.valid() {
 		panic(op + "bad kind")
 	}
-	dst = strconv.AppendUint(dst, e.Step, 10)
+	dst = appendUint(dst, e.Step)
 	dst = append(dst, ' ')
-	dst = strconv.AppendUint(dst, e.Tick, 10)
+	dst = appendUint(dst, e.Tick)
 	dst = append(dst, ' ')
 	dst = append(dst, e.Actor...)
 	dst = append(dst, ' ')
