@@ -17,10 +17,11 @@ import (
 type history struct {
 	tasks     map[int64]*taskHist
 	nurseries map[int64]*nurseryHist
-	order     []int64   // nursery ids in open order
-	n         int       // events seen
-	last      *taskHist // the task of the last run event: runs come in streaks
-	leaving   int       // tasks whose leaving is being followed (taskHist.leaving)
+	order     []int64     // nursery ids in open order
+	n         int         // events seen
+	last      *taskHist   // the task of the last run event: runs come in streaks
+	dense     []*taskHist // tasks[id] for ids under denseMax, nil where unseen
+	leaving   int         // tasks whose leaving is being followed (taskHist.leaving)
 }
 
 type taskHist struct {
@@ -93,14 +94,34 @@ func newHistory() *history {
 	return &history{tasks: map[int64]*taskHist{}, nurseries: map[int64]*nurseryHist{}}
 }
 
+// task returns the record of task id, created on first sight. The seeded
+// scheduler numbers tasks densely from 1, so ids up to denseMax are also
+// kept in a slice: consecutive run events are of different tasks as often
+// as not (the driver picks a worker at random), and the map lookup was a
+// thirtieth of a seeded step (docs/performance.md). The map stays the
+// table the checkers read.
 func (h *history) task(id int64) *taskHist {
+	if uint64(id) < uint64(len(h.dense)) {
+		if t := h.dense[id]; t != nil {
+			return t
+		}
+	}
 	t := h.tasks[id]
 	if t == nil {
 		t = &taskHist{id: id, firstRun: -1, markAt: -1, resultAt: -1, spawnAt: -1}
 		h.tasks[id] = t
 	}
+	if id >= 0 && id < denseMax {
+		for int64(len(h.dense)) <= id {
+			h.dense = append(h.dense, nil)
+		}
+		h.dense[id] = t
+	}
 	return t
 }
+
+// denseMax bounds history.dense: MaxTasks tasks and their ids, with room.
+const denseMax = 4 * MaxTasks
 
 // add takes in the next event. The simulator feeds it every event as the
 // run goes, so no event list has to be kept.

@@ -16,8 +16,18 @@ func TestAppendUint(t *testing.T) {
 			t.Errorf("appendInt(%d) = %q, want %q", v, got, want)
 		}
 	}
-	if got, want := string(appendUint(nil, math.MaxUint64)), strconv.FormatUint(math.MaxUint64, 10); got != want {
-		t.Errorf("appendUint(MaxUint64) = %q, want %q", got, want)
+	// Every digit count's edges, where the count's estimate is corrected.
+	edges := []uint64{math.MaxUint64, math.MaxUint64 - 1}
+	for p := uint64(1); p <= 1e19; p *= 10 {
+		edges = append(edges, p-1, p, p+1)
+		if p == 1e19 {
+			break
+		}
+	}
+	for _, u := range edges {
+		if got, want := string(appendUint([]byte("x"), u)), "x"+strconv.FormatUint(u, 10); got != want {
+			t.Errorf("appendUint(%d) = %q, want %q", u, got, want)
+		}
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		u := rapid.Uint64().Draw(t, "u")
