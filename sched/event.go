@@ -35,3 +35,13 @@ func (e *emitter) emit(kind trace.Kind, fields ...trace.Field) {
 	e.buf = buf
 	e.sink.Emit(e.worker, kind, buf)
 }
+
+// emitInt is emit for an event with one integer field: the run event that
+// every seeded step writes, without building a variadic slice to copy.
+func (e *emitter) emitInt(kind trace.Kind, key string, v int64) {
+	if e.sink == nil {
+		return
+	}
+	e.buf = append(e.buf[:0], trace.I(key, v))
+	e.sink.Emit(e.worker, kind, e.buf)
+}
