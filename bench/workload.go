@@ -14,6 +14,7 @@ import (
 	"github.com/cbcsim/cbcsim/fiber"
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 )
 
 // Timer is the part of *testing.B a workload uses: it excludes setup from
@@ -81,12 +82,12 @@ func Workers() int { return runtime.GOMAXPROCS(0) }
 // plentiful; spawns == 0 gives every task sched.Unlimited, what a Go
 // program without quotas uses, and what the comparisons with goroutines
 // run on (the peers have no quotas).
-func newScheduler(workers int, spawns int64, yieldInterval int) (*sched.Scheduler, error) {
+func newScheduler(workers int, spawns int64, yieldInterval int) (*driver.Scheduler, error) {
 	return newSchedulerSteal(workers, spawns, yieldInterval, false)
 }
 
 // newSchedulerSteal is newScheduler with the steal policy chosen.
-func newSchedulerSteal(workers int, spawns int64, yieldInterval int, stealHalf bool) (*sched.Scheduler, error) {
+func newSchedulerSteal(workers int, spawns int64, yieldInterval int, stealHalf bool) (*driver.Scheduler, error) {
 	if workers == 0 {
 		workers = Workers()
 	}
@@ -97,7 +98,7 @@ func newSchedulerSteal(workers int, spawns int64, yieldInterval int, stealHalf b
 		b.ChannelOps = 1 << 40
 		b.SpawnCount = spawns
 	}
-	return sched.New(sched.Config{Workers: workers, Seed: 1, Budget: b, YieldInterval: yieldInterval, StealHalf: stealHalf})
+	return driver.New(driver.Config{Config: sched.Config{Workers: workers, Seed: 1, Budget: b, YieldInterval: yieldInterval}, StealHalf: stealHalf})
 }
 
 // resultErr turns a root result other than ok into an error.
@@ -122,7 +123,7 @@ func SpawnJoin(impl string, workers int) Func {
 				return err
 			}
 			tm.ResetTimer()
-			return resultErr(s.Run("main", func(t *sched.Task) error {
+			return resultErr(s.Sched().Run("main", func(t *sched.Task) error {
 				return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
 					for range n {
 						if err := nu.Go("task", emptyTask); err != nil {
@@ -254,7 +255,7 @@ func WorkingTree(workers int) Func {
 			return err
 		}
 		tm.ResetTimer()
-		return resultErr(s.Run("main", func(t *sched.Task) error {
+		return resultErr(s.Sched().Run("main", func(t *sched.Task) error {
 			for range n {
 				if err := treeNode(t, TreeDepth, &workNodes); err != nil {
 					return err
@@ -306,7 +307,7 @@ func FanOutTree(impl string, workers int) Func {
 				return err
 			}
 			tm.ResetTimer()
-			return resultErr(s.Run("main", func(t *sched.Task) error {
+			return resultErr(s.Sched().Run("main", func(t *sched.Task) error {
 				for range n {
 					if err := treeNode(t, TreeDepth, &treeNodes); err != nil {
 						return err
@@ -401,7 +402,7 @@ func YieldPingPong(impl string) Func {
 	switch impl {
 	case Cbcsim:
 		return func(tm Timer, n int) error {
-			return pingPongCbcsim(tm, n, func(t *sched.Task, _ bool, _, _ *sched.Channel, rounds int) error {
+			return pingPongCbcsim(tm, n, func(t *sched.Task, _ bool, _, _ driver.Channel, rounds int) error {
 				for range rounds {
 					if err := t.Yield(); err != nil {
 						return err
@@ -412,22 +413,22 @@ func YieldPingPong(impl string) Func {
 		}
 	case CbcsimChan:
 		return func(tm Timer, n int) error {
-			return pingPongCbcsim(tm, n, func(t *sched.Task, first bool, ping, pong *sched.Channel, rounds int) error {
+			return pingPongCbcsim(tm, n, func(t *sched.Task, first bool, ping, pong driver.Channel, rounds int) error {
 				for i := range rounds {
 					if first {
-						if err := t.Send(ping, int64(i)); err != nil {
+						if err := driver.Send(t, ping, int64(i)); err != nil {
 							return err
 						}
-						if _, _, err := t.Recv(pong); err != nil {
+						if _, _, err := driver.Recv(t, pong); err != nil {
 							return err
 						}
 						continue
 					}
-					v, _, err := t.Recv(ping)
+					v, _, err := driver.Recv(t, ping)
 					if err != nil {
 						return err
 					}
-					if err := t.Send(pong, v); err != nil {
+					if err := driver.Send(t, pong, v); err != nil {
 						return err
 					}
 				}
@@ -465,12 +466,12 @@ func YieldPingPong(impl string) Func {
 // pingPongCbcsim runs two players on one worker, each playing (n+1)/2
 // rounds. The timer starts once both have started (their fibers exist) and
 // stops when the first one ends.
-func pingPongCbcsim(tm Timer, n int, play func(t *sched.Task, first bool, ping, pong *sched.Channel, rounds int) error) error {
+func pingPongCbcsim(tm Timer, n int, play func(t *sched.Task, first bool, ping, pong driver.Channel, rounds int) error) error {
 	s, err := newScheduler(1, 2, 0)
 	if err != nil {
 		return err
 	}
-	ping, pong := s.NewChannel("ping", 0), s.NewChannel("pong", 0)
+	ping, pong := driver.NewChannel(s, "ping", 0), driver.NewChannel(s, "pong", 0)
 	rounds := (n + 1) / 2
 	var started, ended atomic.Int32
 	player := func(first bool) sched.Func {
@@ -485,7 +486,7 @@ func pingPongCbcsim(tm Timer, n int, play func(t *sched.Task, first bool, ping, 
 			return err
 		}
 	}
-	return resultErr(s.Run("main", func(t *sched.Task) error {
+	return resultErr(s.Sched().Run("main", func(t *sched.Task) error {
 		return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
 			if _, err := nu.Spawn(t, "ping", player(true), sched.SpawnOptions{}); err != nil {
 				return err
@@ -518,7 +519,7 @@ func StealWith(workers int, half bool) Func {
 		}
 		tm.ResetTimer()
 		start := time.Now()
-		res := s.Run("main", func(t *sched.Task) error {
+		res := s.Sched().Run("main", func(t *sched.Task) error {
 			return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
 				for range n {
 					if err := nu.Go("task", emptyTask); err != nil {
@@ -609,16 +610,16 @@ func parkCbcsim(tasks int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	chans := make([]*sched.Channel, min(tasks, parkChannels))
+	chans := make([]driver.Channel, min(tasks, parkChannels))
 	for i := range chans {
-		chans[i] = s.NewChannel("park", 0)
+		chans[i] = driver.NewChannel(s, "park", 0)
 	}
 	var parked atomic.Int64
 	children := make([]sched.Func, len(chans))
 	for i, ch := range chans {
 		children[i] = func(t *sched.Task) error {
 			parked.Add(1)
-			_, ok, err := t.Recv(ch)
+			_, ok, err := driver.Recv(t, ch)
 			if err == nil && ok {
 				return fmt.Errorf("received a value from a channel nobody sends on")
 			}
@@ -626,7 +627,7 @@ func parkCbcsim(tasks int) (float64, error) {
 		}
 	}
 	var per float64
-	res := s.Run("main", func(t *sched.Task) error {
+	res := s.Sched().Run("main", func(t *sched.Task) error {
 		before := inUse()
 		return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
 			// One worker: the children on its deque all run, and block,
@@ -658,7 +659,7 @@ func parkCbcsim(tasks int) (float64, error) {
 			}
 			per = float64(int64(inUse())-int64(before)) / float64(tasks)
 			for _, ch := range chans {
-				if err := t.Close(ch); err != nil {
+				if err := driver.Close(t, ch); err != nil {
 					return err
 				}
 			}

@@ -87,14 +87,14 @@ type blockingWait struct {
 func (b *blockingWait) describe() string { return "blocking call" }
 
 // park registers the task as waiting for fn unless fn has returned.
-func (b *blockingWait) park(t *Task, _ *Worker) bool {
+func (b *blockingWait) park(t *Task, _ *worker) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.done {
 		return false
 	}
 	b.parked = true
-	t.state.Store(uint32(StateBlocked))
+	t.state.Store(uint32(stateBlocked))
 	return true
 }
 

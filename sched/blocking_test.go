@@ -3,6 +3,7 @@ package sched
 import (
 	"context"
 	"errors"
+	"github.com/cbcsim/cbcsim/sched/internal/link"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -124,8 +125,8 @@ func TestBlockingIsNotDeadlock(t *testing.T) {
 			return nil
 		})
 	})
-	if res.Kind != nursery.KindOK || s.Deadlocked() {
-		t.Fatalf("main = %s, deadlocked %v", res, s.Deadlocked())
+	if res.Kind != nursery.KindOK || s.drv().Deadlocked() {
+		t.Fatalf("main = %s, deadlocked %v", res, s.drv().Deadlocked())
 	}
 }
 
@@ -165,16 +166,16 @@ func TestBlockingPanicAndGoexit(t *testing.T) {
 // observes the cancellation when fn returns.
 func TestBlockingSeeded(t *testing.T) {
 	run := func() []string {
-		s, err := New(Config{Workers: 2, Seed: 7, StepCheckpoints: true, KeepTasks: true, Budget: Unlimited})
+		s, err := newWith(Config{Workers: 2, Seed: 7, Budget: Unlimited}, link.Options{Mode: link.SeededKeep})
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Start("main", func(root *Task) error {
+		s.drv().Start("main", func(root *Task) error {
 			return root.Nursery(NurseryOptions{Catch: true}, func(n *Nursery) error {
 				for i := range 4 {
 					if err := n.Go("io", func(t *Task) error {
 						return t.Blocking(func(ctx context.Context) error {
-							t.Log("blocking " + string(rune('a'+i)))
+							t.ops().Log("blocking " + string(rune('a'+i)))
 							if i == 1 {
 								return errors.New("fails") // fail_fast: its siblings are cancelled
 							}
@@ -187,16 +188,16 @@ func TestBlockingSeeded(t *testing.T) {
 				return nil
 			})
 		})
-		var rng Xoshiro
+		var rng xoshiro
 		rng.Seed(11)
 		for step := 0; !s.Done(); step++ {
 			if step > 10_000 {
 				t.Fatal("the seeded run did not end")
 			}
-			s.Workers()[rng.Intn(2)].Step()
+			s.drv().Workers()[rng.Intn(2)].Step()
 		}
-		out := s.Log()
-		for _, tk := range s.Tasks() {
+		out := s.drv().Log()
+		for _, tk := range s.drv().Tasks() {
 			out = append(out, tk.Name()+" "+tk.Result().String())
 		}
 		return out

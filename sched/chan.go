@@ -5,14 +5,14 @@ import (
 	"time"
 )
 
-// Chan is a typed channel between tasks: a Channel whose int64 tokens name
-// values of type T kept beside it. It behaves as its Channel does (the
+// Chan is a typed channel between tasks: a channel whose int64 tokens name
+// values of type T kept beside it. It behaves as its channel does (the
 // same capacity, blocking, closing, cancellation and costs); a send's value
 // is kept from the moment it is sent until a receive takes it, and a send
 // that fails (closed channel, cancellation) takes its value back, so a
 // value is received at most once and none is left behind.
 type Chan[T any] struct {
-	c *Channel
+	c *channel
 
 	mu   sync.Mutex // guards vals and free
 	vals []T        // by token; a free slot holds the zero T
@@ -21,34 +21,31 @@ type Chan[T any] struct {
 
 // NewChan creates a typed channel with the given capacity (0: rendezvous).
 func NewChan[T any](s *Scheduler, name string, capacity int) *Chan[T] {
-	return &Chan[T]{c: s.NewChannel(name, capacity)}
+	return &Chan[T]{c: s.drv().NewChannel(name, capacity)}
 }
 
-// Channel is the untyped channel underneath, for Task.Close and tables.
-func (c *Chan[T]) Channel() *Channel { return c.c }
-
-// Send sends v, as Task.Send does.
+// Send sends v, blocking while the channel is full.
 func (c *Chan[T]) Send(t *Task, v T) error {
 	tok := c.put(v)
-	if err := t.Send(c.c, tok); err != nil {
+	if err := t.ops().Send(c.c, tok); err != nil {
 		c.take(tok)
 		return err
 	}
 	return nil
 }
 
-// Recv receives a value, as Task.Recv does: ok is false once the channel is
+// Recv receives a value, blocking while the channel is empty: ok is false once the channel is
 // closed and drained.
 func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
-	tok, ok, err := t.Recv(c.c)
+	tok, ok, err := t.ops().Recv(c.c)
 	if err != nil || !ok {
 		return v, ok, err
 	}
 	return c.take(tok), true, nil
 }
 
-// Close closes the channel, as Task.Close does.
-func (c *Chan[T]) Close(t *Task) error { return t.Close(c.c) }
+// Close closes the channel: receivers drain what is left, then get ok == false.
+func (c *Chan[T]) Close(t *Task) error { return t.ops().Close(c.c) }
 
 // put stores v and returns its token.
 func (c *Chan[T]) put(v T) int64 {

@@ -7,11 +7,11 @@ import (
 	"github.com/cbcsim/cbcsim/internal/mutant"
 )
 
-// Channel is a channel between tasks (seed 001 section 5.2: a task that
+// channel is a channel between tasks (seed 001 section 5.2: a task that
 // sends on a full channel or receives from an empty one is Blocked until the
 // operation can complete). Capacity 0 makes a rendezvous channel. Values are
 // int64 tokens. A blocked task is interrupted by cancellation.
-type Channel struct {
+type channel struct {
 	s    *Scheduler
 	name string
 	cap  int
@@ -26,15 +26,16 @@ type Channel struct {
 }
 
 // NewChannel creates a channel with the given capacity (0: rendezvous).
-func (s *Scheduler) NewChannel(name string, capacity int) *Channel {
+func (view *driverView) NewChannel(name string, capacity int) *channel {
+	s := (*Scheduler)(view)
 	if capacity < 0 {
 		panic("sched: NewChannel: negative capacity")
 	}
-	return &Channel{s: s, name: name, cap: capacity, buf: make([]int64, capacity)}
+	return &channel{s: s, name: name, cap: capacity, buf: make([]int64, capacity)}
 }
 
 // Name is the channel's name.
-func (c *Channel) Name() string { return c.name }
+func (c *channel) Name() string { return c.name }
 
 // wait states of a task blocked on a channel or a timer.
 const (
@@ -51,7 +52,7 @@ type waitSlot struct {
 	state         uint8
 	val           int64
 	interruptible bool // not inside a cleanup: cancellation may interrupt it
-	ch            *Channel
+	ch            *channel
 	send          bool
 	tm            *timer
 	qpos          int      // its slot in a channel's waitq
@@ -75,7 +76,7 @@ type waitRef struct{ b interruptible }
 type chanWait struct {
 	ref           waitRef // points back here: one allocation per block
 	t             *Task
-	c             *Channel
+	c             *channel
 	interruptible bool
 }
 
@@ -89,7 +90,7 @@ func (b *chanWait) describe() string {
 
 // park registers the task in the channel's queue unless the operation could
 // now proceed or the task was cancelled meanwhile.
-func (b *chanWait) park(t *Task, w *Worker) bool {
+func (b *chanWait) park(t *Task, w *worker) bool {
 	c := t.wait.ch
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -107,7 +108,7 @@ func (b *chanWait) park(t *Task, w *Worker) bool {
 		}
 		c.recvq.push(t)
 	}
-	if !t.publishWait(StateBlocked) {
+	if !t.publishWait(stateBlocked) {
 		c.remove(t)
 		return false
 	}
@@ -122,7 +123,7 @@ func (b *chanWait) park(t *Task, w *Worker) bool {
 // Dekker with markCancel: waitingOn is stored before mark is loaded here,
 // and markCancel stores mark before it loads waitingOn (all seq-cst), so
 // either this sees the mark or markCancel sees the wait and interrupts it.
-func (t *Task) publishWait(st TaskState) bool {
+func (t *Task) publishWait(st taskState) bool {
 	t.state.Store(uint32(st))
 	t.waitingOn.Store(t.wait.ref)
 	if t.wait.interruptible && t.marked() != 0 {
@@ -147,7 +148,7 @@ func (b *chanWait) cancelWait(t *Task) bool {
 }
 
 // remove deletes t from whichever queue holds it. Called with c.mu held.
-func (c *Channel) remove(t *Task) bool {
+func (c *channel) remove(t *Task) bool {
 	return c.recvq.remove(t) || c.sendq.remove(t)
 }
 
@@ -221,7 +222,7 @@ func (q *waitq) compact() {
 
 // complete finishes a blocked task's wait with state and wakes it. Called
 // with c.mu held, by the task that made the wait complete (running on w).
-func (c *Channel) complete(t *Task, state uint8, w *Worker) {
+func (c *channel) complete(t *Task, state uint8, w *worker) {
 	t.wait.state = state
 	t.waitingOn.Store(nil)
 	if mutant.On(mutant.LostWakeup) && state == waitDone && !t.wait.send {
@@ -234,7 +235,8 @@ func (c *Channel) complete(t *Task, state uint8, w *Worker) {
 // it blocks while the channel is full (or, for a rendezvous channel, until a
 // receiver takes the value). Sending on a closed channel fails the task
 // with ChannelClosed.
-func (t *Task) Send(c *Channel, v int64) error {
+func (view *taskOps) Send(c *channel, v int64) error {
+	t := (*Task)(view)
 	if err := t.point(Cost{Ops: 1, ChannelOps: 1}); err != nil {
 		return err
 	}
@@ -269,7 +271,8 @@ func (t *Task) Send(c *Channel, v int64) error {
 // Recv receives from c. It is a checkpoint costing one op and one
 // channel_ops; it blocks while the channel is empty. On a closed, empty
 // channel it returns at once with ok false.
-func (t *Task) Recv(c *Channel) (v int64, ok bool, err error) {
+func (view *taskOps) Recv(c *channel) (v int64, ok bool, err error) {
+	t := (*Task)(view)
 	if err := t.point(Cost{Ops: 1, ChannelOps: 1}); err != nil {
 		return 0, false, err
 	}
@@ -313,7 +316,8 @@ func (t *Task) Recv(c *Channel) (v int64, ok bool, err error) {
 // Close closes c: blocked receivers get ok false, blocked senders fail with
 // ChannelClosed. It costs one channel_ops and is not a checkpoint. Closing
 // twice fails the task with ChannelClosed.
-func (t *Task) Close(c *Channel) error {
+func (view *taskOps) Close(c *channel) error {
+	t := (*Task)(view)
 	if err := t.charge(Cost{ChannelOps: 1}); err != nil {
 		return err
 	}
@@ -336,7 +340,7 @@ func (t *Task) Close(c *Channel) error {
 // channel closes, or (outside cleanups) it is cancelled. A state of
 // waitPending on return means the worker found the operation could proceed
 // and did not park: the caller retries.
-func (t *Task) blockOnChannel(c *Channel, send bool, v int64) error {
+func (t *Task) blockOnChannel(c *channel, send bool, v int64) error {
 	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
 	t.ext().wait = waitSlot{state: waitPending, val: v, interruptible: t.cleanupDepth == 0, ch: c, send: send}
 	cw := &chanWait{t: t, c: c, interruptible: t.wait.interruptible}
@@ -350,4 +354,4 @@ func (t *Task) blockOnChannel(c *Channel, send bool, v int64) error {
 	return nil
 }
 
-func (c *Channel) String() string { return fmt.Sprintf("channel %s (cap %d)", c.name, c.cap) }
+func (c *channel) String() string { return fmt.Sprintf("channel %s (cap %d)", c.name, c.cap) }

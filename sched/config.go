@@ -77,28 +77,16 @@ const WorkersMax = 256
 
 // Config configures a Scheduler. The zero value is usable: one worker per
 // CPU, seed 0, random victims, the service profile and its yield interval,
-// and DefaultBudget for every task.
+// and Unlimited for every task (sched/driver, which runs
+// scenarios, gives DefaultBudget instead).
 type Config struct {
 	Workers       int     // 1..WorkersMax; 0 means runtime.NumCPU()
 	Seed          uint64  // seeds every worker's victim generator
 	Victim        Victim  // steal-victim strategy
 	Profile       Profile // capability profile
 	YieldInterval int     // ops between forced yields; 0 means DefaultYieldInterval(Profile)
-	Budget        Budget  // each root task's budget; the zero value means DefaultBudget
+	Budget        Budget  // each root task's budget; the zero value means Unlimited
 	RootCaps      Caps    // under the sovereign profile, the root task's capabilities (none by default)
-
-	// StepCheckpoints makes every checkpoint end the worker's step, so a
-	// driver that calls Worker.Step interleaves tasks at checkpoint
-	// granularity. The seeded simulator sets it; real mode leaves it off
-	// and a task runs until it yields, blocks or ends.
-	StepCheckpoints bool
-
-	// Sink receives every scheduling event. Nil means no events (real mode).
-	Sink Sink
-
-	// KeepTasks keeps every task and nursery for Tasks and Nurseries after
-	// the run (always on with a Sink). A long-running program leaves it off.
-	KeepTasks bool
 
 	// MaxSteps bounds a real-mode run: past that many worker steps in all
 	// (steps that ran a task or took one; an idle worker's looks for work
@@ -106,30 +94,6 @@ type Config struct {
 	// task unwinds at its next checkpoint, and LimitHit reports it. 0 means
 	// no bound. The seeded driver keeps its own bound and ignores this one.
 	MaxSteps int64
-
-	// Clock gives the time in ticks for sleeps and timeouts. The seeded
-	// driver injects its virtual clock; nil means the real-mode wall clock
-	// (RealTickNanos per tick) started by Run.
-	Clock Clock
-
-	// Victims, when set, chooses every steal victim instead of the
-	// strategy (schedule-driven replay of a recorded trace).
-	Victims VictimSource
-
-	// StealHalf makes a successful steal take half of the victim's deque
-	// (at most StealBatchMax tasks) instead of one task: the thief runs
-	// the first and queues the rest on its own deque. Off by default:
-	// docs/performance.md has the measurement that decided it.
-	StealHalf bool
-}
-
-// StealBatchMax bounds the tasks one StealHalf steal moves.
-const StealBatchMax = 64
-
-// VictimSource chooses steal victims. NextVictim returns the index of the
-// worker that worker w attempts to steal from next; it must not be w.
-type VictimSource interface {
-	NextVictim(w int) int
 }
 
 // normalize fills defaults and checks ranges.
@@ -153,7 +117,9 @@ func (c Config) normalize() (Config, error) {
 		return c, fmt.Errorf("sched: yield interval %d out of range 1..%d", c.YieldInterval, math.MaxInt32)
 	}
 	if c.Budget == (Budget{}) {
-		c.Budget = DefaultBudget
+		// A Go program's zero Config has no quotas; sched/driver fills
+		// DefaultBudget (the scenario format's) before it gets here.
+		c.Budget = Unlimited
 	}
 	return c, nil
 }

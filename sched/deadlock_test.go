@@ -23,15 +23,15 @@ func TestDeadlockAfterLastTimer(t *testing.T) {
 			go func() {
 				done <- s.Run("main", func(t *Task) error {
 					return t.Nursery(NurseryOptions{Label: "n", Timeout: ticks}, func(n *Nursery) error {
-						_, _, err := t.Recv(s.NewChannel("never", 0))
+						_, _, err := t.ops().Recv(s.drv().NewChannel("never", 0))
 						return err
 					})
 				})
 			}()
 			select {
 			case res := <-done:
-				if !s.Deadlocked() || res.Kind != nursery.KindCancelled || res.Reason != nursery.ResourceExhausted {
-					t.Fatalf("timeout %d, workers %d: main = %s, deadlocked %v; want cancelled:ResourceExhausted after a deadlock", ticks, workers, res, s.Deadlocked())
+				if !s.drv().Deadlocked() || res.Kind != nursery.KindCancelled || res.Reason != nursery.ResourceExhausted {
+					t.Fatalf("timeout %d, workers %d: main = %s, deadlocked %v; want cancelled:ResourceExhausted after a deadlock", ticks, workers, res, s.drv().Deadlocked())
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatalf("timeout %d, workers %d: the run hangs after its last timer fired", ticks, workers)

@@ -61,9 +61,9 @@
 // children runs: once Task.Nursery returns, the scheduler may reuse it for
 // another nursery. Nursery.Go hands out no task, so a task spawned with it
 // is reused once done; Nursery.Spawn returns a *Task that stays valid (and
-// is therefore never reused, nor is its nursery). Without Config.KeepTasks
-// a nursery keeps no per-child results (NurserySnapshot.Results is empty):
-// its memory follows the children unfinished at once, not all it ever had.
+// is therefore never reused, nor is its nursery). A nursery keeps no
+// per-child results: its memory follows the children unfinished at once,
+// not all it ever had.
 //
 // Costs, measured on the project's 2-core machine (docs/performance.md): a
 // spawn with Go allocates nothing in the steady state and starts no
@@ -72,8 +72,9 @@
 // goroutine.
 //
 // The seeded simulator (package sim) drives the same code one atomic step
-// at a time instead of Run (Config.StepCheckpoints, Config.Sink,
-// Config.Clock, Worker.Step), which is why the core reads no clock and
-// takes every random choice from a generator seeded by the caller; under
-// it Blocking runs its function inline, within the step.
+// at a time instead of Run, through package sched/driver, which is why the
+// core reads no clock and takes every random choice from a generator
+// seeded by the caller; under it Blocking runs its function inline, within
+// the step. The scenario operations (Compute, Send and Recv of int64
+// tokens...) and the inspection of tasks and nurseries live there too.
 package sched

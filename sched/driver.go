@@ -5,22 +5,22 @@ package sched
 // global queue, every other deque) is empty. Such a step changes nothing a
 // task can observe, so a schedule explorer need not branch on it.
 // Seeded driver only: the answer is exact when no other worker moves.
-func (w *Worker) Idle() bool { return w.cur == nil && !w.hasWork() }
+func (w *worker) Idle() bool { return w.cur == nil && !w.hasWork() }
 
 // QueueLen is the length of w's local deque. Seeded driver only (exact
 // when no other worker moves): an explorer branches only on the steal
 // victims that have something to steal.
-func (w *Worker) QueueLen() int { return w.dq.Len() }
+func (w *worker) QueueLen() int { return w.dq.Len() }
 
 // Running reports whether w is in the middle of a task: its next step
 // resumes that task. Switching away from such a worker is a preemption;
 // switching away from one whose task just blocked, yielded or ended is
 // not. Seeded driver only.
-func (w *Worker) Running() bool { return w.cur != nil }
+func (w *worker) Running() bool { return w.cur != nil }
 
 // CurrentID is the id of the task w is in the middle of, 0 if none.
 // Seeded driver only: PCT gives priorities to tasks, not to workers.
-func (w *Worker) CurrentID() uint64 {
+func (w *worker) CurrentID() uint64 {
 	if w.cur == nil {
 		return 0
 	}
@@ -30,4 +30,4 @@ func (w *Worker) CurrentID() uint64 {
 // Current is the task w is in the middle of, nil if none. Seeded driver
 // only: with the task's State, a driver tells a yield (the task left the
 // worker and is ready) from a block or an end.
-func (w *Worker) Current() *Task { return w.cur }
+func (w *worker) Current() *Task { return w.cur }

@@ -1,20 +1,14 @@
 package sched
 
-import "github.com/cbcsim/cbcsim/trace"
-
-// Sink receives the scheduler's events. The seeded driver implements it to
-// number steps, stamp virtual time and record or write the trace. Calls come
-// from the worker goroutine that caused the event; fields is scratch memory
-// that is reused after Emit returns, so a Sink that keeps events copies them.
-// worker is -1 for events caused outside any worker (the driver).
-type Sink interface {
-	Emit(worker int, kind trace.Kind, fields []trace.Field)
-}
+import (
+	"github.com/cbcsim/cbcsim/sched/internal/link"
+	"github.com/cbcsim/cbcsim/trace"
+)
 
 // emitter is the per-worker scratch space for building events without
 // allocating.
 type emitter struct {
-	sink   Sink
+	sink   link.Sink
 	worker int
 	buf    []trace.Field
 }

@@ -20,11 +20,12 @@ func ExampleScheduler_Run() {
 		panic(err)
 	}
 	var squares []*sched.Task
+	var values [4]int64
 	res := s.Run("main", func(t *sched.Task) error {
 		return t.Nursery(sched.NurseryOptions{Label: "squares"}, func(n *sched.Nursery) error {
 			for i := int64(1); i <= 3; i++ {
 				child, err := n.Spawn(t, "square", func(t *sched.Task) error {
-					t.SetValue(i * i)
+					values[i] = i * i
 					return nil
 				}, sched.SpawnOptions{})
 				if err != nil {
@@ -35,14 +36,14 @@ func ExampleScheduler_Run() {
 			return nil
 		})
 	})
-	for _, c := range squares {
-		fmt.Println(c.Name(), c.Result())
+	for i, c := range squares {
+		fmt.Println(c.Name(), c.Result(), values[i+1])
 	}
 	fmt.Println("main:", res)
 	// Output:
-	// square ok:1
-	// square ok:4
-	// square ok:9
+	// square ok 1
+	// square ok 4
+	// square ok 9
 	// main: ok
 }
 
@@ -210,55 +211,52 @@ func ExampleTask_Checkpoint() {
 }
 
 // Defer and Using push cleanups that run in reverse order on every way
-// out, including a failure. Using also logs the acquire and the release.
+// out, including a failure.
 func ExampleTask_Using() {
 	s, err := sched.New(sched.Config{Workers: 1})
 	if err != nil {
 		panic(err)
 	}
 	res := s.Run("main", func(t *sched.Task) error {
-		t.Defer("close log", func(t *sched.Task) error { t.Log("close log"); return nil })
+		t.Defer("close log", func(t *sched.Task) error { fmt.Println("close log"); return nil })
 		return t.Using("db", func() error {
-			t.Defer("rollback", func(t *sched.Task) error { t.Log("rollback"); return nil })
-			t.Log("query")
+			t.Defer("rollback", func(t *sched.Task) error { fmt.Println("rollback"); return nil })
+			fmt.Println("query")
 			return errors.New("constraint violated")
 		})
 	})
-	fmt.Println(strings.Join(s.Log(), "\n"))
 	fmt.Println("main:", res)
 	// Output:
-	// acquire db
 	// query
 	// rollback
-	// release db
 	// close log
 	// main: err:constraint violated
 }
 
-// Channels carry int64 values between tasks. A sender blocks while the
+// A Chan carries values between tasks. A sender blocks while the
 // channel is full, a receiver while it is empty; after Close a receiver
 // drains what is left and then gets ok == false.
-func ExampleChannel() {
+func ExampleChan_Close() {
 	s, err := sched.New(sched.Config{Workers: 1})
 	if err != nil {
 		panic(err)
 	}
-	jobs := s.NewChannel("jobs", 2)
+	jobs := sched.NewChan[int64](s, "jobs", 2)
 	res := s.Run("main", func(t *sched.Task) error {
 		return t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
 			if _, err := n.Spawn(t, "producer", func(t *sched.Task) error {
 				for v := int64(1); v <= 5; v++ {
-					if err := t.Send(jobs, v); err != nil {
+					if err := jobs.Send(t, v); err != nil {
 						return err
 					}
 				}
-				return t.Close(jobs)
+				return jobs.Close(t)
 			}, sched.SpawnOptions{}); err != nil {
 				return err
 			}
 			_, err := n.Spawn(t, "consumer", func(t *sched.Task) error {
 				for {
-					v, ok, err := t.Recv(jobs)
+					v, ok, err := jobs.Recv(t)
 					if err != nil || !ok {
 						return err
 					}
@@ -278,7 +276,7 @@ func ExampleChannel() {
 	// main: ok
 }
 
-// Chan carries values of any type between tasks, with a Channel's
+// Chan carries values of any type between tasks, with a channel's
 // blocking, closing and cancellation; Ticks turns a time.Duration into the
 // ticks Sleep and NurseryOptions.Timeout take.
 func ExampleChan() {

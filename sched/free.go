@@ -2,7 +2,7 @@ package sched
 
 import "sync"
 
-// Recycling. In real mode without a Sink or KeepTasks, a task spawned with
+// Recycling. Unless the Mode keeps every task, a task spawned with
 // Nursery.Go (which hands out no *Task) and a nursery without a timeout are
 // reused once they are done, so that a program spawning millions of tasks
 // allocates a few hundred. A task is done once its nursery has recorded

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"errors"
+	"github.com/cbcsim/cbcsim/sched/internal/link"
 	"os"
 	"os/exec"
 	"runtime"
@@ -21,7 +22,7 @@ import (
 func TestGoexitEndsTheTask(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		for _, workers := range []int{1, 4} {
-			s, err := New(Config{Workers: workers, KeepTasks: keep, Budget: Unlimited})
+			s, err := newWith(Config{Workers: workers, Budget: Unlimited}, link.Options{Mode: realMode(keep)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,8 +94,8 @@ func TestGoexitEndsTheTask(t *testing.T) {
 			if got := childrenCancelled.Load(); got != 8 {
 				t.Fatalf("keep %v, workers %d: %d of the nursery's 8 children were cancelled", keep, workers, got)
 			}
-			if s.Live() != 0 {
-				t.Fatalf("keep %v, workers %d: %d tasks still live", keep, workers, s.Live())
+			if s.drv().Live() != 0 {
+				t.Fatalf("keep %v, workers %d: %d tasks still live", keep, workers, s.drv().Live())
 			}
 		}
 	}
@@ -154,12 +155,12 @@ func TestGoexitInRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := runWithin(t, s, func(root *Task) error {
-			root.Defer("log", func(*Task) error { root.Log("cleanup ran"); return nil })
+			root.Defer("log", func(*Task) error { root.ops().Log("cleanup ran"); return nil })
 			runtime.Goexit()
 			return nil
 		})
-		if res.String() != "panic:runtime.Goexit in a task" || len(s.Log()) != 1 {
-			t.Fatalf("workers %d: main = %s, log %q", workers, res, s.Log())
+		if res.String() != "panic:runtime.Goexit in a task" || len(s.drv().Log()) != 1 {
+			t.Fatalf("workers %d: main = %s, log %q", workers, res, s.drv().Log())
 		}
 	}
 }

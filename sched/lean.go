@@ -8,7 +8,7 @@ import (
 	"github.com/cbcsim/cbcsim/nursery"
 )
 
-// Lean nurseries (no KeepTasks, no Sink; not cancel_remaining, no
+// Lean nurseries (a Mode that keeps nothing; not cancel_remaining, no
 // max_concurrent) keep no record per child, and most of their children
 // never take the nursery's lock:
 //
@@ -50,7 +50,7 @@ func (n *Nursery) lean() bool { return n.m.Lean() }
 // completeFast ends child t of lean nursery n without the lock when it may:
 // it never enlisted and ended without an error. It reports false when the
 // caller must take the locked path.
-func (n *Nursery) completeFast(t *Task, w *Worker) bool {
+func (n *Nursery) completeFast(t *Task, w *worker) bool {
 	if t.child >= 0 || t.result.IsError() {
 		return false
 	}
@@ -71,7 +71,7 @@ func (n *Nursery) completeFast(t *Task, w *Worker) bool {
 // running: once pending is zero those are the children that ended
 // lock-free. The nursery then becomes terminal. Called with n.mu held, by
 // the one party that saw pending reach zero with awaitBit set.
-func (n *Nursery) finishRest(w *Worker) {
+func (n *Nursery) finishRest(w *worker) {
 	if err := n.m.FinishMany(n.m.Running(), nil); err != nil {
 		panic(fmt.Sprintf("sched: Nursery.finishRest: %v", err))
 	}

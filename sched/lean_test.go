@@ -104,7 +104,7 @@ func TestLeanJoinWaitsForAll(t *testing.T) {
 func TestLeanCancelReachesEveryChild(t *testing.T) {
 	for _, workers := range []int{1, 2, 4} {
 		s := leanSched(t, workers)
-		never := s.NewChannel("never", 0)
+		never := s.drv().NewChannel("never", 0)
 		// observe sees how each child that ran ended: it can only end by
 		// being cancelled (a spinner that is not ends "never cancelled").
 		var ended, cancelled atomic.Int64
@@ -125,7 +125,7 @@ func TestLeanCancelReachesEveryChild(t *testing.T) {
 						return err
 					}
 					if err := spawn("receiver", func(t *Task) error {
-						_, _, err := t.Recv(never)
+						_, _, err := t.ops().Recv(never)
 						return observe(err)
 					}); err != nil {
 						return err

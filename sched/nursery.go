@@ -131,10 +131,11 @@ func (n *Nursery) Owner() *Task { return n.owner }
 // results in spawn order. It is meant for tests, for the simulator's
 // tables, and for a body inspecting its own nursery; outside the body it
 // needs Config.KeepTasks (see the package doc on lifetimes).
-func (n *Nursery) Snapshot() NurserySnapshot {
+func (view *nurseryView) Snapshot() nurserySnapshot {
+	n := (*Nursery)(view)
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	snap := NurserySnapshot{
+	snap := nurserySnapshot{
 		Label: n.label, Mode: n.m.Mode(), State: n.m.State(), Outcome: n.m.Outcome(),
 		Results: append([]Result(nil), n.m.Results()...),
 	}
@@ -147,24 +148,6 @@ func (n *Nursery) Snapshot() NurserySnapshot {
 		}
 	}
 	return snap
-}
-
-// NurserySnapshot is a copy of a nursery's observable state. Results (per
-// child, in spawn order) and Children (their ids) are complete only when
-// the scheduler keeps its tasks (Config.KeepTasks or a Sink); otherwise a
-// nursery keeps no per-child records (a lean nursery: Results is empty and
-// Children lists only the unfinished children that enlisted, see
-// lean.go), except under cancel_remaining or max_concurrent, which need
-// them.
-type NurserySnapshot struct {
-	Label      string
-	Mode       nursery.Mode
-	State      nursery.State
-	Outcome    nursery.Outcome
-	FirstError string
-	HasError   bool
-	Results    []Result
-	Children   []uint64
 }
 
 // Nursery opens a nursery owned by t, runs body in t, then awaits every
@@ -288,7 +271,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	}
 	n.spawnLeft.Store(int32(min(n.pool.SpawnCount, math.MaxInt32)))
 	n.quota = n
-	if q := n.nextQuota(); q != nil && s.cfg.StepCheckpoints && q.spawnLeft.Load() <= n.spawnLeft.Load() {
+	if q := n.nextQuota(); q != nil && s.cfg.Mode.Stepped() && q.spawnLeft.Load() <= n.spawnLeft.Load() {
 		// Under the seeded driver (one step at a time, no concurrent
 		// spawns) a pool at least as large as what is left above can never
 		// be the one that runs out: every spawn below pays both. Linking
@@ -320,7 +303,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 // lock, so no other worker can reach n any more; n.mu is left as it is,
 // unlocked, since the last child's worker may still be returning from
 // Unlock.
-func (n *Nursery) recycle(w *Worker) {
+func (n *Nursery) recycle(w *worker) {
 	if n.keepMem || n.timer != nil {
 		return
 	}
@@ -467,7 +450,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 
 // unspawn undoes a spawn refused after takeSpawn: the spawn_count goes
 // back to the pools, and child, never published, back to w's free list.
-func (n *Nursery) unspawn(child *Task, w *Worker) {
+func (n *Nursery) unspawn(child *Task, w *worker) {
 	n.refundSpawn()
 	if child.recycle {
 		*child = Task{}
@@ -569,7 +552,7 @@ func (n *Nursery) ownerRuns(op string) error {
 	if n.owner == nil {
 		return &SchedError{Code: CodeNurseryNotActive, Detail: "Nursery." + op + " on a nursery that has ended"}
 	}
-	if n.owner.State() != StateRunning {
+	if n.owner.ops().State() != stateRunning {
 		panic("sched: Nursery." + op + ": the nursery's owner is not running: only the owner may call it, from its body")
 	}
 	return nil
@@ -582,7 +565,7 @@ func (n *Nursery) Cancel(t *Task) {
 
 // cancel moves the nursery to Cancelling with reason r and marks its
 // unfinished children. Any worker may call it.
-func (n *Nursery) cancel(r nursery.Reason, w *Worker) {
+func (n *Nursery) cancel(r nursery.Reason, w *worker) {
 	n.mu.Lock()
 	n.m.Cancel(r, nil)
 	n.apply(w)
@@ -590,7 +573,7 @@ func (n *Nursery) cancel(r nursery.Reason, w *Worker) {
 }
 
 // complete records that child t finished. Called by the worker that ran t.
-func (n *Nursery) complete(t *Task, w *Worker) {
+func (n *Nursery) complete(t *Task, w *worker) {
 	lean := n.lean()
 	if lean && n.completeFast(t, w) {
 		return
@@ -663,7 +646,7 @@ func (n *Nursery) start(t *Task) bool {
 // apply carries out the effects in n.m.Scratch(). Called with n.mu held; it only
 // takes locks further down the task tree (children, their nurseries), so
 // lock order always follows the tree from the root down.
-func (n *Nursery) apply(w *Worker) {
+func (n *Nursery) apply(w *worker) {
 	e := n.m.Scratch()
 	s := n.owner.s
 	if len(e.Transitions) > 0 && n.lean() {
@@ -721,7 +704,7 @@ func (n *Nursery) apply(w *Worker) {
 }
 
 // timeout fires the nursery's timeout (from the clock, outside any worker).
-func (n *Nursery) timeout(w *Worker) {
+func (n *Nursery) timeout(w *worker) {
 	n.mu.Lock()
 	if !n.m.Terminal() {
 		n.m.Timeout(nil)
@@ -752,14 +735,14 @@ func (n *Nursery) await(t *Task) {
 }
 
 // park registers the owner as waiting unless the nursery already ended.
-func (n *Nursery) park(t *Task, w *Worker) bool {
+func (n *Nursery) park(t *Task, w *worker) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.m.Terminal() {
 		return false
 	}
 	n.waiter = t
-	t.state.Store(uint32(StateBlocked))
+	t.state.Store(uint32(stateBlocked))
 	return true
 }
 

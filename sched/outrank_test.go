@@ -2,6 +2,7 @@ package sched
 
 import (
 	"errors"
+	"github.com/cbcsim/cbcsim/sched/internal/link"
 	"sync/atomic"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestChildErrorOutranksOwnerCancel(t *testing.T) {
 	errChild := errors.New("child failed")
 	for _, keep := range []bool{true, false} {
 		for _, workers := range []int{1, 4} {
-			s, err := New(Config{Workers: workers, Seed: 3, KeepTasks: keep, Budget: Unlimited})
+			s, err := newWith(Config{Workers: workers, Seed: 3, Budget: Unlimited}, link.Options{Mode: realMode(keep)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -34,8 +35,8 @@ func TestChildErrorOutranksOwnerCancel(t *testing.T) {
 							if err := n.Go("child", func(*Task) error { return errChild }); err != nil {
 								return err
 							}
-							never := s.NewChannel("never", 0)
-							_, _, err := o.Recv(never) // blocked until cancelled from outside
+							never := s.drv().NewChannel("never", 0)
+							_, _, err := o.ops().Recv(never) // blocked until cancelled from outside
 							return err
 						})
 						return ownerErr
@@ -53,7 +54,7 @@ func TestChildErrorOutranksOwnerCancel(t *testing.T) {
 									return errors.New("sibling failed")
 								default:
 								}
-								if n.Snapshot().HasError {
+								if (*nurseryView)(n).Snapshot().HasError {
 									close(failed)
 									return errors.New("sibling failed")
 								}
@@ -74,4 +75,12 @@ func TestChildErrorOutranksOwnerCancel(t *testing.T) {
 			}
 		}
 	}
+}
+
+// realMode is the real-mode Mode that keeps every task or none.
+func realMode(keep bool) link.Mode {
+	if keep {
+		return link.RealKeep
+	}
+	return link.Real
 }

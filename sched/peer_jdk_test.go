@@ -9,6 +9,7 @@ import (
 
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 )
 
 // Ports of the JDK's test/jdk/java/util/concurrent/StructuredTaskScope/
@@ -210,12 +211,12 @@ func TestPeerJDKShutdownInterrupts(t *testing.T) {
 func TestPeerJDKForkAfterClose(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		for _, workers := range peerWorkers {
-			s, err := sched.New(sched.Config{Workers: workers, Budget: sched.Unlimited, KeepTasks: keep})
+			s, err := driver.New(driver.Config{Config: sched.Config{Workers: workers, Budget: sched.Unlimited}, Mode: map[bool]driver.Mode{false: driver.Real, true: driver.RealKeep}[keep]})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var goErr, tryErr error
-			res := s.Run("main", func(root *sched.Task) error {
+			res := s.Sched().Run("main", func(root *sched.Task) error {
 				var ended *sched.Nursery
 				if err := root.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
 					ended = n

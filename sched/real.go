@@ -10,18 +10,22 @@ import (
 )
 
 // LimitHit reports whether a real-mode run passed Config.MaxSteps.
-func (s *Scheduler) LimitHit() bool { return s.limitHit.Load() }
+func (view *driverView) LimitHit() bool {
+	s := (*Scheduler)(view)
+	return s.limitHit.Load()
+}
 
 // Run runs fn as the root task on the scheduler's workers, one goroutine
 // each (real mode), and returns the root's result when it and therefore
 // every task has finished. The scheduler is spent afterwards.
 func (s *Scheduler) Run(name string, fn Func) Result {
-	return s.RunWith(name, fn, nil)
+	return s.drv().RunWith(name, fn, nil)
 }
 
 // RunWith is Run with a hook that sees the root task before any worker
 // starts (to set its capabilities, say).
-func (s *Scheduler) RunWith(name string, fn Func, before func(root *Task)) Result {
+func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) Result {
+	s := (*Scheduler)(view)
 	if s.clock == nil {
 		s.clock = &wallClock{start: time.Now()}
 	}
@@ -33,7 +37,7 @@ func (s *Scheduler) RunWith(name string, fn Func, before func(root *Task)) Resul
 		defer close(clockDone)
 		s.runClock(stop)
 	}()
-	root := s.Start(name, fn)
+	root := s.drv().Start(name, fn)
 	if before != nil {
 		before(root)
 	}
@@ -100,11 +104,14 @@ func (s *Scheduler) runClock(stop <-chan struct{}) {
 // Deadlocked reports whether a real-mode run found every worker idle with
 // no timer pending while tasks remained; the run was then cancelled
 // (ResourceExhausted) so that it could end.
-func (s *Scheduler) Deadlocked() bool { return s.deadlocked.Load() }
+func (view *driverView) Deadlocked() bool {
+	s := (*Scheduler)(view)
+	return s.deadlocked.Load()
+}
 
 // deadlock handles a real-mode deadlock: the first time, cancel the root so
 // that every interruptible wait unwinds; if the run is stuck again, give up.
-func (s *Scheduler) deadlock(w *Worker) {
+func (s *Scheduler) deadlock(w *worker) {
 	if s.deadlocked.CompareAndSwap(false, true) {
 		s.root.markCancel(nursery.ResourceExhausted, w)
 		s.park.notify()
@@ -115,7 +122,7 @@ func (s *Scheduler) deadlock(w *Worker) {
 
 // loop is a real-mode worker: step until the root has finished, parking
 // when there is nothing to do.
-func (w *Worker) loop() {
+func (w *worker) loop() {
 	s := w.s
 	for !s.rootDone.Load() && !s.park.done.Load() {
 		if w.Step() {
@@ -161,7 +168,7 @@ func (s *Scheduler) fireDue() {
 // on a channel, say) would otherwise leave them asleep for ever.
 func (s *Scheduler) fireAndRecheck(now uint64) {
 	s.firing.Add(1)
-	s.FireTimers(now)
+	s.drv().FireTimers(now)
 	s.firing.Add(-1)
 	if !s.timersPending() {
 		s.park.notify()
@@ -176,7 +183,7 @@ const spinMax = 64 * time.Microsecond
 // 1 ms (seed 001 section 7.4), then an indefinite park. The short rounds
 // yield the processor and look for work; the long ones are timed parks that
 // a push cuts short, so backing off never delays a wake-up.
-func (w *Worker) idle() {
+func (w *worker) idle() {
 	s := w.s
 	start := time.Now()
 	for d := time.Microsecond; d <= time.Millisecond; d *= 2 {
@@ -214,7 +221,7 @@ func (w *Worker) idle() {
 type parking struct {
 	idle     atomic.Int32 // workers registered as sleepers
 	mu       sync.Mutex   // guards sleepers
-	sleepers []*Worker
+	sleepers []*worker
 	done     atomic.Bool
 }
 
@@ -232,7 +239,7 @@ func (p *parking) notify() {
 }
 
 // signal wakes w if it sleeps; a signal sent before it blocks is kept.
-func (w *Worker) signal() {
+func (w *worker) signal() {
 	select {
 	case w.wake <- struct{}{}:
 	default:
@@ -242,7 +249,7 @@ func (w *Worker) signal() {
 // wait sleeps until work may be available, or for at most timeout when it
 // is positive. It reports whether it was woken or found work (false: the
 // timeout passed).
-func (p *parking) wait(w *Worker, timeout time.Duration) bool {
+func (p *parking) wait(w *worker, timeout time.Duration) bool {
 	s := w.s
 	p.mu.Lock()
 	idle := p.idle.Add(1) // seq-cst: ordered before the looks at the queues below
@@ -312,7 +319,7 @@ func (p *parking) shutdown() {
 }
 
 // hasWork reports whether any queue w could take from is non-empty.
-func (w *Worker) hasWork() bool {
+func (w *worker) hasWork() bool {
 	if w.dq.Len() > 0 || w.s.global.len() > 0 {
 		return true
 	}

@@ -111,14 +111,14 @@ type rechargeWait struct {
 
 func (b *rechargeWait) describe() string { return "recharge" }
 
-func (b *rechargeWait) park(t *Task, w *Worker) bool {
+func (b *rechargeWait) park(t *Task, w *worker) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.credit != nil || (t.wait.interruptible && t.marked() != 0) {
 		return false
 	}
 	t.rechargeWaiting = true
-	if !t.publishWait(StateExhausted) {
+	if !t.publishWait(stateExhausted) {
 		t.rechargeWaiting = false
 		return false
 	}
@@ -142,7 +142,8 @@ func (b *rechargeWait) cancelWait(t *Task) bool {
 // recharge). It needs the cluster profile, or the supervisor capability
 // under sovereign; otherwise the task fails with CapabilityDenied. A child
 // waiting in BudgetExhausted wakes. It reports whether a child was found.
-func (t *Task) Recharge(name string, amount Budget) (bool, error) {
+func (view *taskOps) Recharge(name string, amount Budget) (bool, error) {
+	t := (*Task)(view)
 	switch {
 	case t.s.cfg.Profile == ProfileCluster:
 	case t.s.cfg.Profile == ProfileSovereign && t.caps&CapSupervisor != 0:

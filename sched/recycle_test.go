@@ -119,8 +119,8 @@ func TestRecycledTasksAndNurseries(t *testing.T) {
 		if c.wrongName.Load() != 0 {
 			t.Fatalf("workers %d: %d tasks saw another task's name", workers, c.wrongName.Load())
 		}
-		if s.Live() != 0 {
-			t.Fatalf("workers %d: %d tasks still live", workers, s.Live())
+		if s.drv().Live() != 0 {
+			t.Fatalf("workers %d: %d tasks still live", workers, s.drv().Live())
 		}
 	}
 }

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"errors"
+	"github.com/cbcsim/cbcsim/sched/internal/link"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,7 +15,7 @@ func newReal(t *testing.T, workers int) *Scheduler {
 	t.Helper()
 	b := DefaultBudget
 	b.SpawnCount = 1 << 20
-	s, err := New(Config{Workers: workers, Seed: 1, KeepTasks: true, Budget: b})
+	s, err := newWith(Config{Workers: workers, Seed: 1, Budget: b}, link.Options{Mode: link.RealKeep})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +51,8 @@ func TestRealSpawnJoin(t *testing.T) {
 		if res.Kind != nursery.KindOK {
 			t.Fatalf("workers %d: main = %s", workers, res)
 		}
-		if s.Live() != 0 {
-			t.Fatalf("workers %d: %d tasks still live", workers, s.Live())
+		if s.drv().Live() != 0 {
+			t.Fatalf("workers %d: %d tasks still live", workers, s.drv().Live())
 		}
 	}
 }
@@ -61,7 +62,7 @@ func TestRealSpawnJoin(t *testing.T) {
 // child is a result, not a crash.
 func TestRealFailFastPropagates(t *testing.T) {
 	s := newReal(t, 4)
-	var snap NurserySnapshot
+	var snap nurserySnapshot
 	res := s.Run("main", func(t *Task) error {
 		var nn *Nursery
 		err := t.Nursery(NurseryOptions{Label: "n"}, func(n *Nursery) error {
@@ -78,7 +79,7 @@ func TestRealFailFastPropagates(t *testing.T) {
 			n.Spawn(t, "spin2", spin, SpawnOptions{})
 			return nil
 		})
-		snap = nn.Snapshot()
+		snap = (*nurseryView)(nn).Snapshot()
 		return err
 	})
 	if res.String() != "err:panic:boom" {
@@ -130,7 +131,7 @@ func TestRealTransitiveCancel(t *testing.T) {
 	if res.Kind != nursery.KindOK {
 		t.Fatalf("main = %s, want ok (a cancelled nursery lets its owner continue)", res)
 	}
-	snap := inner.Load().Snapshot()
+	snap := (*nurseryView)(inner.Load()).Snapshot()
 	if snap.State != nursery.Cancelled || snap.Results[0].String() != "cancelled:ExplicitCancel" {
 		t.Fatalf("inner nursery %s %v, want Cancelled with cancelled:ExplicitCancel", snap.State, snap.Results)
 	}
@@ -142,14 +143,14 @@ func TestRealTransitiveCancel(t *testing.T) {
 func TestCleanupsLIFO(t *testing.T) {
 	s := newReal(t, 1)
 	res := s.Run("main", func(t *Task) error {
-		t.Defer("d1", func(t *Task) error { t.Log("d1"); return nil })
+		t.Defer("d1", func(t *Task) error { t.ops().Log("d1"); return nil })
 		return t.Using("r1", func() error {
-			t.Defer("d2", func(t *Task) error { t.Log("d2"); panic("in cleanup") })
-			t.Defer("d3", func(t *Task) error { t.Log("d3"); return nil })
+			t.Defer("d2", func(t *Task) error { t.ops().Log("d2"); panic("in cleanup") })
+			t.Defer("d3", func(t *Task) error { t.ops().Log("d3"); return nil })
 			return errors.New("fail")
 		})
 	})
-	got := strings.Join(s.Log(), ",")
+	got := strings.Join(s.drv().Log(), ",")
 	if got != "acquire r1,d3,d2,release r1,d1" {
 		t.Fatalf("log = %s", got)
 	}
@@ -181,14 +182,14 @@ func TestSpawnBudget(t *testing.T) {
 }
 
 func TestXoshiroDeterministic(t *testing.T) {
-	a, b := NewXoshiro(42), NewXoshiro(42)
+	a, b := link.NewXoshiro(42), link.NewXoshiro(42)
 	for i := 0; i < 100; i++ {
 		if a.Uint64() != b.Uint64() {
 			t.Fatal("same seed, different streams")
 		}
 	}
-	c := NewXoshiro(43)
-	if NewXoshiro(42).Uint64() == c.Uint64() {
+	c := link.NewXoshiro(43)
+	if link.NewXoshiro(42).Uint64() == c.Uint64() {
 		t.Fatal("different seeds, same first value")
 	}
 	counts := make([]int, 5)
@@ -213,16 +214,16 @@ func TestSpawnCapsOnlyUnderSovereign(t *testing.T) {
 		})
 	}
 	run := func(p Profile, rootCaps Caps, o SpawnOptions) string {
-		s, err := New(Config{Workers: 1, Profile: p})
+		s, err := New(Config{Workers: 1, Profile: p, RootCaps: rootCaps})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := s.RunWith("main", func(t *Task) error {
+		res := s.Run("main", func(t *Task) error {
 			return t.Nursery(NurseryOptions{}, func(n *Nursery) error {
 				_, err := n.Spawn(t, "child", spawnGrandchild, o)
 				return err
 			})
-		}, func(root *Task) { s.SetRootCaps(rootCaps) })
+		})
 		return res.String()
 	}
 	noCaps := SpawnOptions{HasCaps: true}

@@ -7,15 +7,16 @@ import (
 
 	"github.com/cbcsim/cbcsim/deque"
 	"github.com/cbcsim/cbcsim/fiber"
+	"github.com/cbcsim/cbcsim/sched/internal/link"
 )
 
 // Scheduler is the CBC-MN scheduler core: workers with Chase-Lev deques, a
 // global queue, and the nursery binding. It starts no goroutines by itself:
 // Run drives it with one goroutine per worker (real mode), and a seeded
-// driver calls Worker.Step one step at a time (package sim).
+// driver calls Step one step at a time (package sched/driver).
 type Scheduler struct {
-	cfg     Config
-	workers []*Worker
+	cfg     config
+	workers []*worker
 	global  globalQueue
 	fibers  *fiber.Pool
 
@@ -46,24 +47,34 @@ type Scheduler struct {
 
 	park   parking
 	em     emitter // events caused outside any worker (actor "sim")
-	clock  Clock
+	clock  link.Clock
 	timers timers
 }
 
 // New returns a scheduler for cfg, with its workers created but idle.
-func New(cfg Config) (*Scheduler, error) {
-	cfg, err := cfg.normalize()
+func New(cfg Config) (*Scheduler, error) { return newWith(cfg, link.Options{}) }
+
+// config is a scheduler's configuration: the user's and the driver's.
+type config struct {
+	Config
+	link.Options
+}
+
+// newWith is New with the driver's options (sched/driver's New).
+func newWith(user Config, o link.Options) (*Scheduler, error) {
+	user, err := user.normalize()
 	if err != nil {
 		return nil, err
 	}
-	s := &Scheduler{cfg: cfg, fibers: fiber.NewPool(0), keep: cfg.Sink != nil || cfg.KeepTasks}
+	cfg := config{Config: user, Options: o}
+	s := &Scheduler{cfg: cfg, fibers: fiber.NewPool(0), keep: cfg.Mode.Keeps()}
 	s.em = emitter{sink: cfg.Sink, worker: -1}
 	s.timers.nextAt.Store(noTimer)
 	s.clock = cfg.Clock
 	seed := cfg.Seed
 	for i := 0; i < cfg.Workers; i++ {
-		w := &Worker{s: s, id: i, dq: deque.New[Task](64), fibs: s.fibers.NewCache(workerFiberCache), wake: make(chan struct{}, 1)}
-		w.rng.Seed(SplitMix64(&seed))
+		w := &worker{s: s, id: i, dq: deque.New[Task](64), fibs: s.fibers.NewCache(workerFiberCache), wake: make(chan struct{}, 1)}
+		w.rng.Seed(link.SplitMix64(&seed))
 		w.em = emitter{sink: cfg.Sink, worker: i}
 		w.freeTasks.shared, w.freeNurseries.shared = &s.sharedTasks, &s.sharedNurseries
 		s.workers = append(s.workers, w)
@@ -72,14 +83,18 @@ func New(cfg Config) (*Scheduler, error) {
 }
 
 // Config returns the scheduler's configuration with defaults filled in.
-func (s *Scheduler) Config() Config { return s.cfg }
+func (s *Scheduler) Config() Config { return s.cfg.Config }
 
 // Workers returns the workers, by index.
-func (s *Scheduler) Workers() []*Worker { return s.workers }
+func (view *driverView) Workers() []*worker {
+	s := (*Scheduler)(view)
+	return s.workers
+}
 
 // Start creates the root task running fn and queues it. It may be called
 // once, before any worker steps.
-func (s *Scheduler) Start(name string, fn Func) *Task {
+func (view *driverView) Start(name string, fn Func) *Task {
+	s := (*Scheduler)(view)
 	if s.root != nil {
 		panic("sched: Start: called twice")
 	}
@@ -97,13 +112,11 @@ func (s *Scheduler) Start(name string, fn Func) *Task {
 	return t
 }
 
-// SetRootCaps sets the root task's capabilities (sovereign profile: main's
-// caps), overriding Config.RootCaps. Call it between Start and the first
-// step.
-func (s *Scheduler) SetRootCaps(c Caps) { s.root.caps = c }
-
 // Root is the root task.
-func (s *Scheduler) Root() *Task { return s.root }
+func (view *driverView) Root() *Task {
+	s := (*Scheduler)(view)
+	return s.root
+}
 
 // Done reports whether the root task has finished. Structured concurrency
 // guarantees that every other task has finished too.
@@ -113,7 +126,8 @@ func (s *Scheduler) Done() bool { return s.rootDone.Load() }
 // counts the tasks it creates and finishes on its own cache line, so that
 // spawning costs no atomic shared by all workers; Live adds them up, which
 // is exact once the workers are idle (after Run, or in the seeded driver).
-func (s *Scheduler) Live() int64 {
+func (view *driverView) Live() int64 {
+	s := (*Scheduler)(view)
 	n := s.live.Load()
 	for _, w := range s.workers {
 		n += w.live.Load()
@@ -122,7 +136,8 @@ func (s *Scheduler) Live() int64 {
 }
 
 // Log returns a copy of the log lines written by tasks, in order.
-func (s *Scheduler) Log() []string {
+func (view *driverView) Log() []string {
+	s := (*Scheduler)(view)
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
 	return append([]string(nil), s.log...)
@@ -130,14 +145,16 @@ func (s *Scheduler) Log() []string {
 
 // Tasks returns every task created, in creation order. Kept only when the
 // scheduler has a Sink (the simulator); nil otherwise.
-func (s *Scheduler) Tasks() []*Task {
+func (view *driverView) Tasks() []*Task {
+	s := (*Scheduler)(view)
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
 	return append([]*Task(nil), s.tasks...)
 }
 
 // Nurseries returns every nursery opened, in creation order (with a Sink only).
-func (s *Scheduler) Nurseries() []*Nursery {
+func (view *driverView) Nurseries() []*Nursery {
+	s := (*Scheduler)(view)
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
 	return append([]*Nursery(nil), s.nurseries...)
@@ -146,7 +163,8 @@ func (s *Scheduler) Nurseries() []*Nursery {
 // Abort unwinds every task that is still suspended, so that their fibers are
 // released. The seeded driver calls it when it stops a run early (deadlock,
 // livelock); the scheduler is unusable afterwards.
-func (s *Scheduler) Abort() {
+func (view *driverView) Abort() {
+	s := (*Scheduler)(view)
 	s.aborting.Store(true)
 	s.regMu.Lock()
 	tasks := append([]*Task(nil), s.tasks...)
@@ -201,7 +219,7 @@ func (s *Scheduler) rootFinished(t *Task) {
 
 // notify tells idle workers that work may be available.
 func (s *Scheduler) notify() {
-	if s.cfg.StepCheckpoints || s.cfg.Sink != nil {
+	if s.cfg.Mode.Stepped() {
 		// Seeded mode: every parked worker may act again.
 		for _, w := range s.workers {
 			w.parked = false

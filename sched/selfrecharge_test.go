@@ -20,7 +20,7 @@ func TestRechargeSelf(t *testing.T) {
 		body    func(t *Task) error
 	}{
 		{"once, capped at the start", ProfileService, CapsAll, func(tk *Task) error {
-			if err := tk.Compute(30); err != nil {
+			if err := tk.ops().Compute(30); err != nil {
 				return err
 			}
 			if err := tk.RechargeSelf(Budget{}); err != nil {
@@ -38,7 +38,7 @@ func TestRechargeSelf(t *testing.T) {
 			return nil
 		}},
 		{"after the automatic one", ProfileService, CapsAll, func(tk *Task) error {
-			if err := tk.Compute(150); err != nil { // exhausts once, recharged by itself
+			if err := tk.ops().Compute(150); err != nil { // exhausts once, recharged by itself
 				return err
 			}
 			if err := tk.RechargeSelf(Budget{Ops: 1}); !errors.Is(err, denied) {

@@ -6,7 +6,8 @@ import (
 )
 
 // Now is the scheduler's current time in ticks.
-func (s *Scheduler) Now() uint64 {
+func (view *driverView) Now() uint64 {
+	s := (*Scheduler)(view)
 	if s.clock == nil {
 		return 0
 	}
@@ -24,7 +25,7 @@ func (t *Task) Sleep(ticks int64) error {
 	}
 	t.enlist() // a cancellation must be able to interrupt this sleep (lean.go)
 	s := t.s
-	tm := s.timers.add(s.Now()+uint64(ticks), timerSleep, t, nil)
+	tm := s.timers.add(s.drv().Now()+uint64(ticks), timerSleep, t, nil)
 	t.ext().wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0, tm: tm}
 	sw := &sleepWait{t: t, tm: tm, interruptible: t.wait.interruptible}
 	sw.ref.b = sw
@@ -53,7 +54,7 @@ type sleepWait struct {
 
 func (b *sleepWait) describe() string { return "sleep" }
 
-func (b *sleepWait) park(t *Task, w *Worker) bool {
+func (b *sleepWait) park(t *Task, w *worker) bool {
 	ts := &t.s.timers
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -66,7 +67,7 @@ func (b *sleepWait) park(t *Task, w *Worker) bool {
 		return false
 	}
 	tm.waiting = true
-	if !t.publishWait(StateBlocked) {
+	if !t.publishWait(stateBlocked) {
 		tm.waiting = false
 		return false
 	}
@@ -91,12 +92,16 @@ func (b *sleepWait) cancelWait(t *Task) bool {
 }
 
 // NextTimer reports when the earliest pending timer fires.
-func (s *Scheduler) NextTimer() (uint64, bool) { return s.timers.next() }
+func (view *driverView) NextTimer() (uint64, bool) {
+	s := (*Scheduler)(view)
+	return s.timers.next()
+}
 
 // FireTimers fires every timer due at now, in (time, creation) order:
 // sleepers wake, nursery timeouts cancel. The seeded driver calls it before
 // each step; in real mode the clock goroutine does.
-func (s *Scheduler) FireTimers(now uint64) {
+func (view *driverView) FireTimers(now uint64) {
+	s := (*Scheduler)(view)
 	for {
 		ts := &s.timers
 		ts.mu.Lock()
@@ -129,5 +134,5 @@ func (s *Scheduler) FireTimers(now uint64) {
 
 // startTimeout arms n's timeout.
 func (n *Nursery) startTimeout(ticks int64) {
-	n.timer = n.owner.s.timers.add(n.owner.s.Now()+uint64(ticks), timerTimeout, nil, n)
+	n.timer = n.owner.s.timers.add(n.owner.s.drv().Now()+uint64(ticks), timerTimeout, nil, n)
 }

@@ -3,6 +3,7 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"github.com/cbcsim/cbcsim/sched/internal/link"
 	"testing"
 
 	"github.com/cbcsim/cbcsim/nursery"
@@ -72,7 +73,7 @@ func TestQuotaLinksPastLargerPools(t *testing.T) {
 	const depth = 50
 	budget := DefaultBudget
 	budget.SpawnCount = 1000
-	s, err := New(Config{Workers: 1, Budget: budget, Sink: nopSink{}, Clock: nopSink{}, StepCheckpoints: true, KeepTasks: true})
+	s, err := newWith(Config{Workers: 1, Budget: budget}, link.Options{Mode: link.SeededKeep, Sink: nopSink{}, Clock: nopSink{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,18 +92,18 @@ func TestQuotaLinksPastLargerPools(t *testing.T) {
 		}
 		return t.Nursery(o, func(n *Nursery) error { return n.Go("c", chain) })
 	}
-	s.Start("main", chain)
+	s.drv().Start("main", chain)
 	for steps := 0; !s.Done(); steps++ {
 		if steps > 1e6 {
 			t.Fatal("the chain did not finish")
 		}
-		for _, w := range s.Workers() {
+		for _, w := range s.drv().Workers() {
 			if !w.Parked() {
 				w.Step()
 			}
 		}
 	}
-	ns := s.Nurseries()
+	ns := s.drv().Nurseries()
 	if len(ns) < depth {
 		t.Fatalf("%d nurseries, want %d", len(ns), depth)
 	}

@@ -18,27 +18,6 @@ import (
 // captured as the task's result.
 type Func func(t *Task) error
 
-// TaskState is a task's place in the state machine of seed 001 section 5.2.
-type TaskState uint32
-
-const (
-	StateReady TaskState = iota
-	StateRunning
-	StateBlocked
-	StateExhausted
-	StateCompleted
-	StateCancelled
-)
-
-var taskStateNames = [...]string{"Ready", "Running", "Blocked", "BudgetExhausted", "Completed", "Cancelled"}
-
-func (s TaskState) String() string {
-	if int(s) < len(taskStateNames) {
-		return taskStateNames[s]
-	}
-	return fmt.Sprintf("TaskState(%d)", uint32(s))
-}
-
 // Why a task's fiber gave control back to its worker.
 const (
 	reasonCheckpoint fiber.Reason = iota + 1 // a step boundary; the task stays current
@@ -54,7 +33,7 @@ const (
 // fiber is suspended is what makes a concurrent wake-up safe: nobody can
 // resume a fiber that is still running.
 type blocker interface {
-	park(t *Task, w *Worker) bool
+	park(t *Task, w *worker) bool
 	describe() string
 }
 
@@ -67,11 +46,11 @@ type Task struct {
 	name   string
 	fn     Func
 	fib    *fiber.Fiber
-	w      *Worker // the worker running the task now
+	w      *worker // the worker running the task now
 	parent *Nursery
 	child  nursery.Child
 
-	state atomic.Uint32 // TaskState; written by the owner of the task at the time
+	state atomic.Uint32 // taskState; written by the owner of the task at the time
 	mark  atomic.Uint32 // cancellation reason, 0 while not marked; set once
 
 	mu    sync.Mutex // guards owned, credit and rechargeWaiting against other workers
@@ -137,8 +116,8 @@ type cleanup struct {
 }
 
 // ID is the task's id, unique within its scheduler (1 for the root). Ids
-// follow creation order when the scheduler keeps its tasks (KeepTasks, a
-// Sink); otherwise each worker hands out ids from blocks it reserves.
+// follow creation order when the scheduler keeps its tasks (a Mode that
+// keeps); otherwise each worker hands out ids from blocks it reserves.
 func (t *Task) ID() uint64 { return t.id }
 
 // Scheduler is the scheduler the task runs on (for NewChan and
@@ -149,10 +128,16 @@ func (t *Task) Scheduler() *Scheduler { return t.s }
 func (t *Task) Name() string { return t.name }
 
 // Parent is the nursery the task belongs to, nil for the root.
-func (t *Task) Parent() *Nursery { return t.parent }
+func (view *taskOps) Parent() *Nursery {
+	t := (*Task)(view)
+	return t.parent
+}
 
 // State is the task's current state.
-func (t *Task) State() TaskState { return TaskState(t.state.Load()) }
+func (view *taskOps) State() taskState {
+	t := (*Task)(view)
+	return taskState(t.state.Load())
+}
 
 // Result is the task's result once it has finished.
 func (t *Task) Result() Result { return t.result }
@@ -167,7 +152,8 @@ func (t *Task) PanicStack() []byte {
 
 // Stats reports how many steps the task ran, how often it yielded and how
 // often it was stolen.
-func (t *Task) Stats() (steps, yields, steals int64) {
+func (view *taskOps) Stats() (steps, yields, steals int64) {
+	t := (*Task)(view)
 	return t.steps, int64(t.yields), int64(t.steals)
 }
 
@@ -178,7 +164,10 @@ func (t *Task) Budget() Budget { return t.budget }
 func (t *Task) Caps() Caps { return t.caps }
 
 // SetValue sets the value the task completes with (ok:VALUE).
-func (t *Task) SetValue(v int64) { t.value, t.hasValue = v, true }
+func (view *taskOps) SetValue(v int64) {
+	t := (*Task)(view)
+	t.value, t.hasValue = v, true
+}
 
 // IsCancelled reports whether the task has been marked cancelled. It is
 // is_cancelled() of seed 004; unlike Checkpoint it never ends the task.
@@ -310,7 +299,7 @@ func (t *Task) point(c Cost) error {
 			return err
 		}
 	}
-	if t.s.cfg.StepCheckpoints {
+	if t.s.cfg.Mode.Stepped() {
 		t.suspend(reasonCheckpoint)
 	}
 	return t.observe()
@@ -337,7 +326,8 @@ func (t *Task) Yield() error {
 }
 
 // Compute runs n loop iterations, each costing one op and each a checkpoint.
-func (t *Task) Compute(n int64) error {
+func (view *taskOps) Compute(n int64) error {
+	t := (*Task)(view)
 	for i := int64(0); i < n; i++ {
 		if err := t.point(Cost{Ops: 1}); err != nil {
 			return err
@@ -347,13 +337,20 @@ func (t *Task) Compute(n int64) error {
 }
 
 // Call charges a function call (one op); it is a checkpoint.
-func (t *Task) Call() error { return t.point(Cost{Ops: 1}) }
+func (view *taskOps) Call() error {
+	t := (*Task)(view)
+	return t.point(Cost{Ops: 1})
+}
 
 // Alloc charges an allocation of bytes; it is a checkpoint.
-func (t *Task) Alloc(bytes int64) error { return t.point(Cost{Ops: 1, Memory: bytes}) }
+func (view *taskOps) Alloc(bytes int64) error {
+	t := (*Task)(view)
+	return t.point(Cost{Ops: 1, Memory: bytes})
+}
 
 // Syscall charges n I/O operations; each is a checkpoint.
-func (t *Task) Syscall(n int64) error {
+func (view *taskOps) Syscall(n int64) error {
+	t := (*Task)(view)
 	for i := int64(0); i < n; i++ {
 		if err := t.point(Cost{Ops: 1, Syscalls: 1}); err != nil {
 			return err
@@ -383,7 +380,8 @@ func (t *Task) charge(c Cost) error {
 }
 
 // Log appends text to the scheduler's log (the scenario log).
-func (t *Task) Log(text string) {
+func (view *taskOps) Log(text string) {
+	t := (*Task)(view)
 	t.s.appendLog(text)
 	t.emit(trace.KindLog, trace.S("text", text))
 }
@@ -397,7 +395,7 @@ func (t *Task) Defer(label string, fn func(t *Task) error) {
 // Using logs "acquire R", runs body, and logs "release R" on every way out,
 // after running the cleanups the body pushed (LIFO).
 func (t *Task) Using(resource string, body func() error) error {
-	t.Log("acquire " + resource)
+	t.ops().Log("acquire " + resource)
 	floor := len(t.ext().cleanups)
 	t.pushCleanup(resource, true, nil)
 	err, p := t.protect(body)
@@ -440,7 +438,7 @@ func (t *Task) runCleanups(floor int) (p *PanicError, err error) {
 			t.emit(trace.KindCleanup, trace.S("do", "run"), trace.I("seq", c.seq), trace.S("label", c.label))
 		}
 		if c.using {
-			t.Log("release " + c.label)
+			t.ops().Log("release " + c.label)
 			continue
 		}
 		t.cleanupDepth++
@@ -471,7 +469,7 @@ func (t *Task) emit(kind trace.Kind, fields ...trace.Field) {
 // markCancel marks t cancelled with reason r (once; the first reason stays)
 // and propagates the cancellation to every nursery t has open, with the same
 // reason (seed 003: transitive cancellation). w is the worker doing it.
-func (t *Task) markCancel(r nursery.Reason, w *Worker) {
+func (t *Task) markCancel(r nursery.Reason, w *worker) {
 	if !t.mark.CompareAndSwap(0, uint32(r)) {
 		return
 	}

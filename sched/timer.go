@@ -6,13 +6,6 @@ import (
 	"sync/atomic"
 )
 
-// Clock is the scheduler's source of time, in ticks. The seeded driver
-// injects a virtual clock (one tick per step, jumping to the next timer when
-// no worker can act); real mode uses wall time (see RealTickNanos).
-type Clock interface {
-	Now() uint64
-}
-
 // timerKind says what a timer does when it fires.
 type timerKind uint8
 

@@ -70,11 +70,11 @@ func TestCloseManyWaiters(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := s.Run("main", func(t *Task) error {
-		c := t.s.NewChannel("c", 0)
+		c := t.s.drv().NewChannel("c", 0)
 		err := t.Nursery(NurseryOptions{Mode: nursery.CollectAll}, func(n *Nursery) error {
 			for i := 0; i < waiters; i++ {
 				if _, err := n.Spawn(t, "r", func(t *Task) error {
-					_, _, err := t.Recv(c)
+					_, _, err := t.ops().Recv(c)
 					return err
 				}, SpawnOptions{}); err != nil {
 					return err
@@ -90,7 +90,7 @@ func TestCloseManyWaiters(t *testing.T) {
 					return err
 				}
 			}
-			return t.Close(c)
+			return t.ops().Close(c)
 		})
 		return err
 	})

@@ -8,27 +8,14 @@ import (
 	"github.com/cbcsim/cbcsim/fiber"
 	"github.com/cbcsim/cbcsim/internal/mutant"
 	"github.com/cbcsim/cbcsim/nursery"
+	"github.com/cbcsim/cbcsim/sched/internal/link"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
-// WorkerStats are a worker's counters (seed 001 section 6.1).
-type WorkerStats struct {
-	Steps        int64 // steps taken
-	Pops         int64 // tasks taken from the local deque
-	Globals      int64 // tasks taken from the global queue
-	Steals       int64 // tasks stolen from other workers
-	StealsFailed int64 // steal attempts that found nothing
-	Parks        int64 // times the worker found no work
-	Runs         int64 // steps that ran a task
-	Completed    int64 // tasks that finished on this worker
-	Cancelled    int64 // tasks retired as cancelled without running
-	Backoffs     int64 // real mode: backoff rounds before parking
-}
-
-// Worker runs tasks from its local deque, the global queue and its victims'
+// worker runs tasks from its local deque, the global queue and its victims'
 // deques. Its methods run on the worker's own goroutine (real mode) or on the
 // driver's (seeded mode), never on two at once.
-type Worker struct {
+type worker struct {
 	// Read by the other workers (stealing, waking); written once, by New.
 	s    *Scheduler
 	id   int
@@ -38,17 +25,17 @@ type Worker struct {
 
 	// Written on every step: kept off the line the other workers read.
 	cur    *Task
-	rng    Xoshiro
+	rng    xoshiro
 	rr     int
 	parked bool
 	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool
 	timer  *time.Timer  // real mode: the timed parks of backoff
 	em     emitter
-	stats  WorkerStats
+	stats  workerStats
 
 	live atomic.Int64 // tasks created on this worker minus those finished here (see Scheduler.Live)
 
-	taskIDs, nurseryIDs idBlock // real mode without KeepTasks: ids reserved in blocks
+	taskIDs, nurseryIDs idBlock // unless the mode keeps every task: ids reserved in blocks
 
 	freeTasks     freeList[Task]    // done tasks for reuse (see free.go)
 	freeNurseries freeList[Nursery] // done nurseries for reuse
@@ -59,20 +46,20 @@ type Worker struct {
 const cacheLine = 64
 
 // ID is the worker's index.
-func (w *Worker) ID() int { return w.id }
+func (w *worker) ID() int { return w.id }
 
 // Stats returns the worker's counters.
-func (w *Worker) Stats() WorkerStats { return w.stats }
+func (w *worker) Stats() workerStats { return w.stats }
 
 // Parked reports whether the worker found no work on its last step and has
 // not been woken since (seeded mode).
-func (w *Worker) Parked() bool { return w.parked }
+func (w *worker) Parked() bool { return w.parked }
 
 // Step performs one atomic action: run the current task to its next
 // checkpoint (in real mode, until it yields, blocks or ends), or take a task
 // (local pop, global queue, steal), or park. It reports false when the
 // worker parked.
-func (w *Worker) Step() bool {
+func (w *worker) Step() bool {
 	w.stats.Steps++
 	if t := w.cur; t != nil {
 		w.run(t)
@@ -94,7 +81,7 @@ func (w *Worker) Step() bool {
 }
 
 // find takes the next task: local deque, then global queue, then stealing.
-func (w *Worker) find() *Task {
+func (w *worker) find() *Task {
 	if t := w.dq.Pop(); t != nil {
 		w.stats.Pops++
 		if w.em.on() {
@@ -113,7 +100,7 @@ func (w *Worker) find() *Task {
 }
 
 // steal makes at most min(N-1, 4) attempts (seed 001 section 7.2).
-func (w *Worker) steal() *Task {
+func (w *worker) steal() *Task {
 	n := len(w.s.workers)
 	attempts := min(n-1, 4)
 	for a := 0; a < attempts; a++ {
@@ -134,7 +121,7 @@ func (w *Worker) steal() *Task {
 }
 
 // stole counts and records one task taken from v.
-func (w *Worker) stole(v *Worker, t *Task) {
+func (w *worker) stole(v *worker, t *Task) {
 	w.stats.Steals++
 	t.steals++
 	if w.em.on() {
@@ -143,11 +130,11 @@ func (w *Worker) stole(v *Worker, t *Task) {
 }
 
 // stealMore is the rest of a StealHalf steal: it moves half of what v's
-// deque still holds, at most StealBatchMax-1 tasks, onto w's own deque,
+// deque still holds, at most link.StealBatchMax-1 tasks, onto w's own deque,
 // oldest first, one Chase-Lev steal each so that the owner's lock-free pop
 // stays correct.
-func (w *Worker) stealMore(v *Worker) {
-	k := min(v.dq.Len()/2, StealBatchMax-1)
+func (w *worker) stealMore(v *worker) {
+	k := min(v.dq.Len()/2, link.StealBatchMax-1)
 	for range k {
 		t := v.dq.Steal()
 		if t == nil {
@@ -161,7 +148,7 @@ func (w *Worker) stealMore(v *Worker) {
 // victim picks the worker to steal from on attempt a; never w itself. The
 // seed's pseudocode may draw w and skip the attempt; drawing among the other
 // N-1 workers makes every attempt a real one.
-func (w *Worker) victim(a int) int {
+func (w *worker) victim(a int) int {
 	n := len(w.s.workers)
 	if src := w.s.cfg.Victims; src != nil {
 		return src.NextVictim(w.id)
@@ -191,7 +178,7 @@ func (w *Worker) victim(a int) int {
 
 // busiest returns the busiest worker other than w ranked strictly after
 // (prevLen, prev) in (length desc, index asc) order.
-func (w *Worker) busiest(prev, prevLen int) (int, int) {
+func (w *worker) busiest(prev, prevLen int) (int, int) {
 	best, bestLen := -1, -1
 	for i, v := range w.s.workers {
 		if i == w.id {
@@ -211,7 +198,7 @@ func (w *Worker) busiest(prev, prevLen int) (int, int) {
 
 // run resumes t until its next checkpoint (seeded) or until it yields,
 // blocks or ends (real mode).
-func (w *Worker) run(t *Task) {
+func (w *worker) run(t *Task) {
 	if !t.started {
 		if n := t.parent; n != nil && !n.start(t) {
 			w.cur = nil
@@ -225,7 +212,7 @@ func (w *Worker) run(t *Task) {
 		t.fib = w.fibs.Get((*taskBody)(t))
 	}
 	for {
-		t.state.Store(uint32(StateRunning))
+		t.state.Store(uint32(stateRunning))
 		t.steps++
 		w.stats.Runs++
 		if w.em.on() {
@@ -246,11 +233,11 @@ func (w *Worker) run(t *Task) {
 		}
 		switch why {
 		case reasonCheckpoint:
-			t.state.Store(uint32(StateReady))
+			t.state.Store(uint32(stateReady))
 			return // stays current: the next step resumes it
 		case reasonYield, reasonInterval:
 			w.cur = nil
-			t.state.Store(uint32(StateReady))
+			t.state.Store(uint32(stateReady))
 			if w.em.on() {
 				kind := "explicit"
 				if why == reasonInterval {
@@ -262,7 +249,7 @@ func (w *Worker) run(t *Task) {
 			// This worker takes the task back from the global queue as soon
 			// as its own deque is empty, so waking an idle worker for it
 			// only pays off when the deque still holds work.
-			if w.dq.Len() > 0 || w.s.cfg.Sink != nil {
+			if w.dq.Len() > 0 || w.s.cfg.Mode.Stepped() {
 				w.s.notify()
 			}
 			return
@@ -277,8 +264,8 @@ func (w *Worker) run(t *Task) {
 				return
 			}
 			// The wait was already over: keep running.
-			if w.s.cfg.StepCheckpoints {
-				t.state.Store(uint32(StateReady))
+			if w.s.cfg.Mode.Stepped() {
+				t.state.Store(uint32(stateReady))
 				return
 			}
 		}
@@ -286,7 +273,7 @@ func (w *Worker) run(t *Task) {
 }
 
 // finish records t's end and tells its nursery.
-func (w *Worker) finish(t *Task) {
+func (w *worker) finish(t *Task) {
 	if t.fib != nil {
 		w.fibs.Put(t.fib)
 		t.fib = nil
@@ -298,7 +285,7 @@ func (w *Worker) finish(t *Task) {
 // end retires t, which has its result, tells its nursery, and then puts t
 // on w's free list if it may be reused: the nursery has the result and
 // nothing else refers to t any more (see free.go).
-func (w *Worker) end(t *Task) {
+func (w *worker) end(t *Task) {
 	w.s.retire(t, w)
 	n := t.parent
 	if n == nil {
@@ -312,7 +299,7 @@ func (w *Worker) end(t *Task) {
 }
 
 // retireUnstarted finishes t, cancelled while queued, without running it.
-func (w *Worker) retireUnstarted(t *Task) {
+func (w *worker) retireUnstarted(t *Task) {
 	w.stats.Cancelled++
 	t.result = nursery.CancelledBy(nursery.Reason(t.mark.Load()))
 	w.end(t)
@@ -321,10 +308,10 @@ func (w *Worker) retireUnstarted(t *Task) {
 // retire sets t's final state and writes its result event. The caller
 // informs the nursery (or, for children the nursery itself finished, the
 // nursery already knows). w may be nil (outside any worker).
-func (s *Scheduler) retire(t *Task, w *Worker) {
-	final := StateCompleted
+func (s *Scheduler) retire(t *Task, w *worker) {
+	final := stateCompleted
 	if t.result.Kind == nursery.KindCancelled {
-		final = StateCancelled
+		final = stateCancelled
 	}
 	t.state.Store(uint32(final))
 	if em := s.emitter(w); em.on() {
@@ -347,11 +334,11 @@ type idBlock struct{ next, end uint64 }
 const idBlockSize = 256
 
 // newID returns a new id from ctr. With the scheduler keeping its tasks
-// (the simulator, KeepTasks) ids follow creation order, one atomic add
+// (Mode.Keeps) ids follow creation order, one atomic add
 // each; otherwise each worker takes them from a block it reserves, so that
 // workers spawning at once do not bounce ctr's cache line between them.
 // Ids stay unique, and increase on each worker.
-func (w *Worker) newID(ctr *atomic.Uint64, b *idBlock) uint64 {
+func (w *worker) newID(ctr *atomic.Uint64, b *idBlock) uint64 {
 	if w.s.keep {
 		return ctr.Add(1)
 	}
@@ -365,14 +352,14 @@ func (w *Worker) newID(ctr *atomic.Uint64, b *idBlock) uint64 {
 }
 
 // push puts t on w's local deque and wakes idle workers.
-func (w *Worker) push(t *Task) {
+func (w *worker) push(t *Task) {
 	w.dq.Push(t)
 	w.s.notify()
 }
 
 // emitter returns w's event scratch space, or the scheduler's own (actor
 // "sim") for events caused outside any worker.
-func (s *Scheduler) emitter(w *Worker) *emitter {
+func (s *Scheduler) emitter(w *worker) *emitter {
 	if w != nil {
 		return &w.em
 	}
@@ -380,7 +367,7 @@ func (s *Scheduler) emitter(w *Worker) *emitter {
 }
 
 // pushFrom queues t: on w's deque, or on the global queue outside a worker.
-func (s *Scheduler) pushFrom(w *Worker, t *Task) {
+func (s *Scheduler) pushFrom(w *worker, t *Task) {
 	if w != nil {
 		w.push(t)
 		return
@@ -390,8 +377,8 @@ func (s *Scheduler) pushFrom(w *Worker, t *Task) {
 }
 
 // wakeFrom makes a blocked task ready again.
-func (s *Scheduler) wakeFrom(w *Worker, t *Task) {
-	t.state.Store(uint32(StateReady))
+func (s *Scheduler) wakeFrom(w *worker, t *Task) {
+	t.state.Store(uint32(stateReady))
 	if em := s.emitter(w); em.on() {
 		em.emit(trace.KindWake, trace.I("task", int64(t.id)))
 	}

@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -24,7 +25,7 @@ type Body struct {
 	Seed   uint64 // 0..2^63-1, as a scenario's
 	// Sched configures the scheduler: Workers, Victim, Profile,
 	// YieldInterval, Budget, RootCaps. The driver sets Seed, Sink, Clock
-	// and StepCheckpoints itself.
+	// and Mode itself.
 	Sched    sched.Config
 	MaxSteps int64     // the livelock bound on busy steps; 0 means DefaultBodyMaxSteps
 	Trace    io.Writer // nil writes no trace
@@ -78,10 +79,9 @@ func RunBody(b Body, body sched.Func) (*BodyRun, error) {
 		return nil, err
 	}
 	sk := newSink(c.Workers, tw)
-	cfg := b.Sched
+	cfg := driver.Config{Config: b.Sched, Mode: driver.SeededKeep, Sink: sk, Clock: sk, Victims: victims}
 	cfg.Seed, cfg.Workers, cfg.YieldInterval = c.Seed, c.Workers, c.YieldInterval
-	cfg.Sink, cfg.Clock, cfg.StepCheckpoints, cfg.Victims = sk, sk, true, victims
-	s, err := sched.New(cfg)
+	s, err := driver.New(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -144,7 +145,7 @@ func TestRunBodyPCT(t *testing.T) {
 // countingChooser picks the last ready worker and counts its calls.
 type countingChooser struct{ calls int }
 
-func (c *countingChooser) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
+func (c *countingChooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 	c.calls++
 	return ready[len(ready)-1]
 }

@@ -3,7 +3,7 @@ package sim
 import (
 	"fmt"
 
-	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -21,7 +21,7 @@ import (
 // livelock on 256 workers. Idle steps stay bounded: a parked worker wakes
 // only when work is pushed or a timer fires, so there are at most Workers
 // of them per busy step or timer.
-func drive(run *Run, s *sched.Scheduler, sk *sink, ch chooser) (int64, error) {
+func drive(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (int64, error) {
 	step, crash, err := driveSteps(run, s, sk, ch)
 	if crash != "" {
 		run.Outcome, run.Crash = OutcomeCrash, crash
@@ -38,7 +38,7 @@ func drive(run *Run, s *sched.Scheduler, sk *sink, ch chooser) (int64, error) {
 // recover is here, once a run, rather than in a function deferred around
 // every step: that deferred recover was 5% of a seeded step
 // (docs/performance.md).
-func driveSteps(run *Run, s *sched.Scheduler, sk *sink, ch chooser) (step int64, crash string, err error) {
+func driveSteps(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (step int64, crash string, err error) {
 	stepping := false // inside w.Step: a panic is the scheduler's crash
 	defer func() {
 		if stepping {
@@ -48,7 +48,7 @@ func driveSteps(run *Run, s *sched.Scheduler, sk *sink, ch chooser) (step int64,
 		}
 	}()
 	workers := s.Workers()
-	ready := make([]*sched.Worker, 0, len(workers))
+	ready := make([]driver.Worker, 0, len(workers))
 	c := run.Config
 	var busy int64
 	for ; !s.Done(); step++ {
@@ -104,18 +104,21 @@ func driveSteps(run *Run, s *sched.Scheduler, sk *sink, ch chooser) (step int64,
 
 // finish records how the run ended: its outcome, main's result, the
 // outcome event, the flushed trace and the tables.
-func finish(run *Run, s *sched.Scheduler, sk *sink, tw *trace.Writer, step int64) error {
+func finish(run *Run, s *driver.Scheduler, sk *sink, tw *trace.Writer, step int64) error {
 	run.Steps = step
 	if run.Outcome == "" {
-		run.Outcome = outcomeOf(s.Root().Result())
+		run.Outcome = outcomeOf(driver.Result(s.Root()))
 		// Release the idle fibers (parked coroutines): without it every
 		// run of a check or a simtest leaks a goroutine per fiber.
 		defer s.Abort()
 	} else {
 		run.Stuck = stuck(s)
+		if sk.tab != nil { // no task kept: the tasks without a result, from the events
+			run.Stuck = sk.tab.stuck()
+		}
 		s.Abort()
 	}
-	run.Result = s.Root().Result()
+	run.Result = driver.Result(s.Root())
 	sk.step = uint64(step)
 	sk.Emit(-1, trace.KindOutcome, []trace.Field{trace.S(trace.KeyOutcome, string(run.Outcome)), trace.S(trace.KeyResult, run.Result.String())})
 	if tw != nil {
@@ -127,5 +130,8 @@ func finish(run *Run, s *sched.Scheduler, sk *sink, tw *trace.Writer, step int64
 		}
 	}
 	collect(run, s)
+	if sk.tab != nil { // a driver mode that keeps no task: the tables come from the events
+		sk.tab.fill(run)
+	}
 	return nil
 }

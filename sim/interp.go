@@ -6,6 +6,7 @@ import (
 
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
@@ -17,14 +18,14 @@ var errReturn = errors.New("sim: return")
 type program struct {
 	sc       *scenario.Scenario
 	funcs    map[string]sched.Func
-	channels map[string]*sched.Channel
+	channels map[string]driver.Channel
 	lim      realLimits // real mode only
 }
 
-func newProgram(sc *scenario.Scenario, s *sched.Scheduler) *program {
-	p := &program{sc: sc, funcs: make(map[string]sched.Func, len(sc.Tasks)), channels: map[string]*sched.Channel{}}
+func newProgram(sc *scenario.Scenario, s *driver.Scheduler) *program {
+	p := &program{sc: sc, funcs: make(map[string]sched.Func, len(sc.Tasks)), channels: map[string]driver.Channel{}}
 	for _, ch := range sc.Channels {
-		p.channels[ch.Name] = s.NewChannel(ch.Name, ch.Capacity)
+		p.channels[ch.Name] = driver.NewChannel(s, ch.Name, ch.Capacity)
 	}
 	for _, name := range sc.TaskNames {
 		ops := sc.Tasks[name].Ops
@@ -84,7 +85,7 @@ var execs [scenario.OpKindEnd]execFunc
 
 func init() {
 	execs = [...]execFunc{
-		scenario.Compute: func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Compute(op.N) },
+		scenario.Compute: func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return driver.Compute(t, op.N) },
 		scenario.Yield:   func(_ *program, t *sched.Task, _ scope, _ *scenario.Op) error { return t.Yield() },
 		scenario.Call:    execCall,
 		scenario.Loop:    execLoop,
@@ -95,24 +96,31 @@ func init() {
 			return nil
 		},
 		scenario.CheckCancel: func(_ *program, t *sched.Task, _ scope, _ *scenario.Op) error { return t.Checkpoint() },
-		scenario.Alloc:       func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Alloc(op.N) },
-		scenario.Syscall:     func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Syscall(op.N) },
+		scenario.Alloc:       func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return driver.Alloc(t, op.N) },
+		scenario.Syscall:     func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return driver.Syscall(t, op.N) },
 		scenario.Defer:       execDefer,
 		scenario.Using:       execUsing,
-		scenario.Send:        func(p *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Send(p.channels[op.Str], 1) },
-		scenario.Recv:        execRecv,
-		scenario.Close:       func(p *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Close(p.channels[op.Str]) },
-		scenario.Sleep:       func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Sleep(op.N) },
-		scenario.Recharge:    execRecharge,
-		scenario.Log:         execLog,
-		scenario.Return:      func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { t.SetValue(op.N); return errReturn },
-		scenario.Fail:        func(_ *program, _ *sched.Task, _ scope, op *scenario.Op) error { return &failure{msg: op.Str} },
-		scenario.Panic:       func(_ *program, _ *sched.Task, _ scope, op *scenario.Op) error { panic(op.Str) },
+		scenario.Send: func(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
+			return driver.Send(t, p.channels[op.Str], 1)
+		},
+		scenario.Recv: execRecv,
+		scenario.Close: func(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
+			return driver.Close(t, p.channels[op.Str])
+		},
+		scenario.Sleep:    func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error { return t.Sleep(op.N) },
+		scenario.Recharge: execRecharge,
+		scenario.Log:      execLog,
+		scenario.Return: func(_ *program, t *sched.Task, _ scope, op *scenario.Op) error {
+			driver.SetValue(t, op.N)
+			return errReturn
+		},
+		scenario.Fail:  func(_ *program, _ *sched.Task, _ scope, op *scenario.Op) error { return &failure{msg: op.Str} },
+		scenario.Panic: func(_ *program, _ *sched.Task, _ scope, op *scenario.Op) error { panic(op.Str) },
 	}
 }
 
 func execCall(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
-	if err := t.Call(); err != nil {
+	if err := driver.Call(t); err != nil {
 		return err
 	}
 	err := p.exec(t, nil, p.sc.Tasks[op.Str].Ops)
@@ -124,7 +132,7 @@ func execCall(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
 
 func execLoop(p *program, t *sched.Task, sc scope, op *scenario.Op) error {
 	for i := int64(0); op.N == scenario.LoopForever || i < op.N; i++ {
-		if err := t.Call(); err != nil { // each iteration start: a checkpoint, one op
+		if err := driver.Call(t); err != nil { // each iteration start: a checkpoint, one op
 			return err
 		}
 		if err := p.exec(t, sc, op.Body); err != nil {
@@ -181,7 +189,7 @@ func execDefer(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
 	}
 	t.Defer(label, func(t *sched.Task) error {
 		p.lim.release(limCleanups)
-		t.Log(label)
+		driver.Log(t, label)
 		var b block
 		return b.run(p, t, nil, body)
 	})
@@ -202,17 +210,17 @@ func execLog(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
 	if err := p.lim.take(limEvents); err != nil {
 		return err
 	}
-	t.Log(op.Str)
+	driver.Log(t, op.Str)
 	return nil
 }
 
 func execRecv(p *program, t *sched.Task, _ scope, op *scenario.Op) error {
-	_, _, err := t.Recv(p.channels[op.Str])
+	_, _, err := driver.Recv(t, p.channels[op.Str])
 	return err
 }
 
 func execRecharge(_ *program, t *sched.Task, _ scope, op *scenario.Op) error {
-	_, err := t.Recharge(op.Str, budgetOf(op.Recharge.Over(scenario.Budget{})))
+	_, err := driver.Recharge(t, op.Str, budgetOf(op.Recharge.Over(scenario.Budget{})))
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
@@ -22,27 +23,27 @@ import (
 // lowest-numbered unparked worker takes its idle step (it parks) without
 // a draw.
 type pctChooser struct {
-	rng       *sched.Xoshiro
+	rng       *driver.Xoshiro
 	prio      map[uint64]int64 // by task id; looked up, never iterated
 	low       int64            // the priority the next lowered task gets
 	changes   []int64          // decision indices at which the last task is lowered, ascending
 	decisions int64
-	prevW     *sched.Worker // the worker of the previous step
+	prevW     driver.Worker // the worker of the previous step
 	prevT     *sched.Task   // its task before that step, nil if it was between tasks
-	useful    []*sched.Worker
+	useful    []driver.Worker
 }
 
 // pctSeed derives the strategy's PRNG seed from the run seed, apart from
 // the random walk's and the workers' victim draws.
 func pctSeed(seed uint64) uint64 {
 	s := seed ^ 0x7063745f73656564 // "pct_seed"
-	return sched.SplitMix64(&s)
+	return driver.SplitMix64(&s)
 }
 
 // newPCTChooser draws the change points: d-1 distinct decisions in
 // [1, length), length being the working steps of a probe run.
 func newPCTChooser(c Config, length int64) *pctChooser {
-	rng := sched.NewXoshiro(pctSeed(c.Seed))
+	rng := driver.NewXoshiro(pctSeed(c.Seed))
 	p := &pctChooser{rng: rng, prio: map[uint64]int64{}, low: -1}
 	n := min(int64(c.PCTDepth-1), length-1)
 	seen := map[int64]bool{}
@@ -59,7 +60,7 @@ func newPCTChooser(c Config, length int64) *pctChooser {
 
 // rank is w's priority: its current task's, or the highest when it is
 // between tasks.
-func (p *pctChooser) rank(w *sched.Worker) int64 {
+func (p *pctChooser) rank(w driver.Worker) int64 {
 	id := w.CurrentID()
 	if id == 0 {
 		return math.MaxInt64
@@ -72,7 +73,7 @@ func (p *pctChooser) rank(w *sched.Worker) int64 {
 	return r
 }
 
-func (p *pctChooser) pick(_ int64, ready []*sched.Worker) (*sched.Worker, error) {
+func (p *pctChooser) pick(_ int64, ready []driver.Worker) (driver.Worker, error) {
 	if Yielded(p.prevW, p.prevT) {
 		// As Shuttle does: a task that yields drops below every other, or
 		// a task spinning on yields while it waits for a lower one would
@@ -129,10 +130,10 @@ func (*pctChooser) done(int64) error { return nil }
 // any run, as PCT's k wants.
 type pctProbe struct {
 	steps  int64
-	useful []*sched.Worker
+	useful []driver.Worker
 }
 
-func (p *pctProbe) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
+func (p *pctProbe) Choose(_ int64, ready []driver.Worker) driver.Worker {
 	p.useful = Useful(p.useful[:0], ready)
 	if len(p.useful) == 0 {
 		return ready[0]

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
@@ -51,6 +52,6 @@ func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 	return run, nil
 }
 
-func runReal(s *sched.Scheduler, sc *scenario.Scenario, p *program) sched.Result {
-	return s.RunWith("main", p.funcs["main"], func(*sched.Task) { setRootCaps(s, sc) })
+func runReal(s *driver.Scheduler, sc *scenario.Scenario, p *program) sched.Result {
+	return s.Sched().Run("main", p.funcs["main"])
 }

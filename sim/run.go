@@ -8,6 +8,7 @@ import (
 
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 	"github.com/cbcsim/cbcsim/trace"
 )
@@ -111,7 +112,7 @@ type NurseryRow struct {
 // WorkerRow is one line of the worker table.
 type WorkerRow struct {
 	ID    int
-	Stats sched.WorkerStats
+	Stats driver.WorkerStats
 }
 
 // Check is one invariant or expectation and whether it held.
@@ -214,7 +215,7 @@ func header(name, sha, source string, c Config) *trace.Header {
 // victim generators take theirs from the same seed inside sched.
 func driverSeed(seed uint64) uint64 {
 	s := seed ^ 0xd1b54a32d192ed03
-	return sched.SplitMix64(&s)
+	return driver.SplitMix64(&s)
 }
 
 // Execute runs the scenario once under c and checks every invariant and
@@ -265,32 +266,50 @@ type ScheduleError struct{ Err error }
 func (e *ScheduleError) Error() string { return "schedule replay: " + e.Err.Error() }
 func (e *ScheduleError) Unwrap() error { return e.Err }
 
-func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims sched.VictimSource) (*sched.Scheduler, error) {
-	cfg := sched.Config{
-		Workers: c.Workers, Seed: c.Seed, Victim: c.Victim, Profile: c.Profile,
-		YieldInterval: c.YieldInterval, Budget: budgetOf(sc.Budget), KeepTasks: !c.Lean,
-		MaxSteps: c.MaxSteps, Victims: victims,
+func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims driver.VictimSource) (*driver.Scheduler, error) {
+	cfg := driver.Config{
+		Config: sched.Config{
+			Workers: c.Workers, Seed: c.Seed, Victim: c.Victim, Profile: c.Profile,
+			YieldInterval: c.YieldInterval, Budget: budgetOf(sc.Budget),
+			MaxSteps: c.MaxSteps, RootCaps: rootCaps(sc),
+		},
+		Mode: c.mode(), Victims: victims,
 	}
 	if sink != nil {
 		cfg.Sink = sink
 		cfg.Clock = sink
-		cfg.StepCheckpoints = true
+		if !cfg.Mode.Keeps() {
+			sink.tab = newTables() // no task is kept to read the tables from
+		}
 	}
-	return sched.New(cfg)
+	return driver.New(cfg)
 }
 
-func startRoot(s *sched.Scheduler, sc *scenario.Scenario, p *program) {
+// mode is the driver's mode for c. The seeded driver keeps every task
+// still: the task and nursery tables read them (docs/api-split.md says
+// what remains before it runs driver.Seeded, a Go program's code path).
+func (c Config) mode() driver.Mode {
+	switch {
+	case !c.Real:
+		return driver.SeededKeep
+	case c.Lean:
+		return driver.Real
+	}
+	return driver.RealKeep
+}
+
+func startRoot(s *driver.Scheduler, sc *scenario.Scenario, p *program) {
 	s.Start("main", p.funcs["main"])
-	setRootCaps(s, sc)
 }
 
-// setRootCaps gives main the caps of [task.main] under sovereign; under the
-// other profiles it keeps every capability.
-func setRootCaps(s *sched.Scheduler, sc *scenario.Scenario) {
+// rootCaps is the caps of [task.main] under sovereign (none if it gives
+// none); the other profiles give main every capability and ignore it.
+func rootCaps(sc *scenario.Scenario) sched.Caps {
 	if main := sc.Tasks["main"]; main.HasCaps && sc.Scheduler.Profile == scenario.ProfileSovereign {
 		caps, _ := sched.ParseCaps(main.Caps)
-		s.SetRootCaps(caps)
+		return caps
 	}
+	return 0
 }
 
 // outcomeOf maps main's result to its outcome name.
@@ -304,37 +323,37 @@ func outcomeOf(r sched.Result) Outcome {
 	return OutcomeFailed
 }
 
-func stuck(s *sched.Scheduler) []string {
+func stuck(s *driver.Scheduler) []string {
 	var out []string
 	for _, t := range s.Tasks() {
-		switch t.State() {
-		case sched.StateCompleted, sched.StateCancelled:
+		switch driver.State(t) {
+		case driver.StateCompleted, driver.StateCancelled:
 			continue
 		}
-		out = append(out, fmt.Sprintf("t%d %s (%s)", t.ID(), t.Name(), t.State()))
+		out = append(out, fmt.Sprintf("t%d %s (%s)", t.ID(), t.Name(), driver.State(t)))
 	}
 	return out
 }
 
 // collect fills the tables from the scheduler's registry.
-func collect(run *Run, s *sched.Scheduler) {
+func collect(run *Run, s *driver.Scheduler) {
 	run.Log = s.Log()
 	for _, t := range s.Tasks() {
-		steps, yields, steals := t.Stats()
-		row := TaskRow{ID: t.ID(), Name: t.Name(), State: t.State().String(), Steps: steps, Yields: yields, Steals: steals}
-		if n := t.Parent(); n != nil {
+		steps, yields, steals := driver.Stats(t)
+		row := TaskRow{ID: t.ID(), Name: t.Name(), State: driver.State(t).String(), Steps: steps, Yields: yields, Steals: steals}
+		if n := driver.Parent(t); n != nil {
 			row.Nursery = n.Label()
 		}
-		switch t.State() {
-		case sched.StateCompleted, sched.StateCancelled:
-			row.Result = t.Result().String()
+		switch driver.State(t) {
+		case driver.StateCompleted, driver.StateCancelled:
+			row.Result = driver.Result(t).String()
 		default:
 			row.Result = "-"
 		}
 		run.Tasks = append(run.Tasks, row)
 	}
 	for _, n := range s.Nurseries() {
-		snap := n.Snapshot()
+		snap := driver.Snapshot(n)
 		row := NurseryRow{ID: n.ID(), Label: snap.Label, Mode: snap.Mode.String(), State: snap.State.String(),
 			Result: snap.Outcome.String(), FirstError: snap.FirstError}
 		for _, r := range snap.Results {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -81,16 +82,16 @@ func workerIndex(actor string) (int, error) {
 type chooser interface {
 	// pick returns the worker for step among the unparked ones, or an
 	// error when a recorded decision cannot be applied.
-	pick(step int64, ready []*sched.Worker) (*sched.Worker, error)
+	pick(step int64, ready []driver.Worker) (driver.Worker, error)
 	// done checks, after the step, that the step used exactly its
 	// recorded decisions.
 	done(step int64) error
 }
 
 // randomChooser is the seeded driver: one Xoshiro256** draw per step.
-type randomChooser struct{ rng *sched.Xoshiro }
+type randomChooser struct{ rng *driver.Xoshiro }
 
-func (c *randomChooser) pick(_ int64, ready []*sched.Worker) (*sched.Worker, error) {
+func (c *randomChooser) pick(_ int64, ready []driver.Worker) (driver.Worker, error) {
 	return ready[c.rng.Intn(len(ready))], nil
 }
 
@@ -106,7 +107,7 @@ type scheduleChooser struct {
 	err     error // the first decision that did not apply
 }
 
-func (c *scheduleChooser) pick(step int64, ready []*sched.Worker) (*sched.Worker, error) {
+func (c *scheduleChooser) pick(step int64, ready []driver.Worker) (driver.Worker, error) {
 	if step >= int64(len(c.s.Steps)) {
 		return nil, fmt.Errorf("step %d: the recorded run had ended, this one goes on", step)
 	}
@@ -123,7 +124,7 @@ func (c *scheduleChooser) pick(step int64, ready []*sched.Worker) (*sched.Worker
 	return nil, fmt.Errorf("step %d (line %d): recorded decision w%d does not apply: w%d is parked (no work) in this run", step, d.Line, d.Actor, d.Actor)
 }
 
-// NextVictim implements sched.VictimSource.
+// NextVictim implements driver.VictimSource.
 func (c *scheduleChooser) NextVictim(w int) int {
 	d := c.s.Steps[c.step]
 	if c.next >= len(d.Victims) {

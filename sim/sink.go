@@ -12,6 +12,7 @@ type sink struct {
 	step, tick uint64
 	actors     []string
 	hist       *history // the checkers' digest, fed as events happen
+	tab        *tables  // the task and nursery tables from the same events; nil while the scheduler keeps its tasks
 	w          *trace.Writer
 	err        error // the first write error
 	cleanups   int   // cleanups pushed and not yet run, for limit
@@ -37,6 +38,9 @@ func (s *sink) actor(worker int) string {
 func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 	s.ev = trace.Event{Step: s.step, Tick: s.tick, Actor: s.actor(worker), Kind: kind, Fields: fields}
 	s.hist.add(&s.ev)
+	if s.tab != nil {
+		s.tab.add(&s.ev)
+	}
 	s.count(kind, fields)
 	if s.w != nil && s.err == nil {
 		s.err = s.w.WriteEvent(&s.ev)

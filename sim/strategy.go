@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -63,15 +64,15 @@ func resolveStrategy(c *Config, o Options) error {
 
 // Chooser steers a seeded run from outside (the explorer). Choose returns
 // the worker that acts at step among ready, the unparked workers. If the
-// Chooser also implements sched.VictimSource, it chooses every steal
+// Chooser also implements driver.VictimSource, it chooses every steal
 // victim too.
 type Chooser interface {
-	Choose(step int64, ready []*sched.Worker) *sched.Worker
+	Choose(step int64, ready []driver.Worker) driver.Worker
 }
 
 type externalChooser struct{ c Chooser }
 
-func (e externalChooser) pick(step int64, ready []*sched.Worker) (*sched.Worker, error) {
+func (e externalChooser) pick(step int64, ready []driver.Worker) (driver.Worker, error) {
 	return e.c.Choose(step, ready), nil
 }
 
@@ -80,20 +81,20 @@ func (externalChooser) done(int64) error { return nil }
 // newChooser builds the driver's decision maker for one run: the recorded
 // schedule, an external Chooser, or the configured strategy. pctLength is
 // asked for pct's decision count only under pct (it may run a probe).
-func newChooser(c Config, o Options, pctLength func() int64) (chooser, sched.VictimSource, error) {
+func newChooser(c Config, o Options, pctLength func() int64) (chooser, driver.VictimSource, error) {
 	switch {
 	case o.Schedule != nil:
 		sch := &scheduleChooser{s: o.Schedule, workers: c.Workers}
 		return sch, sch, nil
 	case o.Chooser != nil:
-		v, _ := o.Chooser.(sched.VictimSource)
+		v, _ := o.Chooser.(driver.VictimSource)
 		return externalChooser{o.Chooser}, v, nil
 	case c.Strategy == StrategyPCT:
 		return newPCTChooser(c, pctLength()), nil, nil
 	case c.Strategy == StrategyExplore:
 		return nil, nil, ErrExploreNeedsSchedule
 	}
-	return &randomChooser{rng: sched.NewXoshiro(driverSeed(c.Seed))}, nil, nil
+	return &randomChooser{rng: driver.NewXoshiro(driverSeed(c.Seed))}, nil, nil
 }
 
 // ErrExploreNeedsSchedule is a run of strategy explore with neither an
@@ -103,7 +104,7 @@ var ErrExploreNeedsSchedule = errors.New("strategy explore has no seed to replay
 // Useful appends to dst the workers of ready whose next step can do
 // something (run a task or take one), leaving out the idle ones whose step
 // could only look for work and park.
-func Useful(dst, ready []*sched.Worker) []*sched.Worker {
+func Useful(dst, ready []driver.Worker) []driver.Worker {
 	for _, w := range ready {
 		if !w.Idle() {
 			dst = append(dst, w)
@@ -114,8 +115,8 @@ func Useful(dst, ready []*sched.Worker) []*sched.Worker {
 
 // Yielded reports whether task t, which worker w was in the middle of
 // before the last step, yielded in that step: it left w and is ready.
-func Yielded(w *sched.Worker, t *sched.Task) bool {
-	return t != nil && w.Current() != t && t.State() == sched.StateReady
+func Yielded(w driver.Worker, t *sched.Task) bool {
+	return t != nil && w.Current() != t && driver.State(t) == driver.StateReady
 }
 
 // strategyFields are the trace header's fields for c's strategy. A random

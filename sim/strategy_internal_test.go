@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
@@ -15,10 +15,10 @@ type checkedPCT struct {
 	t      *testing.T
 	p      *pctChooser
 	idle   int
-	useful []*sched.Worker
+	useful []driver.Worker
 }
 
-func (c *checkedPCT) Choose(step int64, ready []*sched.Worker) *sched.Worker {
+func (c *checkedPCT) Choose(step int64, ready []driver.Worker) driver.Worker {
 	c.useful = Useful(c.useful[:0], ready)
 	decisionsBefore := c.p.decisions
 	w, _ := c.p.pick(step, ready)

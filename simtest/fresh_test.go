@@ -65,6 +65,9 @@ func TestFreshModule(t *testing.T) {
 	if ok {
 		t.Fatalf("go test passed with the bugs in:\n%s", out)
 	}
+	if !strings.Contains(out, "=== RUN") {
+		t.Fatalf("the module's tests did not run (a build error?):\n%s", out)
+	}
 	for _, tc := range []struct{ test, want string }{
 		{"TestLockOrderBug", "deadlock"},
 		{"TestLostMessageBug", "results: "},

@@ -39,6 +39,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 	"github.com/cbcsim/cbcsim/sim/sweep"
@@ -409,7 +410,7 @@ func (c *checker) resolveAll() error {
 // keeps those of this shard.
 func (c *checker) pickSamples() {
 	o := c.o
-	rng := sched.NewXoshiro(resampleSeed)
+	rng := driver.NewXoshiro(resampleSeed)
 	for i := range c.scs {
 		for _, p := range pickResample(rng, len(o.Workers), o.Seeds, o.Resample) {
 			ri := int64(i)*c.perScenario + int64(p.wi)*int64(o.Seeds) + int64(p.seed)
@@ -429,7 +430,7 @@ type runRef struct{ wi, seed int } // worker index, seed index
 // spread over the worker counts: the i-th pick takes worker count
 // (off+i) mod nw, or the next one with seeds left, and a random seed not
 // yet picked for it. k ≥ nw×seeds picks every run. The result is sorted.
-func pickResample(rng *sched.Xoshiro, nw, seeds, k int) []runRef {
+func pickResample(rng *driver.Xoshiro, nw, seeds, k int) []runRef {
 	var out []runRef
 	if k <= 0 {
 		return nil

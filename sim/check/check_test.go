@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 	"github.com/cbcsim/cbcsim/trace"
@@ -341,8 +341,8 @@ func TestCheckBadOptions(t *testing.T) {
 }
 
 func TestCheckPickResample(t *testing.T) {
-	a := pickResample(sched.NewXoshiro(resampleSeed), 4, 100, 5)
-	b := pickResample(sched.NewXoshiro(resampleSeed), 4, 100, 5)
+	a := pickResample(driver.NewXoshiro(resampleSeed), 4, 100, 5)
+	b := pickResample(driver.NewXoshiro(resampleSeed), 4, 100, 5)
 	if fmt.Sprint(a) != fmt.Sprint(b) || len(a) != 5 {
 		t.Fatalf("not deterministic or wrong size: %v %v", a, b)
 	}
@@ -358,13 +358,13 @@ func TestCheckPickResample(t *testing.T) {
 	if len(perWorker) != 4 {
 		t.Errorf("5 picks over 4 worker counts cover only %v", perWorker)
 	}
-	if got := pickResample(sched.NewXoshiro(1), 2, 3, 6); len(got) != 6 {
+	if got := pickResample(driver.NewXoshiro(1), 2, 3, 6); len(got) != 6 {
 		t.Errorf("k = all runs picked %d", len(got))
 	}
-	if got := pickResample(sched.NewXoshiro(1), 2, 3, 5); len(got) != 5 {
+	if got := pickResample(driver.NewXoshiro(1), 2, 3, 5); len(got) != 5 {
 		t.Errorf("k = all runs - 1 picked %d", len(got))
 	}
-	if got := pickResample(sched.NewXoshiro(1), 2, 3, 0); got != nil {
+	if got := pickResample(driver.NewXoshiro(1), 2, 3, 0); got != nil {
 		t.Errorf("k = 0 picked %v", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim"
 )
 
@@ -37,11 +38,11 @@ type chooser struct {
 	points  []point
 	workers int
 	prev    int // the worker of the previous step, -1 before the first
-	prevW   *sched.Worker
+	prevW   driver.Worker
 	prevT   *sched.Task // prevW's task before the previous step
 	pre     int
-	useful  []*sched.Worker
-	ready   []*sched.Worker // the last step's unparked workers
+	useful  []driver.Worker
+	ready   []driver.Worker // the last step's unparked workers
 }
 
 func newChooser(prefix []uint8, workers int) *chooser {
@@ -49,7 +50,7 @@ func newChooser(prefix []uint8, workers int) *chooser {
 }
 
 // Choose implements sim.Chooser.
-func (c *chooser) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
+func (c *chooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 	c.ready = append(c.ready[:0], ready...)
 	c.useful = sim.Useful(c.useful[:0], ready)
 	if sim.Yielded(c.prevW, c.prevT) && len(c.useful) > 1 {
@@ -58,7 +59,7 @@ func (c *chooser) Choose(_ int64, ready []*sched.Worker) *sched.Worker {
 		// on yields (a task polling for another's progress) would have a
 		// schedule that starves the other for ever, a livelock that no
 		// real scheduler produces.
-		c.useful = slices.DeleteFunc(c.useful, func(w *sched.Worker) bool { return w == c.prevW })
+		c.useful = slices.DeleteFunc(c.useful, func(w driver.Worker) bool { return w == c.prevW })
 	}
 	c.useful = dropTwins(c.useful)
 	if len(c.useful) == 0 {
@@ -111,7 +112,7 @@ func (c *chooser) pick(p *point) uint8 {
 	return p.options[0]
 }
 
-// NextVictim implements sched.VictimSource: only the workers with
+// NextVictim implements driver.VictimSource: only the workers with
 // something to steal are options. A parked worker's deque is empty (it
 // parked because it found nothing, and only its own tasks push onto it),
 // so the last step's unparked workers are the candidates.
@@ -149,9 +150,9 @@ func (c *chooser) choices() []uint8 {
 // can observe, only in their ids, so the schedules that start with one or
 // another are the same up to renaming the workers: symmetry reduction.
 // Without it, k blank workers multiply every free choice by k.
-func dropTwins(useful []*sched.Worker) []*sched.Worker {
+func dropTwins(useful []driver.Worker) []driver.Worker {
 	seen := false
-	return slices.DeleteFunc(useful, func(w *sched.Worker) bool {
+	return slices.DeleteFunc(useful, func(w driver.Worker) bool {
 		if w.Running() || w.QueueLen() > 0 {
 			return false
 		}

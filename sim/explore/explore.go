@@ -224,7 +224,7 @@ func (s *search) progress(b int) {
 // fail records the failing run as the report's Failure, shrunk unless
 // NoShrink.
 func (s *search) fail(run *sim.Run, ch *chooser, failed []string) error {
-	sig := signature(failed)
+	sig := sim.Signature(failed)
 	f := &Failure{Signature: sig, Found: Schedule{Choices: ch.choices(), Preemptions: ch.pre, Steps: run.Steps}}
 	f.Shrunk, f.Run = f.Found, run
 	if !s.o.NoShrink {
@@ -342,21 +342,9 @@ func execute(exec Exec, sc *scenario.Scenario, cfg sim.Config, prefix []uint8, t
 func outcomeKey(run *sim.Run, failed []string) string {
 	k := string(run.Outcome) + " main=" + run.Result.String()
 	if len(failed) > 0 {
-		k += " FAIL " + signature(failed)
+		k += " FAIL " + sim.Signature(failed)
 	}
 	return k
-}
-
-func signature(names []string) string {
-	s := append([]string(nil), names...)
-	sort.Strings(s)
-	out := s[:0]
-	for i, n := range s {
-		if i == 0 || n != s[i-1] {
-			out = append(out, n)
-		}
-	}
-	return strings.Join(out, ",")
 }
 
 // perBound formats schedules per preemption count: "0:12 1:40".

@@ -149,7 +149,7 @@ func TestFindsBugsAndReproReplays(t *testing.T) {
 			if f.Shrunk.Preemptions > f.Found.Preemptions || (f.Shrunk.Preemptions == f.Found.Preemptions && f.Shrunk.Steps > f.Found.Steps) {
 				t.Errorf("shrunk %s is not smaller than found %s", f.Shrunk.Size(), f.Found.Size())
 			}
-			if got := signature(FailedChecks(f.Run)); got != f.Signature {
+			if got := sim.Signature(FailedChecks(f.Run)); got != f.Signature {
 				t.Errorf("shrunk run fails with %q, found with %q", got, f.Signature)
 			}
 			dir, err := WriteRepro(t.TempDir(), path, sc, rep)

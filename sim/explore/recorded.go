@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
@@ -34,9 +35,9 @@ type converter struct {
 	perm    []int
 	// The last worker that acted, and the last the chooser would have
 	// chosen (idle looks aside) with its task before that step.
-	prevW, exPrevW *sched.Worker
+	prevW, exPrevW driver.Worker
 	exPrevT        *sched.Task
-	ready, cands   []*sched.Worker
+	ready, cands   []driver.Worker
 	mismatch       error
 }
 
@@ -48,7 +49,7 @@ func newConverter(rec *sim.Schedule, workers int) *converter {
 	return c
 }
 
-func (c *converter) Choose(step int64, ready []*sched.Worker) *sched.Worker {
+func (c *converter) Choose(step int64, ready []driver.Worker) driver.Worker {
 	c.step, c.next = step, 0
 	c.ready = append(c.ready[:0], ready...)
 	if step >= int64(len(c.rec.Steps)) {
@@ -56,7 +57,7 @@ func (c *converter) Choose(step int64, ready []*sched.Worker) *sched.Worker {
 		return ready[0]
 	}
 	actor := c.rec.Steps[step].Actor
-	var w *sched.Worker
+	var w driver.Worker
 	for _, r := range ready {
 		if r.ID() == actor {
 			w = r
@@ -79,11 +80,11 @@ func (c *converter) Choose(step int64, ready []*sched.Worker) *sched.Worker {
 			c.exPrevW, c.exPrevT = w, w.Current()
 			return w // the chooser would let another go first: not expressible
 		}
-		c.cands = slices.DeleteFunc(c.cands, func(v *sched.Worker) bool { return v == c.exPrevW })
+		c.cands = slices.DeleteFunc(c.cands, func(v driver.Worker) bool { return v == c.exPrevW })
 	}
 	// One blank worker stands for all: the one with the lowest explorer
 	// id, unless the recorded actor is blank, which then takes its name.
-	var rep *sched.Worker
+	var rep driver.Worker
 	for _, v := range c.cands {
 		if blank(v) && (rep == nil || c.perm[v.ID()] < c.perm[rep.ID()]) {
 			rep = v
@@ -107,9 +108,9 @@ func (c *converter) Choose(step int64, ready []*sched.Worker) *sched.Worker {
 }
 
 // blank reports whether w has no task and an empty deque.
-func blank(w *sched.Worker) bool { return !w.Running() && w.QueueLen() == 0 }
+func blank(w driver.Worker) bool { return !w.Running() && w.QueueLen() == 0 }
 
-// NextVictim implements sched.VictimSource.
+// NextVictim implements driver.VictimSource.
 func (c *converter) NextVictim(w int) int {
 	d := c.rec.Steps[c.step]
 	if c.next >= len(d.Victims) {
@@ -170,7 +171,7 @@ func ShrinkRecorded(sc *scenario.Scenario, workers int, rec *sim.Schedule, want 
 	if err != nil {
 		return nil, err
 	}
-	if signature(o.Failing(run)) != want {
+	if sim.Signature(o.Failing(run)) != want {
 		return nil, ErrNotConverted
 	}
 	f := &Failure{Signature: want, Found: Schedule{Choices: trimDefaults(ch), Preemptions: ch.pre, Steps: run.Steps}}
@@ -180,10 +181,6 @@ func ShrinkRecorded(sc *scenario.Scenario, workers int, rec *sim.Schedule, want 
 	f.Found = Schedule{Preemptions: conv.pre, Steps: int64(len(rec.Steps))}
 	return f, nil
 }
-
-// Signature is the failure signature of names (the failing checks):
-// sorted, without repeats, joined by commas.
-func Signature(names []string) string { return signature(names) }
 
 // WriteShrunk runs the shrunk schedule of f with its trace written to
 // path (atomically), for a repro directory.
@@ -232,7 +229,7 @@ func shrinkTraceData(file string, data []byte, o Options) (*Failure, *scenario.S
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	want := signature(o.Failing(run))
+	want := sim.Signature(o.Failing(run))
 	if want == "" {
 		return nil, nil, 0, fmt.Errorf("%s: the recorded run passes", file)
 	}

@@ -69,7 +69,7 @@ func (sh *shrinker) try(prefix []uint8) (*candidate, error) {
 	run, ch, err := execute(sh.exec, sh.sc, sh.cfg, prefix, nil)
 	// The prefix steers; a choice that does not apply falls back to the
 	// default, and the candidate is the run as it went (its choices).
-	if err != nil || signature(sh.failing(run)) != sh.sig {
+	if err != nil || sim.Signature(sh.failing(run)) != sh.sig {
 		return nil, err
 	}
 	return &candidate{s: Schedule{Choices: trimDefaults(ch), Preemptions: ch.pre, Steps: run.Steps}, run: run, points: ch.points}, nil
@@ -83,7 +83,7 @@ func (sh *shrinker) fewerPreemptions(best *candidate) (*candidate, error) {
 	}
 	o := Options{Workers: sh.cfg.Workers, Preemptions: best.s.Preemptions - 1, MaxSchedules: shrinkRunsMax / 2, NoShrink: true, Exec: sh.exec,
 		Failing: func(r *sim.Run) []string {
-			if signature(sh.failing(r)) == sh.sig {
+			if sim.Signature(sh.failing(r)) == sh.sig {
 				return []string{sh.sig}
 			}
 			return nil

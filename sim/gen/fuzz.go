@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 	"github.com/cbcsim/cbcsim/sim/sweep"
@@ -129,8 +129,8 @@ func FailedChecks(run *sim.Run) []string {
 // stays short.
 func RunSeed(seed uint64, workers []int) (uint64, int) {
 	s := seed ^ 0x9e3779b97f4a7c15
-	runSeed := sched.SplitMix64(&s) >> 33
-	w := workers[sched.SplitMix64(&s)%uint64(len(workers))]
+	runSeed := driver.SplitMix64(&s) >> 33
+	w := workers[driver.SplitMix64(&s)%uint64(len(workers))]
 	return runSeed, w
 }
 
@@ -288,18 +288,6 @@ type genScenario interface {
 	Example(seed ...int) *scenario.Scenario
 }
 
-func signature(names []string) string {
-	s := append([]string(nil), names...)
-	sort.Strings(s)
-	out := s[:0]
-	for i, n := range s {
-		if i == 0 || n != s[i-1] {
-			out = append(out, n)
-		}
-	}
-	return strings.Join(out, ",")
-}
-
 // reproduce shrinks the failing scenario of seed and writes it out.
 func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error) {
 	orig := Scenario().Example(int(seed))
@@ -308,7 +296,7 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 	if err != nil {
 		return nil, err
 	}
-	want := signature(o.Failing(run))
+	want := sim.Signature(o.Failing(run))
 	if want == "" {
 		return nil, fmt.Errorf("gen: seed %d failed once and passed when run again: the run is not deterministic", seed)
 	}
@@ -390,7 +378,7 @@ func (sh *candidateRunner) failsAt(c *scenario.Scenario) (uint64, *sim.Run, bool
 			}
 			return 0, nil, false
 		}
-		if signature(sh.o.Failing(r)) == sh.want {
+		if sim.Signature(sh.o.Failing(r)) == sh.want {
 			return s, r, true
 		}
 	}

@@ -224,8 +224,10 @@ func RacyGoroutine() sched.Func {
 		}()
 		defer close(stop)
 		for i := 0; i < 8; i++ {
-			if count.Load()%2 == 0 {
-				t.Log("even")
+			if count.Load()%2 == 0 { // the race decides whether this task yields an extra time
+				if err := t.Yield(); err != nil {
+					return err
+				}
 			}
 			if err := t.Yield(); err != nil {
 				return err

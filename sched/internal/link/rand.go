@@ -1,4 +1,4 @@
-package sched
+package link
 
 import "math/bits"
 

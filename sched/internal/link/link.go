@@ -1,0 +1,170 @@
+// Package link joins package sched to package sched/driver without an
+// import cycle and without showing the driver's surface on sched's page
+// (docs/api-split.md). It imports nothing from sched. It holds:
+//
+//   - the types both sides name (Sink, Clock, VictimSource, Options,
+//     TaskState, WorkerStats, NurserySnapshot, Xoshiro), which
+//     sched/driver re-exports under aliases;
+//   - registration slots, typed any, that sched fills in its init with
+//     functions returning its unexported views; sched/driver asserts each
+//     slot once, at its own init, to the function type it expects.
+//
+// Nobody outside sched/... can import it, so the views are reachable only
+// through sched/driver.
+package link
+
+import (
+	"fmt"
+
+	"github.com/cbcsim/cbcsim/nursery"
+	"github.com/cbcsim/cbcsim/trace"
+)
+
+// Registration slots, filled by sched's init.
+var (
+	// New is func(sched.Config, link.Options) (*sched.Scheduler, error).
+	New any
+	// Driver is func(*sched.Scheduler) any: the scheduler's driver view.
+	Driver any
+	// Task is func(*sched.Task) any: the task's scenario-operations view.
+	Task any
+	// Nursery is func(*sched.Nursery) any: the nursery's inspection view.
+	Nursery any
+)
+
+// Options are the configuration fields only a driver sets.
+type Options struct {
+	// Mode says who steps the workers and whether every task is kept.
+	Mode Mode
+
+	// Sink receives every scheduling event. Nil means no events. It is an
+	// observer: it changes no decision and keeps no task alive.
+	Sink Sink
+
+	// Clock gives the time in ticks for sleeps and timeouts; nil means the
+	// real-mode wall clock started by Run.
+	Clock Clock
+
+	// Victims, when set, chooses every steal victim instead of the
+	// strategy (schedule-driven replay of a recorded trace).
+	Victims VictimSource
+
+	// StealHalf makes a successful steal take half of the victim's deque
+	// (at most StealBatchMax tasks) instead of one task: the thief runs
+	// the first and queues the rest on its own deque. Off by default:
+	// docs/performance.md has the measurement that decided it.
+	StealHalf bool
+}
+
+// Mode is how a scheduler is run: who steps its workers (Run's goroutines,
+// or a driver one step at a time) and whether it keeps every task and
+// nursery for inspection (which switches off lean nurseries, the reuse of
+// tasks and nurseries and per-worker id blocks: the code path a Go
+// program's scheduler takes is the one that keeps nothing).
+type Mode uint8
+
+const (
+	// Real: Run's goroutines step the workers, nothing is kept (a Go
+	// program's scheduler; the zero Mode).
+	Real Mode = iota
+	// RealKeep: Run, keeping every task and nursery.
+	RealKeep
+	// Seeded: a driver steps one worker at a time, every checkpoint ends
+	// a step, nothing is kept: the Go program's code path, one step at a
+	// time (lean nurseries, reuse, id blocks).
+	Seeded
+	// SeededKeep: Seeded, keeping every task and nursery for tables read
+	// from the tasks themselves.
+	SeededKeep
+)
+
+var modeNames = [...]string{"real", "real-keep", "seeded", "seeded-keep"}
+
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// Stepped reports whether a driver steps the workers one at a time, with
+// a step ending at every checkpoint.
+func (m Mode) Stepped() bool { return m == Seeded || m == SeededKeep }
+
+// Keeps reports whether every task and nursery is kept.
+func (m Mode) Keeps() bool { return m == RealKeep || m == SeededKeep }
+
+// StealBatchMax bounds the tasks one StealHalf steal moves.
+const StealBatchMax = 64
+
+// Sink receives the scheduler's events. The seeded driver implements it to
+// number steps, stamp virtual time and record or write the trace. Calls come
+// from the worker goroutine that caused the event; fields is scratch memory
+// that is reused after Emit returns, so a Sink that keeps events copies them.
+// worker is -1 for events caused outside any worker (the driver).
+type Sink interface {
+	Emit(worker int, kind trace.Kind, fields []trace.Field)
+}
+
+// Clock is the scheduler's source of time, in ticks. The seeded driver
+// injects a virtual clock (one tick per step, jumping to the next timer when
+// no worker can act); real mode uses wall time.
+type Clock interface {
+	Now() uint64
+}
+
+// VictimSource chooses steal victims. NextVictim returns the index of the
+// worker that worker w attempts to steal from next; it must not be w.
+type VictimSource interface {
+	NextVictim(w int) int
+}
+
+// TaskState is a task's place in the task state machine (docs/semantics.md).
+type TaskState uint32
+
+const (
+	StateReady TaskState = iota
+	StateRunning
+	StateBlocked
+	StateExhausted
+	StateCompleted
+	StateCancelled
+)
+
+var taskStateNames = [...]string{"Ready", "Running", "Blocked", "BudgetExhausted", "Completed", "Cancelled"}
+
+func (s TaskState) String() string {
+	if int(s) < len(taskStateNames) {
+		return taskStateNames[s]
+	}
+	return fmt.Sprintf("TaskState(%d)", uint32(s))
+}
+
+// WorkerStats counts what a worker did.
+type WorkerStats struct {
+	Steps        int64 // steps taken
+	Pops         int64 // tasks taken from the local deque
+	Globals      int64 // tasks taken from the global queue
+	Steals       int64 // tasks stolen from other workers
+	StealsFailed int64 // steal attempts that found nothing
+	Parks        int64 // times the worker found no work
+	Runs         int64 // steps that ran a task
+	Completed    int64 // tasks that finished on this worker
+	Cancelled    int64 // tasks retired as cancelled without running
+	Backoffs     int64 // real mode: backoff rounds before parking
+}
+
+// NurserySnapshot is a copy of a nursery's observable state. Results (per
+// child, in spawn order) and Children are kept only when the nursery keeps
+// per-child records (lean nurseries do not, except under cancel_remaining
+// or max_concurrent, which need them).
+type NurserySnapshot struct {
+	Label      string
+	Mode       nursery.Mode
+	State      nursery.State
+	Outcome    nursery.Outcome
+	FirstError string
+	HasError   bool
+	Results    []nursery.Result
+	Children   []uint64
+}

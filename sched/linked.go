@@ -1,0 +1,65 @@
+package sched
+
+import "github.com/cbcsim/cbcsim/sched/internal/link"
+
+// The driver's vocabulary lives in sched/internal/link so that sched/driver
+// can re-export it without its showing on sched's page (docs/api-split.md).
+type (
+	taskState       = link.TaskState
+	workerStats     = link.WorkerStats
+	nurserySnapshot = link.NurserySnapshot
+	xoshiro         = link.Xoshiro
+)
+
+const (
+	stateReady     = link.StateReady
+	stateRunning   = link.StateRunning
+	stateBlocked   = link.StateBlocked
+	stateExhausted = link.StateExhausted
+	stateCompleted = link.StateCompleted
+	stateCancelled = link.StateCancelled
+)
+
+// The driver's views of the public types (docs/api-split.md): the same
+// structs under unexported names, whose exported methods go doc does not
+// show. A conversion between a type and its view costs nothing.
+type (
+	driverView  Scheduler // the scheduler as sched/driver drives it
+	taskOps     Task      // a task's scenario operations and inspection
+	nurseryView Nursery   // a nursery's inspection
+)
+
+func init() {
+	link.New = newWith
+	link.Driver = func(s *Scheduler) any { return (*driverView)(s) }
+	link.Task = func(t *Task) any { return (*taskOps)(t) }
+	link.Nursery = func(n *Nursery) any { return (*nurseryView)(n) }
+}
+
+func (s *Scheduler) drv() *driverView { return (*driverView)(s) }
+func (t *Task) ops() *taskOps         { return (*taskOps)(t) }
+
+// Adapters for sched/driver, which cannot name the unexported worker and
+// channel types: it sees them through interfaces of its own.
+
+// NumWorkers is the number of workers.
+func (view *driverView) NumWorkers() int { return len(view.workers) }
+
+// WorkerAt is worker i, for the driver's Worker interface.
+func (view *driverView) WorkerAt(i int) any { return view.workers[i] }
+
+// Sched is the scheduler itself, for Run under a driver configuration.
+func (view *driverView) Sched() *Scheduler { return (*Scheduler)(view) }
+
+// MakeChannel is NewChannel for the driver's Channel interface.
+func (view *driverView) MakeChannel(name string, capacity int) any {
+	return view.NewChannel(name, capacity)
+}
+
+// SendTo, RecvFrom and CloseChan are Send, Recv and Close on a channel
+// made by MakeChannel.
+func (view *taskOps) SendTo(c any, v int64) error { return view.Send(c.(*channel), v) }
+
+func (view *taskOps) RecvFrom(c any) (int64, bool, error) { return view.Recv(c.(*channel)) }
+
+func (view *taskOps) CloseChan(c any) error { return view.Close(c.(*channel)) }
