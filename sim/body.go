@@ -95,7 +95,7 @@ func RunBody(b Body, body sched.Func) (*BodyRun, error) {
 		return nil, err
 	}
 	return &BodyRun{Config: c, Outcome: run.Outcome, Result: run.Result, Steps: run.Steps, Crash: run.Crash,
-		Checks: checkInvariants(run, sk.hist)}, nil
+		Checks: checkInvariants(run, sk.hist, false)}, nil
 }
 
 // resolve is the run's configuration: the scheduler's, with the defaults

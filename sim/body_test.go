@@ -166,3 +166,35 @@ func TestRunBodyChooserAndBound(t *testing.T) {
 		t.Fatal("unknown strategy accepted")
 	}
 }
+
+// A Go body may take its nursery's error as a value and go on: that is the
+// program's choice, not a lost error, so the invariants that read the
+// program (propagating ones) do not apply to a body, while every
+// scheduler invariant still does.
+func TestRunBodyHandlesItsNurseryError(t *testing.T) {
+	handled := func(t *sched.Task) error {
+		if err := bodyProgram(t); err == nil {
+			return &sched.SchedError{Code: "the child's error did not come back"}
+		}
+		return nil // handled: main ends ok
+	}
+	r, err := RunBody(Body{Name: "handled", Source: "a Go body\n", Seed: 3, Sched: sched.Config{Workers: 2, Budget: sched.Unlimited}}, handled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome != OutcomeOK {
+		t.Fatalf("outcome %s (%s), want ok", r.Outcome, r.Result)
+	}
+	names := map[string]bool{}
+	for _, c := range r.Checks {
+		names[c.Name] = true
+		if !c.OK {
+			t.Errorf("invariant %s: %s", c.Name, c.Detail)
+		}
+	}
+	for _, inv := range invariants {
+		if names[inv.name] == inv.propagating {
+			t.Errorf("invariant %s (propagating %v) checked on a body: %v", inv.name, inv.propagating, names[inv.name])
+		}
+	}
+}

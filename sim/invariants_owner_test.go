@@ -90,7 +90,7 @@ func TestOwnerInvariants(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := ownerView(t, tt.trace)
-			for _, inv := range []invariant{{InvOwnerFails, childErrorFailsOwner}, {InvOwnerLeaves, ownerLeavesOnChildError}, {InvErrorReachesRoot, childErrorReachesRoot}} {
+			for _, inv := range []invariant{{InvOwnerFails, childErrorFailsOwner, true}, {InvOwnerLeaves, ownerLeavesOnChildError, true}, {InvErrorReachesRoot, childErrorReachesRoot, true}} {
 				got := inv.check(v)
 				want := false
 				for _, b := range tt.bad {
@@ -121,7 +121,7 @@ func TestNurseryInCancelledCleanup(t *testing.T) {
 7 7 w0 nursery nursery=1 label=inside outcome=child_failed error=Failed
 7 7 w0 result task=1 result=cancelled:ExplicitCancel
 `)
-	for _, inv := range []invariant{{InvOwnerFails, childErrorFailsOwner}, {InvOwnerLeaves, ownerLeavesOnChildError}, {InvErrorReachesRoot, childErrorReachesRoot}} {
+	for _, inv := range []invariant{{InvOwnerFails, childErrorFailsOwner, true}, {InvOwnerLeaves, ownerLeavesOnChildError, true}, {InvErrorReachesRoot, childErrorReachesRoot, true}} {
 		if got := inv.check(v); got != "" {
 			t.Errorf("%s broke: %s", inv.name, got)
 		}

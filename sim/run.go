@@ -251,7 +251,7 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 	if err := finish(run, s, sk, tw, step); err != nil {
 		return nil, err
 	}
-	run.Checks = append(checkInvariants(run, sk.hist), checkExpect(sc.Expect, run)...)
+	run.Checks = append(checkInvariants(run, sk.hist, true), checkExpect(sc.Expect, run)...)
 	if run.Limit != "" {
 		run.Checks = append(run.Checks, limitCheck(run))
 	}
