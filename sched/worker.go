@@ -216,7 +216,7 @@ func (w *worker) run(t *Task) {
 		t.steps++
 		w.stats.Runs++
 		if w.em.on() {
-			w.em.emit(trace.KindRun, trace.I("task", int64(t.id)))
+			w.em.emitInt(trace.KindRun, "task", int64(t.id))
 		}
 		why, st := t.fib.Resume()
 		if st != fiber.Suspended {

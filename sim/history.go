@@ -17,10 +17,11 @@ import (
 type history struct {
 	tasks     map[int64]*taskHist
 	nurseries map[int64]*nurseryHist
-	order     []int64   // nursery ids in open order
-	n         int       // events seen
-	last      *taskHist // the task of the last run event: runs come in streaks
-	leaving   int       // tasks whose leaving is being followed (taskHist.leaving)
+	order     []int64     // nursery ids in open order
+	n         int         // events seen
+	last      *taskHist   // the task of the last run event: runs come in streaks
+	dense     []*taskHist // tasks[id] for ids under denseMax, nil where unseen
+	leaving   int         // tasks whose leaving is being followed (taskHist.leaving)
 }
 
 type taskHist struct {
@@ -63,14 +64,21 @@ type nurseryHist struct {
 	afterTerm string
 }
 
-func field(e *trace.Event, key string) (trace.Field, bool) {
-	for _, f := range e.Fields {
-		if f.Key == key {
+// field returns the event's field named key. It returns a pointer into
+// the event, not a copy: copying each Field (56 bytes) as the loop went
+// was a sixth of a seeded step (docs/performance.md).
+func field(e *trace.Event, key string) (*trace.Field, bool) {
+	for i := range e.Fields {
+		if f := &e.Fields[i]; f.Key == key {
 			return f, true
 		}
 	}
-	return trace.Field{}, false
+	return &noField, false
 }
+
+// noField is what field returns for a missing key: the zero Field, never
+// written.
+var noField trace.Field
 
 func intField(e *trace.Event, key string) int64 {
 	f, _ := field(e, key)
@@ -86,14 +94,34 @@ func newHistory() *history {
 	return &history{tasks: map[int64]*taskHist{}, nurseries: map[int64]*nurseryHist{}}
 }
 
+// task returns the record of task id, created on first sight. The seeded
+// scheduler numbers tasks densely from 1, so ids up to denseMax are also
+// kept in a slice: consecutive run events are of different tasks as often
+// as not (the driver picks a worker at random), and the map lookup was a
+// thirtieth of a seeded step (docs/performance.md). The map stays the
+// table the checkers read.
 func (h *history) task(id int64) *taskHist {
+	if uint64(id) < uint64(len(h.dense)) {
+		if t := h.dense[id]; t != nil {
+			return t
+		}
+	}
 	t := h.tasks[id]
 	if t == nil {
 		t = &taskHist{id: id, firstRun: -1, markAt: -1, resultAt: -1, spawnAt: -1}
 		h.tasks[id] = t
 	}
+	if id >= 0 && id < denseMax {
+		for int64(len(h.dense)) <= id {
+			h.dense = append(h.dense, nil)
+		}
+		h.dense[id] = t
+	}
 	return t
 }
+
+// denseMax bounds history.dense: MaxTasks tasks and their ids, with room.
+const denseMax = 4 * MaxTasks
 
 // add takes in the next event. The simulator feeds it every event as the
 // run goes, so no event list has to be kept.

@@ -56,20 +56,6 @@ func (o Outcome) Ended() bool {
 	return o != OutcomeDeadlock && o != OutcomeLivelock && o != OutcomeCrash
 }
 
-// safeStep runs one worker step and turns a panic of the scheduler itself
-// (not of a task: those are results) into a message, so that a scheduler
-// bug found by a seed is reported like a broken invariant. busy reports
-// whether the step did something (ran or took a task) rather than look
-// for work and park.
-func safeStep(w driver.Worker) (busy bool, msg string) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg = fmt.Sprint(r)
-		}
-	}()
-	return w.Step(), ""
-}
-
 // Config is the fully resolved configuration of one run.
 type Config struct {
 	Seed          uint64

@@ -65,7 +65,8 @@ func resolveStrategy(c *Config, o Options) error {
 // Chooser steers a seeded run from outside (the explorer). Choose returns
 // the worker that acts at step among ready, the unparked workers. If the
 // Chooser also implements driver.VictimSource, it chooses every steal
-// victim too.
+// victim too. ready is the driver's and is kept from step to step: Choose
+// must not modify it (copy it to keep or reorder it).
 type Chooser interface {
 	Choose(step int64, ready []driver.Worker) driver.Worker
 }

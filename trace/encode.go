@@ -3,6 +3,8 @@ package trace
 import (
 	"bufio"
 	"io"
+	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -81,7 +83,7 @@ func isBare[T ~string | ~[]byte](s T) bool {
 // the string itself when it is bare, else the Go-quoted string.
 func appendValue(dst []byte, f *Field) []byte {
 	if f.IsInt {
-		return strconv.AppendInt(dst, f.Int, 10)
+		return appendInt(dst, f.Int)
 	}
 	bare, plain := classify(f.Str)
 	switch {
@@ -95,6 +97,65 @@ func appendValue(dst []byte, f *Field) []byte {
 	default:
 		return appendQuote(dst, f.Str)
 	}
+}
+
+// appendUint is strconv.AppendUint(dst, u, 10), written here because the
+// encoder calls it two or three times an event and strconv's general path
+// (a 24-byte buffer formatted by formatBase10, then copied) was a tenth
+// of a traced seeded step (docs/performance.md). It counts the digits
+// first and writes them in place, two at a time. TestAppendUint checks it
+// against strconv.
+func appendUint(dst []byte, u uint64) []byte {
+	if u < 10 {
+		return append(dst, byte('0'+u))
+	}
+	// The digit count: log10 from the bit length (1233/4096 is just
+	// above log10(2)), corrected by one comparison.
+	n := (bits.Len64(u) * 1233) >> 12
+	if u >= pow10[n] {
+		n++
+	}
+	dst = slices.Grow(dst, n)
+	i := len(dst) + n
+	dst = dst[:i]
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		dst[i], dst[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		dst[i-2], dst[i-1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
+		dst[i-1] = byte('0' + u)
+	}
+	return dst
+}
+
+// digitPairs holds "00" to "99", for appendUint.
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
+
+// pow10[n] is 10^n; appendUint reads it up to n = 19.
+var pow10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+	1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
+// appendInt is strconv.AppendInt(dst, v, 10); see appendUint.
+func appendInt(dst []byte, v int64) []byte {
+	if v < 0 {
+		// -v as a uint64 is right for every negative v, MinInt64 included.
+		return appendUint(append(dst, '-'), uint64(-v))
+	}
+	return appendUint(dst, uint64(v))
 }
 
 // appendQuote is strconv.AppendQuote, faster for the common case of
@@ -144,9 +205,9 @@ func appendEvent(dst []byte, e *Event, op string) []byte {
 	if !e.Kind.valid() {
 		panic(op + "bad kind")
 	}
-	dst = strconv.AppendUint(dst, e.Step, 10)
+	dst = appendUint(dst, e.Step)
 	dst = append(dst, ' ')
-	dst = strconv.AppendUint(dst, e.Tick, 10)
+	dst = appendUint(dst, e.Tick)
 	dst = append(dst, ' ')
 	dst = append(dst, e.Actor...)
 	dst = append(dst, ' ')

@@ -1,0 +1,52 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cbcsim/cbcsim/sim/scenario"
+	"github.com/cbcsim/cbcsim/trace"
+)
+
+// TestDriveCrash: a panic inside a worker's step ends the run as a crash
+// with the panic's text and a note event, and no error; the recover around
+// the driver's loop must catch it as the one around each step did. The
+// panic here is the history's, made to write a new task into a nil map
+// once the root task is recorded: the first spawn, inside a step, panics.
+func TestDriveCrash(t *testing.T) {
+	sc, err := scenario.Parse("crash.toml", []byte("version = 1\n[task.main]\nops = [ { compute = 3 }, { nursery = \"n\", body = [ { spawn = \"c\" } ] } ]\n[task.c]\nops = [ { compute = 1 } ]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Resolve(sc, Options{Seed: 1, HasSeed: true, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := newSink(c.Workers, nil)
+	ch, victims, err := newChooser(c, Options{}, func() int64 { return pctLength(sc, c) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newScheduler(sc, c, sk, victims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Abort()
+	startRoot(s, sc, newProgram(sc, s))
+	sk.hist.tasks = nil // the next new task panics
+	run := &Run{Scenario: sc, Config: c}
+	step, err := drive(run, s, sk, ch)
+	if err != nil {
+		t.Fatalf("drive: %v", err)
+	}
+	if run.Outcome != OutcomeCrash || !strings.Contains(run.Crash, "nil map") {
+		t.Fatalf("outcome %s, crash %q; want crash, the history's panic", run.Outcome, run.Crash)
+	}
+	// Main's computes come first, so the spawn's step is not the first.
+	if step < 1 || sk.step != uint64(step) {
+		t.Errorf("crashed at step %d (sink at %d), want the spawn's step, after main's computes", step, sk.step)
+	}
+	if sk.ev.Kind != trace.KindNote || sk.ev.Actor != "sim" {
+		t.Errorf("last event %s by %s, want the driver's note", sk.ev.Kind, sk.ev.Actor)
+	}
+}
