@@ -29,20 +29,27 @@ func TestPeerJDKForkConfined(t *testing.T) {
 		res := peerRun(t, workers, func(root *sched.Task) error {
 			err := root.Nursery(sched.NurseryOptions{Label: "scope1"}, func(scope1 *sched.Nursery) error {
 				return root.Nursery(sched.NurseryOptions{Label: "scope2"}, func(scope2 *sched.Nursery) error {
-					// A task in scope1 cannot fork into scope2.
+					// A task in scope1 cannot fork into scope2. scope2 stays
+					// open until it has tried: a *Nursery is valid only while
+					// its body runs (the package doc on lifetimes).
+					tried := sched.NewChan[int](root.Scheduler(), "tried", 1)
 					if err := scope1.Go("subtask1", func(t *sched.Task) error {
 						outerIntoInner = scope2.GoFrom(t, "x", noop)
-						return nil
+						return tried.Send(t, 1)
 					}); err != nil {
 						return err
 					}
 					// A task in scope2 can fork into scope1.
-					return scope2.Go("subtask2", func(t *sched.Task) error {
+					if err := scope2.Go("subtask2", func(t *sched.Task) error {
 						return scope1.GoFrom(t, "forked", func(*sched.Task) error {
 							forkedIntoOuter.Add(1)
 							return nil
 						})
-					})
+					}); err != nil {
+						return err
+					}
+					_, _, err := tried.Recv(root)
+					return err
 				})
 			})
 			if err != nil {

@@ -589,7 +589,7 @@ func flagCases(c *corpus) []*kase {
 func outputCases(c *corpus) []*kase {
 	ff := c.scenarios["fail_fast.toml"]
 	tr := c.traces[0]
-	isTrace := func(b []byte) bool { return bytes.HasPrefix(b, []byte("# cbcsim-trace 1\n")) }
+	isTrace := func(b []byte) bool { return bytes.HasPrefix(b, []byte("# cbcsim-trace ")) }
 	isJSON := func(b []byte) bool { return bytes.HasPrefix(b, []byte("{")) || bytes.HasPrefix(b, []byte("[")) }
 	var cases []*kase
 	for _, w := range []struct {
