@@ -284,6 +284,8 @@ func Run(o Options, progress io.Writer) (*Report, error) {
 		{name: "ParkedTasks", op: fmt.Sprintf("1 of %d parked tasks", o.ParkedTasks), unit: "B/task",
 			impls: Parked, f: func(impl string) Func { return ParkedTasks(impl, o.ParkedTasks) },
 			metric: "B/task", opsMax: 1, warmBatch: true},
+		{name: "SpawnedTasks", op: fmt.Sprintf("1 of %d spawned, not yet run tasks", o.ParkedTasks), unit: "B/task",
+			impls: []string{Cbcsim}, f: one(SpawnedTasks(o.ParkedTasks)), metric: "B/task", opsMax: 1, warmBatch: true},
 		{name: "SimSteps/trace", op: "twenty.toml, trace to a file", unit: "steps/s",
 			impls: []string{Cbcsim}, f: one(SimSteps(traceDir)), metric: "steps/s"},
 		{name: "SimSteps/notrace", op: "twenty.toml, no trace", unit: "steps/s",

@@ -342,8 +342,24 @@ func (view *taskOps) Close(c *channel) error {
 // and did not park: the caller retries.
 func (t *Task) blockOnChannel(c *channel, send bool, v int64) error {
 	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
-	t.ext().wait = waitSlot{state: waitPending, val: v, interruptible: t.cleanupDepth == 0, ch: c, send: send}
-	cw := &chanWait{t: t, c: c, interruptible: t.wait.interruptible}
+	var cw *chanWait
+	if t.taskExt == nil {
+		// A task's first block: its taskExt and the blocker in one
+		// allocation, not two. A million parked tasks are a million
+		// first blocks (docs/performance.md, "Parked and spawned tasks").
+		both := &struct {
+			e  taskExt
+			cw chanWait
+		}{}
+		t.mu.Lock()
+		t.taskExt = &both.e
+		t.mu.Unlock()
+		cw = &both.cw
+	} else {
+		cw = new(chanWait)
+	}
+	t.wait = waitSlot{state: waitPending, val: v, interruptible: t.cleanupDepth == 0, ch: c, send: send}
+	*cw = chanWait{t: t, c: c, interruptible: t.wait.interruptible}
 	cw.ref.b = cw
 	t.wait.ref = &cw.ref
 	t.blockOn = t.wait.ref.b
