@@ -292,6 +292,12 @@ func Run(o Options, progress io.Writer) (*Report, error) {
 			impls: []string{Cbcsim}, f: one(SimSteps("")), metric: "steps/s"},
 		{name: "FuzzSeeds", op: "twenty.toml, seeds 1, 2, ...", unit: "seeds/s",
 			impls: []string{Cbcsim}, f: one(FuzzSeeds()), metric: "seeds/s"},
+		{name: "Explore", op: "channel_rendezvous.toml, 2 workers, K=2", unit: "schedules/s",
+			impls: []string{Cbcsim}, f: one(Explore()), metric: "schedules/s"},
+		{name: "FuzzGenerated/jobs1", op: "generated scenarios, 1 job", unit: "seeds/s",
+			impls: []string{Cbcsim}, f: one(FuzzGenerated(1)), metric: "seeds/s"},
+		{name: "FuzzGenerated/jobs2", op: "generated scenarios, 2 jobs", unit: "seeds/s",
+			impls: []string{Cbcsim}, f: one(FuzzGenerated(2)), metric: "seeds/s"},
 	}
 	for _, sp := range specs {
 		row, err := measureRow(sp, o, opsMax, progress)
