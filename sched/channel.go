@@ -92,7 +92,7 @@ func (b *chanWait) describe() string {
 // now proceed or the task was cancelled meanwhile.
 func (b *chanWait) park(t *Task, w *worker) bool {
 	c := t.wait.ch
-	c.mu.Lock()
+	c.lock()
 	defer c.mu.Unlock()
 	if t.wait.interruptible && t.marked() != 0 {
 		return false
@@ -137,7 +137,7 @@ func (t *Task) publishWait(st taskState) bool {
 // there, marking the wait cancelled; the caller then wakes t.
 func (b *chanWait) cancelWait(t *Task) bool {
 	c := b.c
-	c.mu.Lock()
+	c.lock()
 	defer c.mu.Unlock()
 	if !b.interruptible || !(mutant.On(mutant.CancelLeavesWaiter) || c.remove(t)) {
 		return false
@@ -241,7 +241,7 @@ func (view *taskOps) Send(c *channel, v int64) error {
 		return err
 	}
 	for {
-		c.mu.Lock()
+		c.lock()
 		if c.closed {
 			c.mu.Unlock()
 			return &SchedError{Code: CodeChannelClosed, Detail: "send on closed channel " + c.name}
@@ -277,7 +277,7 @@ func (view *taskOps) Recv(c *channel) (v int64, ok bool, err error) {
 		return 0, false, err
 	}
 	for {
-		c.mu.Lock()
+		c.lock()
 		if c.n > 0 {
 			v = c.buf[c.head]
 			c.head = (c.head + 1) % c.cap
@@ -321,7 +321,7 @@ func (view *taskOps) Close(c *channel) error {
 	if err := t.charge(Cost{ChannelOps: 1}); err != nil {
 		return err
 	}
-	c.mu.Lock()
+	c.lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return &SchedError{Code: CodeChannelClosed, Detail: "close of closed channel " + c.name}
@@ -386,3 +386,18 @@ func (t *Task) blockOnChannel(c *channel, send bool, v int64) error {
 }
 
 func (c *channel) String() string { return fmt.Sprintf("channel %s (cap %d)", c.name, c.cap) }
+
+// lock takes c.mu. Under a stepped mode one goroutine runs every worker, so
+// a lock already held when a step takes it is never released: an earlier
+// panic left it held inside a critical section (a scheduler bug). It panics
+// then, which the seeded driver reports as a crash, rather than wait for
+// ever.
+func (c *channel) lock() {
+	if c.s != nil && c.s.cfg.Mode.Stepped() {
+		if !c.mu.TryLock() {
+			panic("sched: " + c.String() + ": its lock is still held at a step (an earlier panic left it held)")
+		}
+		return
+	}
+	c.mu.Lock()
+}

@@ -694,6 +694,11 @@ func (n *Nursery) apply(w *worker) {
 			if _, r, ok := n.m.FirstError(); ok {
 				fields = append(fields, trace.S("error", r.ErrorText()))
 			}
+			if n.lean() {
+				// The lean path shows: a lean nursery keeps a record only of
+				// the children that enlisted (lean.go), the others it counted.
+				fields = append(fields, trace.I(trace.KeyRecords, int64(n.children.Len())))
+			}
 			em.emit(trace.KindNursery, fields...)
 		}
 		if o := n.waiter; o != nil {

@@ -41,6 +41,7 @@ type Scheduler struct {
 	keep      bool
 	tasks     []*Task
 	nurseries []*Nursery
+	fibered   liveFibers // stepped modes: the tasks holding a fiber (see Abort)
 
 	sharedTasks     sharedFree[Task] // overflow of the workers' free lists (see free.go)
 	sharedNurseries sharedFree[Nursery]
@@ -175,6 +176,7 @@ func (view *driverView) Abort() {
 			t.fib = nil
 		}
 	}
+	s.fibered.closeAll()
 	s.closeFibers()
 }
 

@@ -210,6 +210,9 @@ func (w *worker) run(t *Task) {
 	t.w = w
 	if t.fib == nil {
 		t.fib = w.fibs.Get((*taskBody)(t))
+		if w.s.cfg.Mode.Stepped() {
+			w.s.fibered.took(t) // for Abort, which no kept task list may cover
+		}
 	}
 	for {
 		t.state.Store(uint32(stateRunning))

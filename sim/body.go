@@ -79,7 +79,8 @@ func RunBody(b Body, body sched.Func) (*BodyRun, error) {
 		return nil, err
 	}
 	sk := newSink(c.Workers, tw)
-	cfg := driver.Config{Config: b.Sched, Mode: driver.SeededKeep, Sink: sk, Clock: sk, Victims: victims}
+	sk.tab = newTables() // a Go program's code path keeps no task: the tables come from the events
+	cfg := driver.Config{Config: b.Sched, Mode: driver.Seeded, Sink: sk, Clock: sk, Victims: victims}
 	cfg.Seed, cfg.Workers, cfg.YieldInterval = c.Seed, c.Workers, c.YieldInterval
 	s, err := driver.New(cfg)
 	if err != nil {

@@ -174,10 +174,20 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	// The events are checked as they are parsed and only their decisions
 	// kept: the recorded trace is in memory once, as bytes.
 	var sch *Schedule
-	each := func(*trace.Event, int) error { return nil }
 	if schedule {
 		sch = &Schedule{}
-		each = func(e *trace.Event, line int) error { return sch.add(e, line) }
+	}
+	caught := false // some nursery open says catch=true
+	each := func(e *trace.Event, line int) error {
+		if e.Kind == trace.KindNursery && !caught {
+			for i := range e.Fields {
+				caught = caught || e.Fields[i].Key == trace.KeyCatch
+			}
+		}
+		if sch != nil {
+			return sch.add(e, line)
+		}
+		return nil
 	}
 	tr, err := trace.ParseEach(bytes.NewReader(data), each)
 	if err != nil {
@@ -187,6 +197,13 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	if err != nil {
 		return nil, err
 	}
+	// A version-1 trace was recorded with every task and nursery kept;
+	// the ones recorded before nursery opens said catch=true have none.
+	legacyCatch := false
+	if tr.Version == 1 {
+		c.Keep = true
+		legacyCatch = !caught && scenarioCatches(sc)
+	}
 	if c.Strategy == StrategyExplore && !schedule {
 		return nil, &BadTraceError{File: file, Err: ErrExploreNeedsSchedule}
 	}
@@ -194,7 +211,15 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	o := Options{Schedule: sch}
 	cw := &cmpWriter{want: data}
 	o.Trace = cw
+	var nc *noCatchWriter
+	if legacyCatch {
+		nc = &noCatchWriter{w: cw}
+		o.Trace = nc
+	}
 	run, err := Execute(sc, c, o)
+	if nc != nil && err == nil {
+		err = nc.flush()
+	}
 	var se *ScheduleError
 	switch {
 	case errors.As(err, &se):
@@ -218,6 +243,9 @@ func (r *ReplayReport) Write(w io.Writer, file string) error {
 	mode := "seeded PRNG"
 	if r.Schedule {
 		mode = "recorded schedule"
+	}
+	if r.Config.Keep {
+		mode += "; format version 1: every task kept"
 	}
 	fmt.Fprintf(w, "replay %s: seed=%d workers=%d victim=%s (%s)\n", file, r.Config.Seed, r.Config.Workers, r.Config.Victim, mode)
 	if r.Identical {

@@ -76,6 +76,12 @@ type Config struct {
 	PCTDepth int
 
 	RealTimeout time.Duration // with Real: the wall-time bound (Options.RealTimeout)
+	// Keep runs the seeded driver keeping every task and nursery
+	// (driver.SeededKeep) instead of a Go program's code path
+	// (driver.Seeded): no lean nurseries, no reuse, ids in creation order.
+	// Its traces are format version 1; replay sets it for a version-1
+	// trace so that it reproduces byte for byte (docs/trace-format.md).
+	Keep bool
 }
 
 // Run is the outcome of one run of a scenario.
@@ -215,6 +221,9 @@ func header(name, sha, source string, c Config) *trace.Header {
 		},
 		Source: source,
 	}
+	if c.Keep && !c.Real {
+		h.Version = 1 // version 1 is the event stream with every task kept
+	}
 	h.Fields = append(h.Fields, strategyFields(c)...)
 	return h
 }
@@ -293,13 +302,15 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims driver.Vi
 	return driver.New(cfg)
 }
 
-// mode is the driver's mode for c. The seeded driver keeps every task
-// still: the task and nursery tables read them (docs/api-split.md says
-// what remains before it runs driver.Seeded, a Go program's code path).
+// mode is the driver's mode for c. The seeded driver runs a Go program's
+// code path (driver.Seeded: lean nurseries, reuse, per-worker id blocks),
+// its tables built from the event stream (tables.go), unless c.Keep.
 func (c Config) mode() driver.Mode {
 	switch {
-	case !c.Real:
+	case !c.Real && c.Keep:
 		return driver.SeededKeep
+	case !c.Real:
+		return driver.Seeded
 	case c.Lean:
 		return driver.Real
 	}

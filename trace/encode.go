@@ -239,8 +239,12 @@ const (
 // field, the source count and lines, and "# end". Field keys are checked as
 // in appendEvent; "source" is reserved for the source count.
 func appendHeader(dst []byte, h *Header, op string) []byte {
+	v := h.Version
+	if v == 0 {
+		v = FormatVersion
+	}
 	dst = append(dst, versionPrefix...)
-	dst = strconv.AppendInt(dst, FormatVersion, 10)
+	dst = strconv.AppendInt(dst, int64(v), 10)
 	dst = append(dst, '\n')
 	for i := range h.Fields {
 		f := &h.Fields[i]

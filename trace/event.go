@@ -3,8 +3,14 @@ package trace
 import "strconv"
 
 // FormatVersion is the version written on the first line of every trace
-// ("# cbcsim-trace 1"). Parse rejects any other version.
-const FormatVersion = 1
+// ("# cbcsim-trace 2") unless its Header says otherwise. Parse reads the
+// versions MinFormatVersion..FormatVersion and rejects any other. Version 1
+// is a trace recorded with every task and nursery kept; version 2 one
+// recorded on a Go program's code path (docs/trace-format.md, "Versions").
+const FormatVersion = 2
+
+// MinFormatVersion is the oldest version Parse reads.
+const MinFormatVersion = 1
 
 // Kind says what an event records. The zero Kind is not a valid kind: an
 // Event whose Kind was never set is caught by the writer instead of being
@@ -128,8 +134,11 @@ type Event struct {
 // key/value pairs (name, scenario-sha256, seed, workers, ...) and the
 // scenario source, verbatim, so that a trace alone is enough to replay it.
 type Header struct {
-	Fields []Field // in the caller's order; the key "source" is reserved
-	Source string  // the scenario source, byte for byte
+	// Version is the format version a writer writes, FormatVersion when
+	// 0 (Parse reports the version it read in Trace.Version).
+	Version int
+	Fields  []Field // in the caller's order; the key "source" is reserved
+	Source  string  // the scenario source, byte for byte
 }
 
 // Get returns the first header field with the given key.

@@ -16,6 +16,7 @@ const (
 	KeyResult   = "result"  // a task's or the run's result
 	KeyOutcome  = "outcome" // a nursery's or the run's outcome
 	KeyError    = "error"   // a nursery's first error
+	KeyRecords  = "records" // on a lean nursery's outcome: the children it kept a record of (docs/trace-format.md)
 	KeySeq      = "seq"     // a cleanup's sequence number in its task
 	KeyDo       = "do"      // a cleanup event's action: push or run
 	KeyVictim   = "victim"  // a steal's victim worker; the header's strategy

@@ -22,9 +22,10 @@ const (
 
 // Trace is a parsed trace.
 type Trace struct {
-	Header Header
-	Events []Event
-	Lines  []int // the 1-based input line of each event, for messages
+	Version int // the format version read, MinFormatVersion..FormatVersion
+	Header  Header
+	Events  []Event
+	Lines   []int // the 1-based input line of each event, for messages
 
 	// Where the header's parts were read, for messages about their values:
 	// the line of each field, in the order of Header.Fields, and the line
@@ -196,9 +197,10 @@ func (p *parser) header(t *Trace) error {
 	if !ok {
 		return p.errorf("bad format version %s", show(line[len(versionPrefix):]))
 	}
-	if v != FormatVersion {
-		return p.errorf("unknown format version %d: this build reads version %d", v, FormatVersion)
+	if v < MinFormatVersion || v > FormatVersion {
+		return p.errorf("unknown format version %d: this build reads versions %d to %d", v, MinFormatVersion, FormatVersion)
 	}
+	t.Version = int(v)
 
 	// Fields, up to the source count.
 	for {

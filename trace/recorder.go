@@ -51,5 +51,9 @@ func (r *Recorder) WriteTo(w io.Writer) (int64, error) {
 // WriteTo writes t in text form, and returns the number of bytes written.
 // For a parsed trace, the output is byte for byte the input.
 func (t *Trace) WriteTo(w io.Writer) (int64, error) {
-	return writeTrace(w, &t.Header, t.Events)
+	h := t.Header
+	if h.Version == 0 {
+		h.Version = t.Version // a parsed trace keeps the version it was read with
+	}
+	return writeTrace(w, &h, t.Events)
 }

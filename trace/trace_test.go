@@ -176,7 +176,8 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"empty input", "", 1, "missing format version"},
 		{"no version line", "hello\n", 1, "missing format version"},
-		{"version 2", hdr("# cbcsim-trace 2", "# source: 0", "# end"), 1, "unknown format version 2"},
+		{"version 3", hdr("# cbcsim-trace 3", "# source: 0", "# end"), 1, "unknown format version 3: this build reads versions 1 to 2"},
+		{"version 0", hdr("# cbcsim-trace 0", "# source: 0", "# end"), 1, "unknown format version 0"},
 		{"version 01", hdr("# cbcsim-trace 01", "# source: 0", "# end"), 1, "bad format version"},
 		{"version garbage", hdr("# cbcsim-trace 1 x", "# source: 0", "# end"), 1, "bad format version"},
 		{"header only version", hdr("# cbcsim-trace 1"), 2, "missing \"# source: N\" line"},

@@ -29,7 +29,8 @@ const (
 var workerCounts = []int{1, 2, 4, 8}
 
 type catch struct {
-	seeds   int // seeds tried until the first failure
+	keep    bool // caught under driver.SeededKeep (sim.Config.Keep), not the default Seeded
+	seeds   int  // seeds tried until the first failure
 	file    string
 	sc      *scenario.Scenario
 	seed    uint64
@@ -49,26 +50,34 @@ func failedNames(run *sim.Run) []string {
 	return names
 }
 
-func execute(sc *scenario.Scenario, seed uint64, workers int) (*sim.Run, error) {
+// execute runs sc once under the seeded driver: a Go program's code path
+// (driver.Seeded, the default), or with keep the driver API's kept
+// records (driver.SeededKeep), whose Snapshot a mutant of the nursery's
+// per-child records (results-completion-order) can only be seen through.
+func execute(sc *scenario.Scenario, seed uint64, workers int, keep bool) (*sim.Run, error) {
 	c, err := sim.Resolve(sc, sim.Options{Seed: seed, HasSeed: true, Workers: workers})
 	if err != nil {
 		return nil, err
 	}
+	c.Keep = keep
 	return sim.Execute(sc, c, sim.Options{})
 }
 
-// checkBundled runs every bundled scenario, seed by seed, and reports the
-// first failure, so that `seeds` is the number of seeds it took.
+// checkBundled runs every bundled scenario, seed by seed, under both
+// seeded modes, and reports the first failure, so that `seeds` is the
+// number of seeds it took.
 func checkBundled(t *testing.T, scs []*scenario.Scenario, paths []string) *catch {
 	for seed := uint64(1); seed <= checkSeeds; seed++ {
 		for i, sc := range scs {
 			for _, w := range workerCounts {
-				run, err := execute(sc, seed, w)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !run.Passed() {
-					return &catch{seeds: int(seed), file: filepath.Base(paths[i]), sc: sc, seed: seed, workers: w, failed: failedNames(run)}
+				for _, keep := range []bool{false, true} {
+					run, err := execute(sc, seed, w, keep)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !run.Passed() {
+						return &catch{keep: keep, seeds: int(seed), file: filepath.Base(paths[i]), sc: sc, seed: seed, workers: w, failed: failedNames(run)}
+					}
 				}
 			}
 		}
@@ -87,7 +96,7 @@ func shrink(c *catch) *scenario.Scenario {
 			}
 		}
 		for _, s := range seeds {
-			run, err := execute(cand, s, c.workers)
+			run, err := execute(cand, s, c.workers, c.keep)
 			if err == nil && slices.Equal(failedNames(run), c.failed) {
 				return true
 			}
