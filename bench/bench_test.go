@@ -34,7 +34,8 @@ func TestRunQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"SpawnJoin", "FanOutTree", "FiberSwitch", "YieldPingPong", "YieldPingPong/cbcsim_chan",
-		"Steal", "ParkedTasks", "SimSteps/trace", "SimSteps/notrace", "FuzzSeeds"} {
+		"Steal", "ParkedTasks", "SpawnedTasks", "SimSteps/trace", "SimSteps/notrace", "FuzzSeeds",
+		"Explore", "FuzzGenerated/jobs1", "FuzzGenerated/jobs2"} {
 		row, ok := rep.Row(name)
 		if !ok {
 			t.Errorf("no row %s", name)

@@ -284,12 +284,20 @@ func Run(o Options, progress io.Writer) (*Report, error) {
 		{name: "ParkedTasks", op: fmt.Sprintf("1 of %d parked tasks", o.ParkedTasks), unit: "B/task",
 			impls: Parked, f: func(impl string) Func { return ParkedTasks(impl, o.ParkedTasks) },
 			metric: "B/task", opsMax: 1, warmBatch: true},
+		{name: "SpawnedTasks", op: fmt.Sprintf("1 of %d spawned, not yet run tasks", o.ParkedTasks), unit: "B/task",
+			impls: []string{Cbcsim}, f: one(SpawnedTasks(o.ParkedTasks)), metric: "B/task", opsMax: 1, warmBatch: true},
 		{name: "SimSteps/trace", op: "twenty.toml, trace to a file", unit: "steps/s",
 			impls: []string{Cbcsim}, f: one(SimSteps(traceDir)), metric: "steps/s"},
 		{name: "SimSteps/notrace", op: "twenty.toml, no trace", unit: "steps/s",
 			impls: []string{Cbcsim}, f: one(SimSteps("")), metric: "steps/s"},
 		{name: "FuzzSeeds", op: "twenty.toml, seeds 1, 2, ...", unit: "seeds/s",
 			impls: []string{Cbcsim}, f: one(FuzzSeeds()), metric: "seeds/s"},
+		{name: "Explore", op: "channel_rendezvous.toml, 2 workers, K=2", unit: "schedules/s",
+			impls: []string{Cbcsim}, f: one(Explore()), metric: "schedules/s"},
+		{name: "FuzzGenerated/jobs1", op: "generated scenarios, 1 job", unit: "seeds/s",
+			impls: []string{Cbcsim}, f: one(FuzzGenerated(1)), metric: "seeds/s"},
+		{name: "FuzzGenerated/jobs2", op: "generated scenarios, 2 jobs", unit: "seeds/s",
+			impls: []string{Cbcsim}, f: one(FuzzGenerated(2)), metric: "seeds/s"},
 	}
 	for _, sp := range specs {
 		row, err := measureRow(sp, o, opsMax, progress)

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"iter"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -695,6 +696,57 @@ func parkGoroutines(tasks int) (float64, error) {
 	close(ch)
 	wg.Wait()
 	return per, nil
+}
+
+// SpawnedTasks spawns tasks children that have not yet run and measures
+// the memory they hold, as B/task (the same inUse growth as ParkedTasks).
+// On one worker the root keeps the worker until it yields, so every child
+// sits in the deque unrun when the root measures: a spawned task must cost
+// its descriptor and nothing more, no fiber, goroutine or stack, which a
+// figure near the Task's size shows (a stack alone is 2 KiB). Goroutines
+// have no such state (go starts a goroutine with its stack), so the only
+// implementation is cbcsim; ParkedTasks gives a goroutine's bytes.
+func SpawnedTasks(tasks int) Func {
+	return func(tm Timer, n int) error {
+		var total float64
+		for range n {
+			per, err := spawnedCbcsim(tasks)
+			if err != nil {
+				return err
+			}
+			total += per
+		}
+		tm.ReportMetric(total/float64(n), "B/task")
+		return nil
+	}
+}
+
+func spawnedCbcsim(tasks int) (float64, error) {
+	// No forced yield: the spawner must keep the worker until it measures.
+	s, err := newScheduler(1, int64(tasks), math.MaxInt32)
+	if err != nil {
+		return 0, err
+	}
+	var ran atomic.Int64
+	child := func(*sched.Task) error { ran.Add(1); return nil }
+	var per float64
+	res := s.Sched().Run("main", func(t *sched.Task) error {
+		before := inUse()
+		return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
+			for range tasks {
+				if err := nu.Go("spawned", child); err != nil {
+					return err
+				}
+			}
+			// One worker, no forced yield and none of our own: none ran.
+			if r := ran.Load(); r != 0 {
+				return fmt.Errorf("%d of %d spawned tasks ran before the spawner yielded", r, tasks)
+			}
+			per = float64(int64(inUse())-int64(before)) / float64(tasks)
+			return nil
+		})
+	})
+	return per, resultErr(res)
 }
 
 // unknownImpl is the workload of an implementation name the workload does

@@ -96,3 +96,14 @@ func BenchmarkParkedTasks(b *testing.B) {
 		b.Run(impl, func(b *testing.B) { benchtest.Bench(b, 1, bench.ParkedTasks(impl, tasks)) })
 	}
 }
+
+// BenchmarkSpawnedTasks: a million tasks (10,000 with -short) spawned on
+// one worker and measured before any runs; B/task is what a spawned task
+// holds before it first runs (no fiber, no stack: see bench.SpawnedTasks).
+func BenchmarkSpawnedTasks(b *testing.B) {
+	tasks := 1_000_000
+	if testing.Short() {
+		tasks = 10_000
+	}
+	benchtest.Bench(b, 1, bench.SpawnedTasks(tasks))
+}

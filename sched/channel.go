@@ -342,9 +342,40 @@ func (view *taskOps) Close(c *channel) error {
 // and did not park: the caller retries.
 func (t *Task) blockOnChannel(c *channel, send bool, v int64) error {
 	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
-	t.ext().wait = waitSlot{state: waitPending, val: v, interruptible: t.cleanupDepth == 0, ch: c, send: send}
-	cw := &chanWait{t: t, c: c, interruptible: t.wait.interruptible}
-	cw.ref.b = cw
+	interruptible := t.cleanupDepth == 0
+	var cw *chanWait
+	if t.taskExt != nil {
+		// Blocking again on the channel of the last block, with the same
+		// interruptibility: that blocker's fields are already these, so
+		// it serves again without a write a canceller still holding it
+		// could race with (a ping-pong on one channel allocates nothing).
+		if ref := t.wait.ref; ref != nil {
+			if prev, ok := ref.b.(*chanWait); ok && prev.t == t && prev.c == c && prev.interruptible == interruptible {
+				cw = prev
+			}
+		}
+	}
+	switch {
+	case cw != nil:
+	case t.taskExt == nil:
+		// A task's first block: its taskExt and the blocker in one
+		// allocation, not two. A million parked tasks are a million
+		// first blocks (docs/performance.md, "Parked and spawned tasks").
+		both := &struct {
+			e  taskExt
+			cw chanWait
+		}{}
+		t.mu.Lock()
+		t.taskExt = &both.e
+		t.mu.Unlock()
+		cw = &both.cw
+		*cw = chanWait{t: t, c: c, interruptible: interruptible}
+		cw.ref.b = cw
+	default:
+		cw = &chanWait{t: t, c: c, interruptible: interruptible}
+		cw.ref.b = cw
+	}
+	t.wait = waitSlot{state: waitPending, val: v, interruptible: interruptible, ch: c, send: send}
 	t.wait.ref = &cw.ref
 	t.blockOn = t.wait.ref.b
 	t.suspend(reasonBlock)

@@ -12,7 +12,7 @@ func TestBenchQuickTables(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{"cbcsim bench: go", "GOMAXPROCS", "(quick: rough figures)",
-		"SpawnJoin", "FanOutTree", "YieldPingPong", "ParkedTasks", "SimSteps/trace", "FuzzSeeds",
+		"SpawnJoin", "FanOutTree", "YieldPingPong", "ParkedTasks", "SpawnedTasks", "SimSteps/trace", "FuzzSeeds",
 		"GOROUTINES", "ERRGROUP", "CONC", "ITERPULL", "Scaling: fan-out tree", "SPEEDUP", "Targets", "spec.md#design-targets"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
