@@ -51,6 +51,11 @@ func (view *driverView) WorkerAt(i int) any { return view.workers[i] }
 // Sched is the scheduler itself, for Run under a driver configuration.
 func (view *driverView) Sched() *Scheduler { return (*Scheduler)(view) }
 
+// ParkEpoch is the counter of the workers' parked-flag changes: it moves
+// whenever a worker parks or a parked worker may act again. Stepped modes
+// only, where the driver reads it between steps from its own goroutine.
+func (view *driverView) ParkEpoch() *uint64 { return &view.parkEpoch }
+
 // MakeChannel is NewChannel for the driver's Channel interface.
 func (view *driverView) MakeChannel(name string, capacity int) any {
 	return view.NewChannel(name, capacity)

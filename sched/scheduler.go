@@ -43,6 +43,11 @@ type Scheduler struct {
 	nurseries []*Nursery
 	fibered   liveFibers // stepped modes: the tasks holding a fiber (see Abort)
 
+	// parkEpoch counts the changes of the workers' parked flags (stepped
+	// modes): the driver rebuilds its list of unparked workers only when it
+	// moved, instead of asking every worker at every step.
+	parkEpoch uint64
+
 	sharedTasks     sharedFree[Task] // overflow of the workers' free lists (see free.go)
 	sharedNurseries sharedFree[Nursery]
 
@@ -224,7 +229,10 @@ func (s *Scheduler) notify() {
 	if s.cfg.Mode.Stepped() {
 		// Seeded mode: every parked worker may act again.
 		for _, w := range s.workers {
-			w.parked = false
+			if w.parked {
+				w.parked = false
+				s.parkEpoch++
+			}
 		}
 		return
 	}

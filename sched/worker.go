@@ -69,6 +69,7 @@ func (w *worker) Step() bool {
 	if t == nil {
 		w.stats.Parks++
 		w.parked = true
+		w.s.parkEpoch++
 		w.em.emit(trace.KindPark)
 		return false
 	}

@@ -128,6 +128,7 @@ type schedView interface {
 	Now() uint64
 	Log() []string
 	MakeChannel(name string, capacity int) any
+	ParkEpoch() *uint64
 }
 
 // taskView is the method set of sched's view of a Task.
@@ -165,6 +166,8 @@ var (
 // Scheduler is a scheduler under a driver.
 type Scheduler struct {
 	v       schedView
+	s       *sched.Scheduler // v.Sched(), for the calls of every step without an interface call
+	epoch   *uint64          // v.ParkEpoch()
 	workers []Worker
 }
 
@@ -183,7 +186,7 @@ func New(cfg Config) (*Scheduler, error) {
 		return nil, err
 	}
 	v := viewSched(s).(schedView)
-	d := &Scheduler{v: v, workers: make([]Worker, v.NumWorkers())}
+	d := &Scheduler{v: v, s: v.Sched(), epoch: v.ParkEpoch(), workers: make([]Worker, v.NumWorkers())}
 	for i := range d.workers {
 		d.workers[i] = v.WorkerAt(i).(Worker)
 	}
@@ -192,7 +195,7 @@ func New(cfg Config) (*Scheduler, error) {
 
 // Sched is the scheduler itself: its Run drives the workers with one
 // goroutine each under this configuration (sim's real mode).
-func (d *Scheduler) Sched() *sched.Scheduler { return d.v.Sched() }
+func (d *Scheduler) Sched() *sched.Scheduler { return d.s }
 
 // Start creates the root task running fn and queues it. It may be called
 // once, before any worker steps.
@@ -205,7 +208,12 @@ func (d *Scheduler) Workers() []Worker { return d.workers }
 func (d *Scheduler) Worker(i int) Worker { return d.workers[i] }
 
 // Done reports whether the root task has finished.
-func (d *Scheduler) Done() bool { return d.v.Sched().Done() }
+func (d *Scheduler) Done() bool { return d.s.Done() }
+
+// ParkEpoch moves whenever a worker parks or a parked worker may act
+// again: a driver that keeps its list of unparked workers rebuilds it only
+// when the epoch moved. Between steps only.
+func (d *Scheduler) ParkEpoch() uint64 { return *d.epoch }
 
 // Abort unwinds every task that is still suspended, so that their fibers
 // are released. The scheduler is unusable afterwards.
