@@ -74,14 +74,14 @@ func newWith(user Config, o link.Options) (*Scheduler, error) {
 	}
 	cfg := config{Config: user, Options: o}
 	s := &Scheduler{cfg: cfg, fibers: fiber.NewPool(0), keep: cfg.Mode.Keeps()}
-	s.em = emitter{sink: cfg.Sink, worker: -1}
+	s.em = newEmitter(cfg.Sink, -1)
 	s.timers.nextAt.Store(noTimer)
 	s.clock = cfg.Clock
 	seed := cfg.Seed
 	for i := 0; i < cfg.Workers; i++ {
 		w := &worker{s: s, id: i, dq: deque.New[Task](64), fibs: s.fibers.NewCache(workerFiberCache), wake: make(chan struct{}, 1)}
 		w.rng.Seed(link.SplitMix64(&seed))
-		w.em = emitter{sink: cfg.Sink, worker: i}
+		w.em = newEmitter(cfg.Sink, i)
 		w.freeTasks.shared, w.freeNurseries.shared = &s.sharedTasks, &s.sharedNurseries
 		s.workers = append(s.workers, w)
 	}

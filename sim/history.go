@@ -133,7 +133,7 @@ func (h *history) add(e *trace.Event) {
 	}
 	switch e.Kind {
 	case trace.KindRun:
-		h.run(e, i)
+		h.run(intField(e, trace.KeyTask), i)
 	case trace.KindSpawn:
 		t := h.task(intField(e, trace.KeyTask))
 		t.nursery, t.spawnAt = intField(e, trace.KeyNursery), i
@@ -158,9 +158,15 @@ func (h *history) add(e *trace.Event) {
 	}
 }
 
+// addRun takes in a run event of task id (add's case, without the event).
+func (h *history) addRun(id int64) {
+	i := h.n
+	h.n++
+	h.run(id, i)
+}
+
 // run is the hot path: one run event per step, mostly the same task.
-func (h *history) run(e *trace.Event, i int) {
-	id := intField(e, trace.KeyTask)
+func (h *history) run(id int64, i int) {
 	t := h.last
 	if t == nil || t.id != id {
 		t = h.task(id)

@@ -64,14 +64,7 @@ func (tb *tables) task(id int64) *taskRowHist {
 func (tb *tables) add(e *trace.Event) {
 	switch e.Kind {
 	case trace.KindRun:
-		id := intField(e, trace.KeyTask)
-		t := tb.last
-		if t == nil || int64(t.row.ID) != id {
-			t = tb.task(id)
-			tb.last = t
-		}
-		t.row.Steps++
-		t.last = e.Kind
+		tb.run(intField(e, trace.KeyTask))
 	case trace.KindYield:
 		t := tb.task(intField(e, trace.KeyTask))
 		t.row.Yields++
@@ -99,6 +92,17 @@ func (tb *tables) add(e *trace.Event) {
 	case trace.KindNursery:
 		tb.nursery(e)
 	}
+}
+
+// run takes in a run event of task id.
+func (tb *tables) run(id int64) {
+	t := tb.last
+	if t == nil || int64(t.row.ID) != id {
+		t = tb.task(id)
+		tb.last = t
+	}
+	t.row.Steps++
+	t.last = trace.KindRun
 }
 
 func (tb *tables) nursery(e *trace.Event) {

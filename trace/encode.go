@@ -345,6 +345,33 @@ func (w *Writer) WriteEvent(e *Event) error {
 	return err
 }
 
+// WriteRun writes the run event "STEP TICK ACTOR run task=ID", what
+// WriteEvent writes for an Event of kind run with the one field task=ID.
+// It is the event of every seeded step, so it is encoded without an Event
+// and without checking the kind and key, which are constants here.
+func (w *Writer) WriteRun(step, tick uint64, actor string, task int64) error {
+	if !w.header {
+		panic("trace: WriteRun: header not written")
+	}
+	if step < w.stepLast {
+		panic("trace: WriteRun: step went backwards")
+	}
+	if !validKey(actor) {
+		panic("trace: WriteRun: bad actor")
+	}
+	w.stepLast = step
+	dst := appendUint(w.line[:0], step)
+	dst = append(dst, ' ')
+	dst = appendUint(dst, tick)
+	dst = append(dst, ' ')
+	dst = append(dst, actor...)
+	dst = append(dst, " run "+KeyTask+"="...)
+	dst = appendInt(dst, task)
+	w.line = append(dst, '\n')
+	_, err := w.bw.Write(w.line)
+	return err
+}
+
 // Flush writes any buffered data to the underlying writer.
 func (w *Writer) Flush() error { return w.bw.Flush() }
 

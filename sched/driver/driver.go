@@ -8,6 +8,7 @@ import (
 // The vocabulary shared with sched, defined in sched/internal/link.
 type (
 	Sink            = link.Sink
+	RunSink         = link.RunSink
 	Clock           = link.Clock
 	VictimSource    = link.VictimSource
 	TaskState       = link.TaskState

@@ -106,6 +106,15 @@ type Sink interface {
 	Emit(worker int, kind trace.Kind, fields []trace.Field)
 }
 
+// RunSink is a Sink with a path of its own for the run event, the one
+// event of every seeded step (kind run, one field: task=ID). A Sink that
+// implements it receives run events through EmitRun instead of Emit, so
+// that it need not build an event and look its field up by key.
+type RunSink interface {
+	Sink
+	EmitRun(worker int, task uint64)
+}
+
 // Clock is the scheduler's source of time, in ticks. The seeded driver
 // injects a virtual clock (one tick per step, jumping to the next timer when
 // no worker can act); real mode uses wall time.
