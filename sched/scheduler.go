@@ -48,6 +48,8 @@ type Scheduler struct {
 	// moved, instead of asking every worker at every step.
 	parkEpoch uint64
 
+	stepper link.Stepper // stepped modes: the Sink, when it decides steps in a task (see Task.endStep)
+
 	sharedTasks     sharedFree[Task] // overflow of the workers' free lists (see free.go)
 	sharedNurseries sharedFree[Nursery]
 
@@ -75,6 +77,9 @@ func newWith(user Config, o link.Options) (*Scheduler, error) {
 	cfg := config{Config: user, Options: o}
 	s := &Scheduler{cfg: cfg, fibers: fiber.NewPool(0), keep: cfg.Mode.Keeps()}
 	s.em = newEmitter(cfg.Sink, -1)
+	if cfg.Mode.Stepped() {
+		s.stepper, _ = cfg.Sink.(link.Stepper)
+	}
 	s.timers.nextAt.Store(noTimer)
 	s.clock = cfg.Clock
 	seed := cfg.Seed

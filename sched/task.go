@@ -300,7 +300,7 @@ func (t *Task) point(c Cost) error {
 		}
 	}
 	if t.s.cfg.Mode.Stepped() {
-		t.suspend(reasonCheckpoint)
+		t.endStep()
 	}
 	return t.observe()
 }

@@ -19,6 +19,7 @@ type sink struct {
 	err        error // the first write error
 	cleanups   int   // cleanups pushed and not yet run, for limit
 	ev         trace.Event
+	loop       *stepLoop // the driver's loop while it runs (NextStep)
 }
 
 func newSink(workers int, w *trace.Writer) *sink {
@@ -63,8 +64,18 @@ func (s *sink) EmitRun(worker int, task uint64) {
 	}
 }
 
+// NextStep implements driver.Stepper: the driver's loop decides the next
+// step on the fiber of the task whose step ended (stepLoop.nextStep).
+func (s *sink) NextStep(worker int) bool {
+	if s.loop == nil {
+		return false
+	}
+	return s.loop.nextStep(worker)
+}
+
 // Now implements sched.Clock: the virtual clock, one tick per step plus
 // the jumps to the next timer when no worker can act.
 func (s *sink) Now() uint64 { return s.tick }
 
+var _ driver.Stepper = (*sink)(nil)
 var _ driver.RunSink = (*sink)(nil)

@@ -1,6 +1,8 @@
 package driver
 
 import (
+	"sync/atomic"
+
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sched/internal/link"
 )
@@ -9,6 +11,7 @@ import (
 type (
 	Sink            = link.Sink
 	RunSink         = link.RunSink
+	Stepper         = link.Stepper
 	Clock           = link.Clock
 	VictimSource    = link.VictimSource
 	TaskState       = link.TaskState
@@ -130,6 +133,7 @@ type schedView interface {
 	Log() []string
 	MakeChannel(name string, capacity int) any
 	ParkEpoch() *uint64
+	TimerDue() *atomic.Uint64
 }
 
 // taskView is the method set of sched's view of a Task.
@@ -169,6 +173,7 @@ type Scheduler struct {
 	v       schedView
 	s       *sched.Scheduler // v.Sched(), for the calls of every step without an interface call
 	epoch   *uint64          // v.ParkEpoch()
+	due     *atomic.Uint64   // v.TimerDue()
 	workers []Worker
 }
 
@@ -187,7 +192,7 @@ func New(cfg Config) (*Scheduler, error) {
 		return nil, err
 	}
 	v := viewSched(s).(schedView)
-	d := &Scheduler{v: v, s: v.Sched(), epoch: v.ParkEpoch(), workers: make([]Worker, v.NumWorkers())}
+	d := &Scheduler{v: v, s: v.Sched(), epoch: v.ParkEpoch(), due: v.TimerDue(), workers: make([]Worker, v.NumWorkers())}
 	for i := range d.workers {
 		d.workers[i] = v.WorkerAt(i).(Worker)
 	}
@@ -235,7 +240,12 @@ func (d *Scheduler) Tasks() []*sched.Task { return d.v.Tasks() }
 func (d *Scheduler) Nurseries() []*sched.Nursery { return d.v.Nurseries() }
 
 // FireTimers fires every timer due at now, in (time, creation) order.
-func (d *Scheduler) FireTimers(now uint64) { d.v.FireTimers(now) }
+func (d *Scheduler) FireTimers(now uint64) {
+	if d.due.Load() > now {
+		return // nothing due: the seeded driver asks before every step
+	}
+	d.v.FireTimers(now)
+}
 
 // NextTimer reports when the earliest pending timer fires.
 func (d *Scheduler) NextTimer() (uint64, bool) { return d.v.NextTimer() }
