@@ -69,7 +69,9 @@ func (w *worker) Step() bool {
 	if t == nil {
 		w.stats.Parks++
 		w.parked = true
-		w.s.parkEpoch++
+		if w.s.cfg.Mode.Stepped() {
+			w.s.parkEpoch++ // the driver's, read between steps
+		}
 		w.em.emit(trace.KindPark)
 		return false
 	}
