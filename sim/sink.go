@@ -20,6 +20,7 @@ type sink struct {
 	cleanups   int   // cleanups pushed and not yet run, for limit
 	ev         trace.Event
 	loop       *stepLoop // the driver's loop while it runs (NextStep)
+	counted    bool      // an event other than a run came since limit last looked
 }
 
 func newSink(workers int, w *trace.Writer) *sink {
@@ -45,6 +46,7 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 		s.tab.add(&s.ev)
 	}
 	s.count(kind, fields)
+	s.counted = true
 	if s.w != nil && s.err == nil {
 		s.err = s.w.WriteEvent(&s.ev)
 	}
