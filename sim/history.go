@@ -44,6 +44,10 @@ type taskHist struct {
 	// showed otherwise.
 	leaving *nurseryHist
 	wentOn  string
+	// row is the task's row in the sink's tables, kept here once a run
+	// event looked it up, so that a run event finds both with one lookup
+	// (sink.EmitRun).
+	row *taskRowHist
 }
 
 type nurseryHist struct {
@@ -158,15 +162,16 @@ func (h *history) add(e *trace.Event) {
 	}
 }
 
-// addRun takes in a run event of task id (add's case, without the event).
-func (h *history) addRun(id int64) {
+// addRun takes in a run event of task id (add's case, without the
+// event), and returns the task's record.
+func (h *history) addRun(id int64) *taskHist {
 	i := h.n
 	h.n++
-	h.run(id, i)
+	return h.run(id, i)
 }
 
 // run is the hot path: one run event per step, mostly the same task.
-func (h *history) run(id int64, i int) {
+func (h *history) run(id int64, i int) *taskHist {
 	t := h.last
 	if t == nil || t.id != id {
 		t = h.task(id)
@@ -176,6 +181,7 @@ func (h *history) run(id int64, i int) {
 		t.firstRun = i
 	}
 	t.lastEvent = i
+	return t
 }
 
 // cleanup tracks each task's cleanup stack: a cleanup that runs must be

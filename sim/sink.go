@@ -57,9 +57,14 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 // and the trace writes the line without an Event, instead of building one
 // and looking its field up by key (docs/performance.md).
 func (s *sink) EmitRun(worker int, task uint64) {
-	s.hist.addRun(int64(task))
+	t := s.hist.addRun(int64(task))
 	if s.tab != nil {
-		s.tab.run(int64(task))
+		r := t.row
+		if r == nil {
+			r = s.tab.task(int64(task))
+			t.row = r
+		}
+		r.ran()
 	}
 	if s.w != nil && s.err == nil {
 		s.err = s.w.WriteRun(s.step, s.tick, s.actor(worker), int64(task))

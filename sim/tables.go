@@ -101,6 +101,11 @@ func (tb *tables) run(id int64) {
 		t = tb.task(id)
 		tb.last = t
 	}
+	t.ran()
+}
+
+// ran counts a run event of the task.
+func (t *taskRowHist) ran() {
 	t.row.Steps++
 	t.last = trace.KindRun
 }
