@@ -6,11 +6,12 @@ import (
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
-// TestEveryOpExecutes: every operation has its row in execs.
+// TestEveryOpExecutes: every operation's definition says what it does on
+// the sched API.
 func TestEveryOpExecutes(t *testing.T) {
-	for k := scenario.Compute; k < scenario.OpKindEnd; k++ {
-		if execs[k] == nil {
-			t.Errorf("op %s has no row in execs", k)
+	for _, k := range scenario.OpKinds() {
+		if k.Def().Exec == nil {
+			t.Errorf("op %s has no Exec", k)
 		}
 	}
 }

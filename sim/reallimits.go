@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
 // realLimits enforces the run limits in real mode, where there is no
@@ -76,11 +77,13 @@ func (l *realLimits) passed() (string, int) {
 	return limitNames[i], max
 }
 
+// The limits by index in limitNames: an operation names them as
+// scenario.Limit, in the same order.
 const (
-	limTasks = iota
-	limNurseries
-	limCleanups
-	limEvents
+	limTasks     = int(scenario.LimitTasks)
+	limNurseries = int(scenario.LimitNurseries)
+	limCleanups  = int(scenario.LimitCleanups)
+	limEvents    = int(scenario.LimitEvents)
 )
 
 // DefaultRealTimeout bounds a real-mode run in wall time when

@@ -2,15 +2,32 @@ package scenario
 
 import "testing"
 
-// TestEveryOpHasItsRows: a new OpKind without a name or a decoder row is
-// caught here, not by a scenario that uses it.
+// TestEveryOpHasItsRows: every operation's definition has each part the
+// packages that use it need, and the kinds run 1..n without a gap. A new
+// op file that leaves a part out is caught here, not by a scenario (or a
+// fuzzer run) that uses it.
 func TestEveryOpHasItsRows(t *testing.T) {
-	for k := Compute; k < OpKindEnd; k++ {
-		if opSpecs[k].name == "" {
-			t.Errorf("op %d has no name in opSpecs", k)
-		}
-		if opSpecs[k].decode == nil {
-			t.Errorf("op %s has no row in opSpecs", k)
+	kinds := OpKinds()
+	if len(kinds) == 0 || len(kinds) != len(opDefs)-1 {
+		t.Fatalf("kinds %v: want 1..%d without a gap", kinds, len(opDefs)-1)
+	}
+	for i, k := range kinds {
+		d := k.Def()
+		switch {
+		case int(k) != i+1:
+			t.Errorf("op %s has kind %d, want %d (kinds are numbered without gaps)", k, k, i+1)
+		case d.Name == "":
+			t.Errorf("op %d has no name", k)
+		case d.Decode == nil:
+			t.Errorf("op %s has no Decode", k)
+		case d.Exec == nil:
+			t.Errorf("op %s has no Exec", k)
+		case d.Safety == nil:
+			t.Errorf("op %s has no Safety row", k)
+		case d.Gen != nil && (d.Gen.Draw == nil || d.Gen.Weight < 1):
+			t.Errorf("op %s has a Gen row without a Draw or a weight", k)
+		case d.Gen != nil && (k.HasBody() || d.Safety.Ref):
+			t.Errorf("op %s has a Gen row but is not plain (a body, or names a task): the builder draws it", k)
 		}
 		if opKindOf(k.String()) != k {
 			t.Errorf("op %s does not round-trip through its name", k)
