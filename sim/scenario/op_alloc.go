@@ -14,7 +14,9 @@ const allocGenMax = 4096
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Alloc, Name: "alloc", Decode: decodeCount, Format: formatCount,
+		Kind: Alloc, Name: "alloc",
+		Sample: `{ alloc = 64 }`,
+		Decode: decodeCount, Format: formatCount,
 		Exec: func(_ Env, t *sched.Task, _ Scope, op *Op) error { return driver.Alloc(t, op.N) },
 		Safety: &OpSafety{Halves: true,
 			Need: func(_ Coster, op *Op) Need { return Need{Ops: 1, Memory: op.N} }},

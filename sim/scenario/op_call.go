@@ -11,7 +11,9 @@ const Call OpKind = 3
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Call, Name: "call", Decode: decodeCall, Exec: execCall,
+		Kind: Call, Name: "call",
+		Sample: `{ call = "child" }`,
+		Decode: decodeCall, Exec: execCall,
 		Safety: &OpSafety{Ref: true,
 			Need: func(c Coster, op *Op) Need { return Need{Ops: 1}.Plus(c.TaskNeed(op.Str)) }},
 	})

@@ -8,7 +8,9 @@ const Cancel OpKind = 7
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Cancel, Name: "cancel", Decode: decodeCancel,
+		Kind: Cancel, Name: "cancel",
+		Sample: `{ cancel = "n" }`,
+		Decode: decodeCancel,
 		Exec: func(_ Env, t *sched.Task, sc Scope, op *Op) error {
 			sc.Find(op.Str).Cancel(t)
 			return nil

@@ -8,7 +8,9 @@ const CheckCancel OpKind = 8
 
 func init() {
 	defineOp(&OpDef{
-		Kind: CheckCancel, Name: "check_cancel", Decode: decodeTrue, Format: formatTrue,
+		Kind: CheckCancel, Name: "check_cancel",
+		Sample: `{ check_cancel = true }`,
+		Decode: decodeTrue, Format: formatTrue,
 		Exec:   func(_ Env, t *sched.Task, _ Scope, _ *Op) error { return t.Checkpoint() },
 		Safety: &OpSafety{Spins: true, BeforeChan: true},
 		Gen: &OpGen{Weight: 1, Draw: func(_ Drawer, budget int) (Op, int) {

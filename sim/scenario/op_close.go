@@ -10,7 +10,9 @@ const Close OpKind = 11
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Close, Name: "close", Decode: decodeChannel,
+		Kind: Close, Name: "close",
+		Sample: `{ close = "c" }, { recv = "c" }`,
+		Decode: decodeChannel,
 		Exec: func(e Env, t *sched.Task, _ Scope, op *Op) error {
 			return driver.Close(t, e.Channel(op.Str))
 		},

@@ -14,7 +14,9 @@ const computeGenMax = 50
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Compute, Name: "compute", Decode: decodeCount, Format: formatCount,
+		Kind: Compute, Name: "compute",
+		Sample: `{ compute = 3 }`,
+		Decode: decodeCount, Format: formatCount,
 		Exec: func(_ Env, t *sched.Task, _ Scope, op *Op) error { return driver.Compute(t, op.N) },
 		Safety: &OpSafety{Spins: true, BeforeChan: true, Halves: true,
 			Need: func(_ Coster, op *Op) Need { return Need{Ops: min(NeedCap, op.N)} }},

@@ -11,7 +11,9 @@ const Defer OpKind = 16
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Defer, Name: "defer", Options: []string{"body"}, Decode: decodeDefer, Exec: execDefer,
+		Kind: Defer, Name: "defer",
+		Sample:  `{ defer = "d", body = [{ log = "cleanup" }] }`,
+		Options: []string{"body"}, Decode: decodeDefer, Exec: execDefer,
 		Safety: &OpSafety{Body: BodyDetached, BeforeChan: true, Need: needsBody},
 	})
 }

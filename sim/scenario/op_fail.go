@@ -8,7 +8,9 @@ const Fail OpKind = 20
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Fail, Name: "fail", Decode: decodeName,
+		Kind: Fail, Name: "fail",
+		Sample: `{ fail = "E" }`,
+		Decode: decodeName,
 		Exec:   func(_ Env, _ *sched.Task, _ Scope, op *Op) error { return &failure{msg: op.Str} },
 		Safety: &OpSafety{},
 	})

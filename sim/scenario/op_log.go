@@ -11,7 +11,9 @@ const Log OpKind = 18
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Log, Name: "log", Decode: decodeText,
+		Kind: Log, Name: "log",
+		Sample: `{ log = "hello" }`,
+		Decode: decodeText,
 		Exec: func(e Env, t *sched.Task, _ Scope, op *Op) error {
 			if err := e.Take(LimitEvents); err != nil {
 				return err

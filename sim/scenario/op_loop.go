@@ -17,7 +17,9 @@ const LoopForever int64 = -1
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Loop, Name: "loop", Options: []string{"body"}, Decode: decodeLoop, Exec: execLoop, Format: formatLoop,
+		Kind: Loop, Name: "loop",
+		Sample:  `{ loop = 2, body = [{ yield = true }] }`,
+		Options: []string{"body"}, Decode: decodeLoop, Exec: execLoop, Format: formatLoop,
 		Safety: &OpSafety{Body: BodyInSame, Halves: true, Runs: loopRuns,
 			Need: func(c Coster, op *Op) Need {
 				if op.N == LoopForever {

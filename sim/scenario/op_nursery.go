@@ -15,7 +15,9 @@ const Nursery OpKind = 6
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Nursery, Name: "nursery", Options: []string{"body", "mode", "timeout", "max_concurrent", "budget", "catch"},
+		Kind: Nursery, Name: "nursery",
+		Sample:  `{ nursery = "m", mode = "collect_all", timeout = 100, max_concurrent = 2, budget = { ops = 100 }, catch = true, body = [{ spawn = "child" }] }`,
+		Options: []string{"body", "mode", "timeout", "max_concurrent", "budget", "catch"},
 		Decode: func(d *decoder, op *Op, a opArgs) bool {
 			d.nursery(op, a.m, a.val, a.ctx, a.depth)
 			return false // the body is decoded with the label pushed

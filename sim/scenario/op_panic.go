@@ -8,7 +8,9 @@ const Panic OpKind = 21
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Panic, Name: "panic", Decode: decodeText,
+		Kind: Panic, Name: "panic",
+		Sample: `{ panic = "P" }`,
+		Decode: decodeText,
 		Exec:   func(_ Env, _ *sched.Task, _ Scope, op *Op) error { panic(op.Str) },
 		Safety: &OpSafety{},
 	})

@@ -12,8 +12,10 @@ const Recharge OpKind = 15
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Recharge, Name: "recharge", Options: []string{"ops", "memory", "spawn_count", "channel_ops", "syscalls"},
-		Decode: decodeRecharge, Exec: execRecharge, Format: formatRecharge,
+		Kind: Recharge, Name: "recharge",
+		Sample:  `{ recharge = "a", ops = 10 }`,
+		Options: []string{"ops", "memory", "spawn_count", "channel_ops", "syscalls"},
+		Decode:  decodeRecharge, Exec: execRecharge, Format: formatRecharge,
 		Safety: &OpSafety{},
 	})
 }

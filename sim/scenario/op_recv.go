@@ -11,7 +11,9 @@ const Recv OpKind = 10
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Recv, Name: "recv", Decode: decodeChannel,
+		Kind: Recv, Name: "recv",
+		Sample: `{ send = "c" }, { recv = "c" }`,
+		Decode: decodeChannel,
 		Exec: func(e Env, t *sched.Task, _ Scope, op *Op) error {
 			_, _, err := driver.Recv(t, e.Channel(op.Str))
 			return err

@@ -11,7 +11,9 @@ const Return OpKind = 19
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Return, Name: "return", Format: formatCount,
+		Kind: Return, Name: "return",
+		Sample: `{ return = 3 }`,
+		Format: formatCount,
 		Decode: func(d *decoder, op *Op, a opArgs) bool {
 			op.N, _ = d.integer(a.val, a.kp)
 			return true

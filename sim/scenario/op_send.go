@@ -11,7 +11,9 @@ const Send OpKind = 9
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Send, Name: "send", Decode: decodeChannel,
+		Kind: Send, Name: "send",
+		Sample: `{ send = "c" }`,
+		Decode: decodeChannel,
 		Exec: func(e Env, t *sched.Task, _ Scope, op *Op) error {
 			return driver.Send(t, e.Channel(op.Str), 1)
 		},

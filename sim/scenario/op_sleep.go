@@ -10,7 +10,9 @@ const sleepGenMax = 30
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Sleep, Name: "sleep", Decode: decodeCount, Format: formatCount,
+		Kind: Sleep, Name: "sleep",
+		Sample: `{ sleep = 5 }`,
+		Decode: decodeCount, Format: formatCount,
 		Exec:   func(e Env, t *sched.Task, _ Scope, op *Op) error { return e.Sleep(t, op.N) },
 		Safety: &OpSafety{BeforeChan: true, Halves: true},
 		Gen: &OpGen{Weight: 1, Draw: func(d Drawer, budget int) (Op, int) {

@@ -14,7 +14,9 @@ const syscallGenMax = 3
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Syscall, Name: "syscall", Decode: decodeCount, Format: formatCount,
+		Kind: Syscall, Name: "syscall",
+		Sample: `{ syscall = 2 }`,
+		Decode: decodeCount, Format: formatCount,
 		Exec: func(_ Env, t *sched.Task, _ Scope, op *Op) error { return driver.Syscall(t, op.N) },
 		Safety: &OpSafety{Halves: true,
 			Need: func(_ Coster, op *Op) Need { return Need{Ops: op.N, Syscalls: op.N} }},

@@ -9,7 +9,9 @@ const Using OpKind = 17
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Using, Name: "using", Options: []string{"body"}, Decode: decodeName, Exec: execUsing,
+		Kind: Using, Name: "using",
+		Sample:  `{ using = "r", body = [{ yield = true }] }`,
+		Options: []string{"body"}, Decode: decodeName, Exec: execUsing,
 		Safety: &OpSafety{Body: BodyInSame, Need: needsBody},
 	})
 }

@@ -7,7 +7,9 @@ const Yield OpKind = 2
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Yield, Name: "yield", Decode: decodeTrue, Format: formatTrue,
+		Kind: Yield, Name: "yield",
+		Sample: `{ yield = true }`,
+		Decode: decodeTrue, Format: formatTrue,
 		Exec:   func(_ Env, t *sched.Task, _ Scope, _ *Op) error { return t.Yield() },
 		Safety: &OpSafety{Spins: true, BeforeChan: true},
 		Gen: &OpGen{Weight: 1, Draw: func(_ Drawer, budget int) (Op, int) {

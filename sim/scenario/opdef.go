@@ -27,6 +27,11 @@ type OpKind uint8
 type OpDef struct {
 	Kind OpKind
 	Name string // its TOML key, e.g. "check_cancel"
+	// Sample is the operation as a scenario writes it, e.g.
+	// `{ compute = 3 }` (or a few ops, one of them it), using every option
+	// it takes. The tests of every part run it (SampleSource): it loads,
+	// writes back the same, and executes with every invariant holding.
+	Sample string
 	// Options are the keys that may sit beside the operation key in its
 	// table; "body" among them is what HasBody reads.
 	Options []string
@@ -128,4 +133,28 @@ func allOpNames() string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// SampleSource is a scenario that runs k's Sample: task.main opens a
+// nursery "n" and spawns task.child `as` "a" in it, then runs the sample.
+// A sample may name channel "c" (capacity 1), task "child", nursery "n"
+// and the child "a".
+func SampleSource(k OpKind) []byte {
+	return []byte(fmt.Sprintf(`version = 1
+name = "sample-%s"
+
+[channels]
+c = { capacity = 1 }
+
+[task.main]
+ops = [
+  { nursery = "n", body = [
+    { spawn = "child", as = "a" },
+    %s,
+  ] },
+]
+
+[task.child]
+ops = [{ compute = 2 }]
+`, k, k.Def().Sample))
 }

@@ -5,7 +5,9 @@ import "testing"
 // TestEveryOpHasItsRows: every operation's definition has each part the
 // packages that use it need, and the kinds run 1..n without a gap. A new
 // op file that leaves a part out is caught here, not by a scenario (or a
-// fuzzer run) that uses it.
+// fuzzer run) that uses it. The other packages' tests run each part on
+// the op's Sample (TestEveryOpExecutes in sim, TestFormatEveryOpSample and
+// TestEveryOpHasSafetyRow in gen).
 func TestEveryOpHasItsRows(t *testing.T) {
 	kinds := OpKinds()
 	if len(kinds) == 0 || len(kinds) != len(opDefs)-1 {
@@ -31,6 +33,25 @@ func TestEveryOpHasItsRows(t *testing.T) {
 		}
 		if opKindOf(k.String()) != k {
 			t.Errorf("op %s does not round-trip through its name", k)
+		}
+	}
+}
+
+// TestEveryOpSampleLoads: each operation's Sample loads in SampleSource,
+// and has an op of its kind.
+func TestEveryOpSampleLoads(t *testing.T) {
+	for _, k := range OpKinds() {
+		sc, err := Parse("sample.toml", SampleSource(k))
+		if err != nil {
+			t.Errorf("op %s: its Sample does not load: %v", k, err)
+			continue
+		}
+		has := false
+		for _, op := range sc.Tasks["main"].Ops[0].Body[1:] {
+			has = has || op.Kind == k
+		}
+		if !has {
+			t.Errorf("op %s: its Sample has no %s op", k, k)
 		}
 	}
 }
