@@ -29,7 +29,12 @@ type realLimits struct {
 	wall     atomic.Bool
 }
 
-var limitNames = [...]string{"tasks", "nurseries", "cleanups", "events"}
+// limitNames names the limits, indexed by scenario.Limit (the limits an
+// operation's Exec takes).
+var limitNames = [...]string{
+	scenario.LimitTasks: "tasks", scenario.LimitNurseries: "nurseries",
+	scenario.LimitCleanups: "cleanups", scenario.LimitEvents: "events",
+}
 
 // take counts one more of each limit in is (indexes in limitNames) and
 // fails when that passes one.
@@ -76,15 +81,6 @@ func (l *realLimits) passed() (string, int) {
 	_, max := l.counter(i)
 	return limitNames[i], max
 }
-
-// The limits by index in limitNames: an operation names them as
-// scenario.Limit, in the same order.
-const (
-	limTasks     = int(scenario.LimitTasks)
-	limNurseries = int(scenario.LimitNurseries)
-	limCleanups  = int(scenario.LimitCleanups)
-	limEvents    = int(scenario.LimitEvents)
-)
 
 // DefaultRealTimeout bounds a real-mode run in wall time when
 // Options.RealTimeout is 0 (docs/reliability.md).

@@ -9,7 +9,9 @@ const Spawn OpKind = 5
 
 func init() {
 	defineOp(&OpDef{
-		Kind: Spawn, Name: "spawn", Options: []string{"as", "budget", "caps"},
+		Kind: Spawn, Name: "spawn",
+		Sample:  `{ spawn = "child", as = "b", budget = { ops = 50 } }`,
+		Options: []string{"as", "budget", "caps"},
 		Decode: func(d *decoder, op *Op, a opArgs) bool {
 			d.spawn(op, a.m, a.val, a.ctx)
 			return true

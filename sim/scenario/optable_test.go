@@ -1,6 +1,10 @@
 package scenario
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
+)
 
 // TestEveryOpHasItsRows: every operation's definition has each part the
 // packages that use it need, and the kinds run 1..n without a gap. A new
@@ -52,6 +56,33 @@ func TestEveryOpSampleLoads(t *testing.T) {
 		}
 		if !has {
 			t.Errorf("op %s: its Sample has no %s op", k, k)
+		}
+	}
+}
+
+// TestEveryOpHasADocRow: docs/scenarios.md's operation table has a row
+// naming each operation (`KEY = ...`), so a new operation is documented
+// where users look for it.
+func TestEveryOpHasADocRow(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/scenarios.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cell := strings.SplitN(line, "|", 3)[1]
+		for _, part := range strings.Split(cell, "`") {
+			if key, _, ok := strings.Cut(part, " = "); ok {
+				rows[key] = true
+			}
+		}
+	}
+	for _, k := range OpKinds() {
+		if !rows[k.String()] {
+			t.Errorf("op %s has no row in docs/scenarios.md's operation table", k)
 		}
 	}
 }
