@@ -320,9 +320,10 @@ func (b *builder) drawCaps(main bool) capsSpec {
 	return capsSpec{has: true, caps: cs}
 }
 
-// The kinds of op the builder draws. They index nothing: the lists that
-// weigh them (op, endingsTop, endingsNested) put the simplest first,
-// because rapid shrinks a SampledFrom towards its first element.
+// The kinds of op the builder draws. Only their order in the lists that
+// weigh them matters (kinds, endingsTop, endingsNested), not their values:
+// those lists put the simplest first, because rapid shrinks a SampledFrom
+// towards its first element.
 const (
 	kLog = iota
 	kReturn
@@ -414,7 +415,8 @@ func (b *builder) targets(s scope, budget, extra int) []string {
 
 // op draws one op, or the two spawns of a channel pair, costing at most
 // budget checkpoints and at most room ops: a kind from the weighted list
-// of kinds that fit, then that kind's row of opGens.
+// of kinds that fit, then that kind's draw: a plain operation's OpGen (in
+// its file under sim/scenario), or the builder's row of shapeGens.
 func (b *builder) op(s scope, budget, room int) ([]scenario.Op, int) {
 	d := opDraw{s: s, budget: budget, calls: b.targets(s, budget, 1), spawns: b.targets(s, budget, 2)}
 	kinds := b.kinds(&d, room)
@@ -423,7 +425,7 @@ func (b *builder) op(s scope, budget, room int) ([]scenario.Op, int) {
 	if k >= kPlain {
 		return one(scenario.OpKind(k-kPlain).Def().Gen.Draw(b, d.budget))
 	}
-	if g := opGens[k]; g != nil {
+	if g := shapeGens[k]; g != nil {
 		return g(b, &d)
 	}
 	return one(scenario.Op{Kind: scenario.Log, Str: b.next("L")}, 0)
@@ -504,13 +506,17 @@ func (b *builder) kinds(d *opDraw, room int) []int {
 	return kinds
 }
 
-// opGens generates each kind of op; kLog (and the endings, which body
-// draws) have no row: op falls back to a log. It is filled in init because
-// the rows with a body reach it again through builder.body.
-var opGens map[int]func(b *builder, d *opDraw) ([]scenario.Op, int)
+// shapeGens draws the kinds whose draw depends on the program's shape
+// (the tasks that may be called or spawned, the nurseries around, the
+// budget left): the operations with a body or naming a task, and the
+// groups (a channel pair, a spinner, ...). The plain operations are drawn
+// by their own OpGen instead; kLog (and the endings, which body draws)
+// have no row: op falls back to a log. It is filled in init because the
+// rows with a body reach it again through builder.body.
+var shapeGens map[int]func(b *builder, d *opDraw) ([]scenario.Op, int)
 
 func init() {
-	opGens = map[int]func(b *builder, d *opDraw) ([]scenario.Op, int){
+	shapeGens = map[int]func(b *builder, d *opDraw) ([]scenario.Op, int){
 		kCall: func(b *builder, d *opDraw) ([]scenario.Op, int) {
 			name := rapid.SampledFrom(d.calls).Draw(b.t, "call")
 			b.refs[name]++

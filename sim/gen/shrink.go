@@ -279,8 +279,9 @@ func halveCapacities(sc *scenario.Scenario, _ []*[]scenario.Op) []edit {
 }
 
 // dropOptions lists the edits that put an op's options back to their
-// defaults, as the op's row of opSafeties lists them (a nursery's mode,
-// catch, timeout and budget; a spawn's budget, caps and `as`).
+// defaults, as the op's safety row lists them (OpSafety.Defaults: a
+// nursery's mode, catch, timeout and budget; a spawn's budget, caps and
+// `as`).
 func dropOptions(k, i int, op *scenario.Op) []edit {
 	var out []edit
 	set := func(f func(op *scenario.Op)) {
