@@ -63,14 +63,7 @@ func (p *program) Channel(name string) driver.Channel     { return p.channels[na
 func (p *program) Release(l scenario.Limit)               { p.lim.release(int(l)) }
 func (p *program) Sleep(t *sched.Task, ticks int64) error { return p.lim.sleep(t, ticks) }
 
-func (p *program) Take(ls ...scenario.Limit) error {
-	for _, l := range ls {
-		if err := p.lim.take(int(l)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (p *program) Take(l scenario.Limit) error { return p.lim.take(int(l)) }
 
 func (p *program) Timeout(t *sched.Task, ticks int64) (int64, bool) { return p.lim.timeout(t, ticks) }
 

@@ -35,7 +35,7 @@ func decodeDefer(d *decoder, op *Op, a opArgs) bool {
 func execDefer(e Env, t *sched.Task, _ Scope, op *Op) error {
 	label, body := op.Str, op.Body
 	// A cleanup logs its label when it runs.
-	if err := e.Take(LimitCleanups, LimitEvents); err != nil {
+	if err := take(e, LimitCleanups, LimitEvents); err != nil {
 		return err
 	}
 	t.Defer(label, func(t *sched.Task) error {

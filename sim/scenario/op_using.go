@@ -18,7 +18,7 @@ func init() {
 
 func execUsing(e Env, t *sched.Task, sc Scope, op *Op) error {
 	// A using block logs two lines, acquire and release.
-	if err := e.Take(LimitCleanups, LimitEvents, LimitEvents); err != nil {
+	if err := take(e, LimitCleanups, LimitEvents, LimitEvents); err != nil {
 		return err
 	}
 	defer e.Release(LimitCleanups)

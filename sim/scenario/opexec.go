@@ -18,10 +18,10 @@ type Env interface {
 	Scenario() *Scenario
 	Func(task string) sched.Func // the body of a task, to spawn it
 	Channel(name string) driver.Channel
-	// Take counts one more of each limit (real mode only; the seeded
-	// driver checks its limits between steps) and fails past one;
+	// Take counts one more of a limit (real mode only; the seeded
+	// driver checks its limits between steps) and fails past it;
 	// Release gives one back.
-	Take(ls ...Limit) error
+	Take(l Limit) error
 	Release(l Limit)
 	// Sleep is t.Sleep bounded by real mode's wall-time limit.
 	Sleep(t *sched.Task, ticks int64) error
@@ -42,6 +42,18 @@ const (
 	LimitCleanups
 	LimitEvents
 )
+
+// take takes each of ls in turn, up to the first that fails. It is not
+// a variadic Env method so that the list stays on the stack: an
+// interface call's arguments escape.
+func take(e Env, ls ...Limit) error {
+	for _, l := range ls {
+		if err := e.Take(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Scope is the chain of nurseries lexically enclosing a body, innermost
 // last.
