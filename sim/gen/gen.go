@@ -484,13 +484,7 @@ func (b *builder) kinds(d *opDraw, room int) []int {
 			kinds = append(kinds, kSupervised, kSupervised)
 		}
 	}
-	for _, k := range scenario.OpKinds() { // the plain ops, each its weight times, in OpKind order
-		if g := k.Def().Gen; g != nil {
-			for range g.Weight {
-				kinds = append(kinds, kPlain+int(k))
-			}
-		}
-	}
+	kinds = append(kinds, plainKinds...)
 	if len(d.calls) > 0 {
 		kinds = append(kinds, kCall)
 	}
@@ -505,6 +499,20 @@ func (b *builder) kinds(d *opDraw, room int) []int {
 	}
 	return kinds
 }
+
+// plainKinds are the plain operations (those with an OpGen row), each
+// its weight times, in OpKind order.
+var plainKinds = func() []int {
+	var out []int
+	for _, k := range scenario.OpKinds() {
+		if g := k.Def().Gen; g != nil {
+			for range g.Weight {
+				out = append(out, kPlain+int(k))
+			}
+		}
+	}
+	return out
+}()
 
 // shapeGens draws the kinds whose draw depends on the program's shape
 // (the tasks that may be called or spawned, the nurseries around, the
