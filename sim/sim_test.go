@@ -40,7 +40,7 @@ func runOnce(t *testing.T, sc *scenario.Scenario, o Options) (*Run, string) {
 		t.Fatalf("%s: %v", sc.Name, err)
 	}
 	var buf bytes.Buffer
-	if !o.Real {
+	if !o.Mode.Real() {
 		o.Trace = &buf
 	}
 	run, err := Execute(sc, c, o)
@@ -86,7 +86,7 @@ func TestBundledScenariosAllSeeds(t *testing.T) {
 // TestBundledScenariosReal runs every bundled scenario on real worker
 // goroutines (under -race in CI); outcomes and expectations must hold.
 func TestBundledScenariosReal(t *testing.T) {
-	checkBundledReal(t, Options{Real: true}, []int{1, 2, 4, 8}, 10, 3)
+	checkBundledReal(t, Options{Mode: ModeReal}, []int{1, 2, 4, 8}, 10, 3)
 }
 
 // TestBundledScenariosRealLean: every bundled scenario on real workers as
@@ -94,7 +94,7 @@ func TestBundledScenariosReal(t *testing.T) {
 // lean nurseries), under -race; main's outcome, value, error and log must
 // match the expectations.
 func TestBundledScenariosRealLean(t *testing.T) {
-	checkBundledReal(t, Options{Real: true, Lean: true}, []int{1, 2, 4}, 5, 2)
+	checkBundledReal(t, Options{Mode: ModeRealLean}, []int{1, 2, 4}, 5, 2)
 }
 
 // checkBundledReal runs every bundled scenario with o on each worker count,
@@ -105,7 +105,7 @@ func checkBundledReal(t *testing.T, o Options, workerCounts []int, rounds, short
 		rounds = short
 	}
 	mode := "real"
-	if o.Lean {
+	if o.Mode.Lean() {
 		mode = "real lean"
 	}
 	for _, sc := range bundled(t) {

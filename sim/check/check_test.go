@@ -307,7 +307,7 @@ func TestCheckHarnessPanicIsAFailure(t *testing.T) {
 func TestCheckRealMode(t *testing.T) {
 	sc := loadFile(t, "../../scenarios/basic_completion.toml")
 	r, err := Scenarios([]*scenario.Scenario{sc}, []string{"basic.toml"},
-		Options{Seeds: 2, SeedStart: 1, Workers: []int{1, 2}, Real: true, Jobs: 2, Resample: 5}, nil)
+		Options{Seeds: 2, SeedStart: 1, Workers: []int{1, 2}, Mode: sim.ModeReal, Jobs: 2, Resample: 5}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
