@@ -54,19 +54,10 @@ type Options struct {
 type Exec func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error)
 
 // FailedChecks is the default Failing: the names of the checks that did
-// not hold, and "outcome:crash" when the scheduler itself panicked.
-func FailedChecks(run *sim.Run) []string {
-	var out []string
-	for _, c := range run.Checks {
-		if !c.OK {
-			out = append(out, c.Name)
-		}
-	}
-	if run.Outcome == sim.OutcomeCrash {
-		out = append(out, "outcome:crash")
-	}
-	return out
-}
+// not hold, and "outcome:crash" when the scheduler itself panicked. A
+// deadlock or a livelock fails only through the scenario's [expect]
+// (gen.FailedChecks, for generated programs, counts them itself).
+func FailedChecks(run *sim.Run) []string { return sim.FailedChecks(run, sim.OutcomeCrash) }
 
 // Schedule is a run as the explorer sees it: the choices at its decision
 // points, the rest being defaults (see chooser).

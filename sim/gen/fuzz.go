@@ -106,20 +106,12 @@ type Failure struct {
 // FailedChecks is the default Failing: the names of the checks that did
 // not hold, and the outcome when it is deadlock, livelock or crash. A
 // generated program always terminates (Safe), so any of those outcomes is
-// a scheduler bug. The fuzzer's scenarios have no [expect], so the checks
-// are the invariants and, for a run made by Execute, the oracles.
+// a scheduler bug (explore.FailedChecks, for scenarios that may expect
+// them, does not count them). The fuzzer's scenarios have no [expect], so
+// the checks are the invariants and, for a run made by Execute, the
+// oracles.
 func FailedChecks(run *sim.Run) []string {
-	var out []string
-	for _, c := range run.Checks {
-		if !c.OK {
-			out = append(out, c.Name)
-		}
-	}
-	switch run.Outcome {
-	case sim.OutcomeDeadlock, sim.OutcomeLivelock, sim.OutcomeCrash:
-		out = append(out, "outcome:"+string(run.Outcome))
-	}
-	return out
+	return sim.FailedChecks(run, sim.OutcomeDeadlock, sim.OutcomeLivelock, sim.OutcomeCrash)
 }
 
 // RunSeed returns the run seed and the worker count (from workers) the
