@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cbcsim/cbcsim/internal/testkit"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
@@ -166,23 +166,7 @@ func TestGoldenTraces(t *testing.T) {
 	for _, name := range []string{"fail_fast", "lifo_cleanup", "nested_cancel"} {
 		sc := loadFile(t, "../scenarios/"+name+".toml")
 		_, got := runOnce(t, sc, Options{Seed: 3, HasSeed: true, Workers: 2})
-		path := filepath.Join("testdata", name+".seed3.w2.trace")
-		if *update {
-			if err := os.MkdirAll("testdata", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test ./sim -run TestGoldenTraces -update)", err)
-		}
-		if got != string(want) {
-			t.Fatalf("%s: trace differs from %s; rerun with -update and review the diff", name, path)
-		}
+		testkit.Golden(t, filepath.Join("testdata", name+".seed3.w2.trace"), []byte(got), *update)
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cbcsim/cbcsim/trace"
+	"github.com/cbcsim/cbcsim/internal/testkit"
 )
 
 const checkWrongSrc = `version = 1
@@ -98,29 +98,7 @@ func TestCheckWrongExpectationExits1(t *testing.T) {
 	}
 	for _, w := range []int{1, 4} {
 		dir := filepath.Join(out, fmt.Sprintf("wrong-seed4-w%d", w))
-		src, err := os.ReadFile(filepath.Join(dir, "scenario.toml"))
-		if err != nil || string(src) != checkWrongSrc {
-			t.Errorf("%s/scenario.toml: %q, %v", dir, src, err)
-		}
-		f, err := os.Open(filepath.Join(dir, "run.trace"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := trace.Parse(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s/run.trace: %v", dir, err)
-		}
-		if seed, _ := tr.Header.Get("seed"); seed.Int != 4 {
-			t.Errorf("%s/run.trace: header seed %d, want 4", dir, seed.Int)
-		}
-		if workers, _ := tr.Header.Get("workers"); workers.Int != int64(w) {
-			t.Errorf("%s/run.trace: header workers %d, want %d", dir, workers.Int, w)
-		}
-		readme, err := os.ReadFile(filepath.Join(dir, "README.txt"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		readme := testkit.ReproDir(t, dir, checkWrongSrc, 4, w)
 		for _, want := range []string{"seed:     4", fmt.Sprintf("workers:  %d", w), "expect.value: want ok:6, got ok:5",
 			fmt.Sprintf("cbcsim run %s --seed 4 --workers %d --victim random", p, w), "cbcsim replay " + filepath.Join(dir, "run.trace")} {
 			if !strings.Contains(string(readme), want) {

@@ -9,10 +9,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cbcsim/cbcsim/internal/testkit"
 	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
-	"github.com/cbcsim/cbcsim/trace"
 )
 
 // raceSrc fails for the seeds where B's error reaches the nursery first:
@@ -144,25 +144,7 @@ func TestCheckReproDirs(t *testing.T) {
 		t.Fatalf("repro dirs %v, want %v", r.ReproDirs, want)
 	}
 	for i, d := range want {
-		src, err := os.ReadFile(filepath.Join(d, "scenario.toml"))
-		if err != nil || string(src) != wrongSrc {
-			t.Errorf("%s: scenario.toml %q, %v", d, src, err)
-		}
-		f, err := os.Open(filepath.Join(d, "run.trace"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := trace.Parse(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", d, err)
-		}
-		seed, _ := tr.Header.Get("seed")
-		w, _ := tr.Header.Get("workers")
-		if seed.Int != 5 || w.Int != int64(i+1) {
-			t.Errorf("%s: trace header seed %d workers %d", d, seed.Int, w.Int)
-		}
-		readme, _ := os.ReadFile(filepath.Join(d, "README.txt"))
+		readme := testkit.ReproDir(t, d, wrongSrc, 5, i+1)
 		for _, s := range []string{"seed:     5", "expect.value: want ok:6, got ok:5",
 			fmt.Sprintf("cbcsim run cases/wrong.toml --seed 5 --workers %d --victim random", i+1),
 			"cbcsim replay " + filepath.Join(d, "run.trace")} {
