@@ -290,7 +290,7 @@ func (s *search) fail(r *result) error {
 		if s.o.Progress != nil {
 			fmt.Fprintf(s.o.Progress, "explore: schedule %d failed (%s, %s); shrinking it\n", s.rep.Schedules, sig, f.Found.Size())
 		}
-		if err := shrink(s.o.Exec, s.sc, s.rep.Config, f, s.o.Failing); err != nil {
+		if err := shrink(s.o, s.sc, s.rep.Config, f); err != nil {
 			return err
 		}
 	}
