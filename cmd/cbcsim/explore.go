@@ -36,7 +36,8 @@ verdict: exhaustive up to K preemptions, stopped at --max-schedules (not
 exhaustive), or the first failing schedule, shrunk and written under --out as
 scenario.toml, run.trace (replay it with cbcsim replay --schedule),
 found.trace and README.txt. The schedules run in batches on --jobs
-goroutines; what runs and every line printed are the same for any --jobs.
+goroutines; what runs and every line on stdout are the same for any
+--jobs (the time and rate go to stderr).
 --shard is refused: a schedule is found by running others, so the search
 cannot be split ahead of time. Progress goes to stderr. Exit status: 0 no
 schedule failed, 1 one did, 2 bad input.`,
@@ -110,6 +111,9 @@ func (ef *exploreFlags) explore(cmd *cobra.Command, file string, sc *scenario.Sc
 	}
 	stdout := cmd.OutOrStdout()
 	if err := rep.Write(stdout, file); err != nil {
+		return err
+	}
+	if err := rep.WriteRate(stderr, ef.sw.jobs); err != nil {
 		return err
 	}
 	if rep.Failure == nil {
