@@ -18,19 +18,6 @@ ops = [ { return = 5 } ]
 value = 6
 `
 
-// checkRaceSrc passes on some seeds and fails on others.
-const checkRaceSrc = `version = 1
-name = "first error race"
-[task.main]
-ops = [ { nursery = "n", mode = "collect_all", body = [ { spawn = "a" }, { spawn = "b" } ] } ]
-[task.a]
-ops = [ { compute = 3 }, { fail = "A" } ]
-[task.b]
-ops = [ { compute = 3 }, { fail = "B" } ]
-[expect]
-error = "A"
-`
-
 func TestCheckBundledPasses(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "repro")
 	code, stdout, stderr := runCLI("check", "../../scenarios/fail_fast.toml", "../../scenarios/lifo_cleanup.toml",
@@ -112,7 +99,7 @@ func TestCheckWrongExpectationExits1(t *testing.T) {
 }
 
 func TestCheckReportSameForAnyJobs(t *testing.T) {
-	race := writeFile(t, "race.toml", checkRaceSrc)
+	race := writeFile(t, "race.toml", testkit.FirstErrorRace)
 	wrong := writeFile(t, "wrong.toml", checkWrongSrc)
 	out := filepath.Join(t.TempDir(), "repro")
 	var reports []string

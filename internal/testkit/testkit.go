@@ -81,3 +81,18 @@ func ReproDir(t testing.TB, dir, src string, seed uint64, workers int) string {
 	}
 	return string(readme)
 }
+
+// FirstErrorRace is a scenario that passes on some seeds and fails on
+// others: it expects A's error, and a schedule in which B's error reaches
+// the collect_all nursery first fails it.
+const FirstErrorRace = `version = 1
+name = "first error race"
+[task.main]
+ops = [ { nursery = "n", mode = "collect_all", body = [ { spawn = "a" }, { spawn = "b" } ] } ]
+[task.a]
+ops = [ { compute = 3 }, { fail = "A" } ]
+[task.b]
+ops = [ { compute = 3 }, { fail = "B" } ]
+[expect]
+error = "A"
+`

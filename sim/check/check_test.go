@@ -15,20 +15,6 @@ import (
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
-// raceSrc fails for the seeds where B's error reaches the nursery first:
-// some seeds pass and some fail, depending on the worker count.
-const raceSrc = `version = 1
-name = "first error race"
-[task.main]
-ops = [ { nursery = "n", mode = "collect_all", body = [ { spawn = "a" }, { spawn = "b" } ] } ]
-[task.a]
-ops = [ { compute = 3 }, { fail = "A" } ]
-[task.b]
-ops = [ { compute = 3 }, { fail = "B" } ]
-[expect]
-error = "A"
-`
-
 // wrongSrc fails on every seed: main returns 5, the file expects 6.
 const wrongSrc = `version = 1
 [task.main]
@@ -99,7 +85,7 @@ func TestCheckPassingScenarios(t *testing.T) {
 // TestCheckFirstFailingSeed compares the rows with the same runs made one
 // by one.
 func TestCheckFirstFailingSeed(t *testing.T) {
-	sc := parseSrc(t, "race.toml", raceSrc)
+	sc := parseSrc(t, "race.toml", testkit.FirstErrorRace)
 	workers := []int{1, 2, 4}
 	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"race.toml"}, Options{Seeds: 8, SeedStart: 1, Workers: workers, Jobs: 3}, sim.Execute)
 	for wi, w := range workers {
@@ -180,7 +166,7 @@ func TestCheckReproBound(t *testing.T) {
 }
 
 func TestCheckReportIndependentOfJobs(t *testing.T) {
-	scs := []*scenario.Scenario{parseSrc(t, "race.toml", raceSrc), loadFile(t, "../../scenarios/fail_fast.toml"), parseSrc(t, "wrong.toml", wrongSrc)}
+	scs := []*scenario.Scenario{parseSrc(t, "race.toml", testkit.FirstErrorRace), loadFile(t, "../../scenarios/fail_fast.toml"), parseSrc(t, "wrong.toml", wrongSrc)}
 	paths := []string{"race.toml", "../../scenarios/fail_fast.toml", "wrong.toml"}
 	var outs []string
 	for _, jobs := range []int{1, 4} {
