@@ -310,3 +310,21 @@ func TestJobsDoNotChangeTheSearch(t *testing.T) {
 		}
 	}
 }
+
+// A task that yields forever cannot starve one that a preemption left in
+// the middle of its run, even when the spinner's yields carry it from
+// worker to worker through the global queue: the fairness rule is about
+// tasks, not the worker a task yielded on. On 3 workers the old rule let
+// a blank worker pick the spinner up again after every yield, and the
+// spinner ran until its budget was exhausted (a failed schedule at 1
+// preemption and 900,647 steps).
+func TestFairAcrossWorkers(t *testing.T) {
+	sc := load(t, "../../scenarios/explicit_cancel.toml")
+	rep, err := Run(sc, Options{Workers: 3, Preemptions: 1, NoShrink: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failure != nil || !rep.Exhaustive {
+		t.Fatalf("want exhaustive and passing, got failure %v exhaustive %v", rep.Failure, rep.Exhaustive)
+	}
+}
