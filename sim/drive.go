@@ -47,6 +47,7 @@ func drive(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (int64, error) {
 func driveSteps(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (step int64, crash string, err error) {
 	l := &stepLoop{run: run, s: s, sk: sk, ch: ch, workers: s.Workers(), maxSteps: run.Config.MaxSteps}
 	l.ready = make([]driver.Worker, 0, len(l.workers))
+	l.readyIDs = make([]int, 0, len(l.workers))
 	l.inTask = ch.inTask()
 	// The random walk and the replay's check are called directly, not
 	// through the interface: a call per step each.
@@ -63,18 +64,17 @@ func driveSteps(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (step int64
 		}
 	}()
 	for {
-		var w driver.Worker
+		w := l.next
 		if l.decided {
-			w, err = l.next, l.err
-			l.decided, l.next, l.err = false, nil, nil
+			l.decided, l.next = false, nil
 		} else {
-			w, err = l.begin()
-		}
-		if err != nil {
-			s.Abort()
-			return l.step, "", &ScheduleError{Err: err}
+			w = l.begin()
 		}
 		if w == nil {
+			if l.err != nil {
+				s.Abort()
+				return l.step, "", &ScheduleError{Err: l.err}
+			}
 			return l.step, "", nil
 		}
 		stepping = true
@@ -98,6 +98,7 @@ type stepLoop struct {
 	ch       chooser
 	workers  []driver.Worker
 	ready    []driver.Worker // the unparked workers, as of epoch
+	readyIDs []int           // their ids
 	epoch    uint64          // the scheduler's park epoch ready was built at
 	built    bool
 	step     int64 // the step being taken, or the next one between two
@@ -108,18 +109,19 @@ type stepLoop struct {
 	checks   bool           // ch's done can fail (a recorded schedule)
 
 	// Set by nextStep when it ended a step on a task's fiber and that
-	// fiber suspended: the next step's worker (nil if the run is over) or
-	// the error of its choice.
+	// fiber suspended: the next step's worker (nil if the run is over).
 	decided bool
 	next    driver.Worker
-	err     error
+	nextID  int   // the id of begin's worker
+	err     error // the recorded decision that did not apply (ScheduleError)
 }
 
 // begin does what the driver does before step l.step: fire the timers
 // that are due, check the step bound and the limits, and choose the
 // worker among the unparked ones, jumping the clock to the next timer
 // when none can act. It returns nil when the run is over, with its
-// outcome set.
+// outcome set, or when a recorded decision did not apply, with l.err
+// set.
 //
 // MaxSteps bounds the busy steps, those that ran or took a task, as in
 // real mode: an idle worker's look for work that ends in parking is not
@@ -127,7 +129,7 @@ type stepLoop struct {
 // livelock on 256 workers. Idle steps stay bounded: a parked worker wakes
 // only when work is pushed or a timer fires, so there are at most Workers
 // of them per busy step or timer.
-func (l *stepLoop) begin() (driver.Worker, error) {
+func (l *stepLoop) begin() driver.Worker {
 	s, sk, run := l.s, l.sk, l.run
 	for !s.Done() {
 		sk.step = uint64(l.step)
@@ -135,12 +137,12 @@ func (l *stepLoop) begin() (driver.Worker, error) {
 		if l.busy >= l.maxSteps {
 			run.Outcome = OutcomeLivelock
 			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I(trace.KeyMaxSteps, l.maxSteps)})
-			return nil, nil
+			return nil
 		}
 		if name, max := sk.limit(); name != "" {
 			run.Outcome, run.Limit = OutcomeLivelock, limitText(name, max)
 			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.S("limit", name), trace.I("max", int64(max))})
-			return nil, nil
+			return nil
 		}
 		// The ready list is rebuilt only when a worker parked or woke
 		// since it was built, which the scheduler's park epoch tells: most
@@ -149,30 +151,40 @@ func (l *stepLoop) begin() (driver.Worker, error) {
 		// (docs/performance.md).
 		if e := s.ParkEpoch(); !l.built || e != l.epoch {
 			l.epoch, l.built = e, true
-			l.ready = l.ready[:0]
-			for _, w := range l.workers {
+			l.ready, l.readyIDs = l.ready[:0], l.readyIDs[:0]
+			for i, w := range l.workers {
 				if !w.Parked() {
 					l.ready = append(l.ready, w)
+					l.readyIDs = append(l.readyIDs, i)
 				}
 			}
 		}
 		if len(l.ready) > 0 {
 			if l.random != nil {
-				return l.random.pick(l.step, l.ready)
+				// randomChooser.pick, keeping the index for nextStep.
+				i := l.random.rng.Intn(len(l.ready))
+				l.nextID = l.readyIDs[i]
+				return l.ready[i]
 			}
-			return l.ch.pick(l.step, l.ready)
+			w, err := l.ch.pick(l.step, l.ready)
+			if err != nil {
+				l.err = err
+				return nil
+			}
+			l.nextID = w.ID()
+			return w
 		}
 		// No worker can act: jump to the next timer, or it is a deadlock.
 		next, ok := s.NextTimer()
 		if !ok {
 			run.Outcome = OutcomeDeadlock
 			sk.Emit(-1, trace.KindDeadlock, []trace.Field{trace.I(trace.KeyLive, s.Live())})
-			return nil, nil
+			return nil
 		}
 		sk.Emit(-1, trace.KindClock, []trace.Field{trace.I(trace.KeyTo, int64(next))})
 		sk.tick = next
 	}
-	return nil, nil
+	return nil
 }
 
 // end does what the driver does after step l.step, whose worker did
@@ -212,11 +224,11 @@ func (l *stepLoop) nextStep(worker int) bool {
 		l.decided, l.next, l.err = true, nil, err
 		return false
 	}
-	w, err := l.begin()
-	if err == nil && w != nil && w.ID() == worker {
+	w := l.begin()
+	if w != nil && l.nextID == worker {
 		return true
 	}
-	l.decided, l.next, l.err = true, w, err
+	l.decided, l.next = true, w
 	return false
 }
 
