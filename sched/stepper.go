@@ -13,10 +13,14 @@ import "github.com/cbcsim/cbcsim/trace"
 func (t *Task) endStep() {
 	if st := t.s.stepper; st != nil {
 		w := t.w
-		t.state.Store(uint32(stateReady))
+		// t stays in state running while the driver decides: between two
+		// steps nothing reads the state of a task that is its worker's
+		// current one (a driver tells a yield by the worker's current
+		// task first), and the two atomic stores, ready and running again,
+		// would be the only trace of the pause. If t suspends, the worker
+		// makes it ready as ever.
 		if st.NextStep(w.id) {
 			w.stats.Steps++
-			t.state.Store(uint32(stateRunning))
 			t.steps++
 			w.stats.Runs++
 			if w.em.on() {
