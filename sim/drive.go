@@ -188,20 +188,26 @@ func (l *stepLoop) begin() driver.Worker {
 }
 
 // end does what the driver does after step l.step, whose worker did
-// something or parked: count it, let the chooser check it, advance the
-// clock and the step.
+// something or parked: let a recorded schedule check it, count it,
+// advance the clock and the step. An error leaves the step where it is.
 func (l *stepLoop) end(did bool) error {
-	if did {
-		l.busy++
-	}
 	if l.checks {
 		if err := l.ch.done(l.step); err != nil {
 			return err
 		}
 	}
+	l.advance(did)
+	return nil
+}
+
+// advance is end after the check: no call in it, so that it is inlined
+// where no schedule is checked (nextStep, at every step).
+func (l *stepLoop) advance(did bool) {
+	if did {
+		l.busy++
+	}
 	l.sk.tick++
 	l.step++
-	return nil
 }
 
 // nextStep is the driver's work between two steps, done on the fiber of
@@ -220,7 +226,9 @@ func (l *stepLoop) nextStep(worker int) bool {
 	if !l.inTask {
 		return false
 	}
-	if err := l.end(true); err != nil {
+	if !l.checks {
+		l.advance(true)
+	} else if err := l.end(true); err != nil {
 		l.decided, l.next, l.err = true, nil, err
 		return false
 	}
