@@ -41,7 +41,7 @@ func drive(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (int64, error) {
 //
 // Between two steps the loop does what stepLoop.end and stepLoop.begin
 // do. When a step ends at a checkpoint, the scheduler asks the sink to
-// do it already, on the task's fiber (stepLoop.nextStep): if the next
+// do it already, on the task's fiber (sink.NextStep): if the next
 // step is the same worker's, the task goes on without switching back
 // here, and otherwise the loop picks up the decision taken there.
 func driveSteps(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (step int64, crash string, err error) {
@@ -81,7 +81,7 @@ func driveSteps(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (step int64
 		did := w.Step()
 		stepping = false
 		if l.decided {
-			continue // nextStep ended this step and began the next
+			continue // NextStep ended this step and began the next
 		}
 		if err := l.end(did); err != nil {
 			s.Abort()
@@ -104,11 +104,11 @@ type stepLoop struct {
 	step     int64 // the step being taken, or the next one between two
 	busy     int64 // steps that ran or took a task: what MaxSteps bounds
 	maxSteps int64
-	inTask   bool           // the chooser may decide on a task's fiber (nextStep)
+	inTask   bool           // the chooser may decide on a task's fiber (NextStep)
 	random   *randomChooser // ch, when it is the random walk
 	checks   bool           // ch's done can fail (a recorded schedule)
 
-	// Set by nextStep when it ended a step on a task's fiber and that
+	// Set by NextStep when it ended a step on a task's fiber and that
 	// fiber suspended: the next step's worker (nil if the run is over).
 	decided bool
 	next    driver.Worker
@@ -161,7 +161,7 @@ func (l *stepLoop) begin() driver.Worker {
 		}
 		if len(l.ready) > 0 {
 			if l.random != nil {
-				// randomChooser.pick, keeping the index for nextStep.
+				// randomChooser.pick, keeping the index for NextStep.
 				i := l.random.rng.Intn(len(l.ready))
 				l.nextID = l.readyIDs[i]
 				return l.ready[i]
@@ -201,7 +201,7 @@ func (l *stepLoop) end(did bool) error {
 }
 
 // advance is end after the check: no call in it, so that it is inlined
-// where no schedule is checked (nextStep, at every step).
+// where no schedule is checked (NextStep, at every step).
 func (l *stepLoop) advance(did bool) {
 	if did {
 		l.busy++
@@ -210,8 +210,10 @@ func (l *stepLoop) advance(did bool) {
 	l.step++
 }
 
-// nextStep is the driver's work between two steps, done on the fiber of
-// the task whose step just ended at a checkpoint (link.Stepper): it ends
+// NextStep implements driver.Stepper: the driver's work between two
+// steps, done on the fiber of the task whose step just ended at a
+// checkpoint, while the loop runs (sk.loop; it is here rather than in
+// sink.go so that a step pays one call, not two). It ends
 // that step and begins the next, and reports whether the next is the
 // same worker's, which resumes the same task. Otherwise the task's fiber
 // suspends, and driveSteps goes on from the decision kept in l. The
@@ -222,8 +224,9 @@ func (l *stepLoop) advance(did bool) {
 // A panic in the loop's own code here (a bug of the simulator or of the
 // timers) unwinds the task instead of the driver, and ends as that task's
 // panic rather than a crash of the run.
-func (l *stepLoop) nextStep(worker int) bool {
-	if !l.inTask {
+func (sk *sink) NextStep(worker int) bool {
+	l := sk.loop
+	if l == nil || !l.inTask {
 		return false
 	}
 	if !l.checks {

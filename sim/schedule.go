@@ -87,7 +87,7 @@ type chooser interface {
 	// recorded decisions.
 	done(step int64) error
 	// inTask reports whether pick and done may run on a task's fiber,
-	// between two steps decided inside the task (stepLoop.nextStep).
+	// between two steps decided inside the task (sink.NextStep).
 	inTask() bool
 }
 

@@ -19,7 +19,7 @@ type sink struct {
 	err        error // the first write error
 	cleanups   int   // cleanups pushed and not yet run, for limit
 	ev         trace.Event
-	loop       *stepLoop // the driver's loop while it runs (NextStep)
+	loop       *stepLoop // the driver's loop while it runs (NextStep, in drive.go)
 	counted    bool      // an event other than a run came since limit last looked
 }
 
@@ -69,15 +69,6 @@ func (s *sink) EmitRun(worker int, task uint64) {
 	if s.w != nil && s.err == nil {
 		s.err = s.w.WriteRun(s.step, s.tick, s.actor(worker), int64(task))
 	}
-}
-
-// NextStep implements driver.Stepper: the driver's loop decides the next
-// step on the fiber of the task whose step ended (stepLoop.nextStep).
-func (s *sink) NextStep(worker int) bool {
-	if s.loop == nil {
-		return false
-	}
-	return s.loop.nextStep(worker)
 }
 
 // Now implements sched.Clock: the virtual clock, one tick per step plus
