@@ -23,6 +23,12 @@ type channel struct {
 	closed bool
 	recvq  waitq // blocked receivers, FIFO
 	sendq  waitq // blocked senders, FIFO; their value is in t.wait.val
+
+	// blockers are the channel's four blockers, one for each direction and
+	// interruptibility (see blocker). Every task blocking on the channel
+	// shares them: they are immutable once made, so a block allocates
+	// nothing for its blocker.
+	blockers [2][2]chanWait
 }
 
 // NewChannel creates a channel with the given capacity (0: rendezvous).
@@ -31,7 +37,29 @@ func (view *driverView) NewChannel(name string, capacity int) *channel {
 	if capacity < 0 {
 		panic("sched: NewChannel: negative capacity")
 	}
-	return &channel{s: s, name: name, cap: capacity, buf: make([]int64, capacity)}
+	c := &channel{s: s, name: name, cap: capacity, buf: make([]int64, capacity)}
+	for send := range 2 {
+		for interruptible := range 2 {
+			b := &c.blockers[send][interruptible]
+			*b = chanWait{c: c, send: send == 1, interruptible: interruptible == 1}
+			b.ref.b = b
+		}
+	}
+	return c
+}
+
+// blocker returns c's blocker for a send (or a receive) that cancellation
+// may (or may not) interrupt.
+func (c *channel) blocker(send, interruptible bool) *chanWait {
+	return &c.blockers[b2i(send)][b2i(interruptible)]
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Name is the channel's name.
@@ -47,16 +75,27 @@ const (
 
 // waitSlot is a task's record of its current blocking operation. It is
 // written by the task before it suspends and by wakers under the lock of
-// what it waits on.
+// what it waits on. Its fields are ordered for size (48 bytes): a million
+// parked tasks hold a million of them.
 type waitSlot struct {
 	state         uint8
-	val           int64
 	interruptible bool // not inside a cleanup: cancellation may interrupt it
-	ch            *channel
 	send          bool
+	qpos          int // its slot in a channel's waitq
+	val           int64
+	ch            *channel
 	tm            *timer
-	qpos          int      // its slot in a channel's waitq
 	ref           *waitRef // published in Task.waitingOn while parked
+}
+
+// waitRec returns t's wait record, making it at t's first block. Only the
+// task itself calls it, before it publishes the wait; wakers reach the
+// record through the task after that, under the lock of what it waits on.
+func (t *Task) waitRec() *waitSlot {
+	if t.wait == nil {
+		t.wait = &waitSlot{}
+	}
+	return t.wait
 }
 
 // interruptible is a blocker that cancellation may interrupt.
@@ -70,22 +109,23 @@ type interruptible interface {
 // a new block makes a new one.
 type waitRef struct{ b interruptible }
 
-// chanWait is the blocker for a channel operation. It carries what
-// cancelWait needs, so that cancelWait never reads t.wait, which the task
-// rewrites when it blocks again.
+// chanWait is the blocker for a channel operation: one of the channel's
+// four (see channel.blockers). It carries what cancelWait needs, so that
+// cancelWait never reads t.wait, which the task rewrites when it blocks
+// again; it holds nothing of the task, so every task blocking the same way
+// on the channel shares it.
 type chanWait struct {
-	ref           waitRef // points back here: one allocation per block
-	t             *Task
+	ref           waitRef // points back here
 	c             *channel
+	send          bool
 	interruptible bool
 }
 
 func (b *chanWait) describe() string {
-	w := &b.t.wait
-	if w.send {
-		return "send " + w.ch.name
+	if b.send {
+		return "send " + b.c.name
 	}
-	return "recv " + w.ch.name
+	return "recv " + b.c.name
 }
 
 // park registers the task in the channel's queue unless the operation could
@@ -339,45 +379,14 @@ func (view *taskOps) Close(c *channel) error {
 // blockOnChannel suspends t until its channel operation completes, the
 // channel closes, or (outside cleanups) it is cancelled. A state of
 // waitPending on return means the worker found the operation could proceed
-// and did not park: the caller retries.
+// and did not park: the caller retries. It allocates t's wait record at
+// t's first block and nothing after that.
 func (t *Task) blockOnChannel(c *channel, send bool, v int64) error {
 	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
 	interruptible := t.cleanupDepth == 0
-	var cw *chanWait
-	if t.taskExt != nil {
-		// Blocking again on the channel of the last block, with the same
-		// interruptibility: that blocker's fields are already these, so
-		// it serves again without a write a canceller still holding it
-		// could race with (a ping-pong on one channel allocates nothing).
-		if ref := t.wait.ref; ref != nil {
-			if prev, ok := ref.b.(*chanWait); ok && prev.t == t && prev.c == c && prev.interruptible == interruptible {
-				cw = prev
-			}
-		}
-	}
-	switch {
-	case cw != nil:
-	case t.taskExt == nil:
-		// A task's first block: its taskExt and the blocker in one
-		// allocation, not two. A million parked tasks are a million
-		// first blocks (docs/performance.md, "Parked and spawned tasks").
-		both := &struct {
-			e  taskExt
-			cw chanWait
-		}{}
-		t.mu.Lock()
-		t.taskExt = &both.e
-		t.mu.Unlock()
-		cw = &both.cw
-		*cw = chanWait{t: t, c: c, interruptible: interruptible}
-		cw.ref.b = cw
-	default:
-		cw = &chanWait{t: t, c: c, interruptible: interruptible}
-		cw.ref.b = cw
-	}
-	t.wait = waitSlot{state: waitPending, val: v, interruptible: interruptible, ch: c, send: send}
-	t.wait.ref = &cw.ref
-	t.blockOn = t.wait.ref.b
+	b := c.blocker(send, interruptible)
+	*t.waitRec() = waitSlot{state: waitPending, val: v, interruptible: interruptible, ch: c, send: send, ref: &b.ref}
+	t.blockOn = b
 	t.suspend(reasonBlock)
 	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.marked() != 0) {
 		return t.observe()

@@ -26,7 +26,7 @@ func (t *Task) Sleep(ticks int64) error {
 	t.enlist() // a cancellation must be able to interrupt this sleep (lean.go)
 	s := t.s
 	tm := s.timers.add(s.drv().Now()+uint64(ticks), timerSleep, t, nil)
-	t.ext().wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0, tm: tm}
+	*t.waitRec() = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0, tm: tm}
 	sw := &sleepWait{t: t, tm: tm, interruptible: t.wait.interruptible}
 	sw.ref.b = sw
 	t.wait.ref = &sw.ref

@@ -18,7 +18,7 @@ func TestWaitqMatchesModel(t *testing.T) {
 		pool := make([]*Task, 300)
 		for i := range pool {
 			pool[i] = &Task{id: uint64(i)}
-			pool[i].taskExt = &taskExt{}
+			pool[i].wait = &waitSlot{}
 		}
 		inQueue := func(x *Task) bool { return slices.Contains(model, x) }
 		t.Repeat(map[string]func(*rapid.T){
