@@ -130,28 +130,34 @@ func (b *chanWait) describe() string {
 
 // park registers the task in the channel's queue unless the operation could
 // now proceed or the task was cancelled meanwhile.
+// It unlocks on each way out rather than in a deferred call: every block
+// of a channel hand-over passes here (YieldPingPong/cbcsim_chan).
 func (b *chanWait) park(t *Task, w *worker) bool {
-	c := t.wait.ch
+	c := b.c
 	c.lock()
-	defer c.mu.Unlock()
 	if t.wait.interruptible && t.marked() != 0 {
+		c.mu.Unlock()
 		return false
 	}
-	if t.wait.send {
+	if b.send {
 		if c.closed || c.recvq.len() > 0 || c.n < c.cap {
+			c.mu.Unlock()
 			return false
 		}
 		c.sendq.push(t)
 	} else {
 		if c.closed || c.n > 0 || c.sendq.len() > 0 {
+			c.mu.Unlock()
 			return false
 		}
 		c.recvq.push(t)
 	}
 	if !t.publishWait(stateBlocked) {
 		c.remove(t)
+		c.mu.Unlock()
 		return false
 	}
+	c.mu.Unlock()
 	return true
 }
 
@@ -241,7 +247,7 @@ func (q *waitq) remove(t *Task) bool {
 // compact reclaims the consumed front once it is most of the slice.
 func (q *waitq) compact() {
 	if q.n == 0 {
-		clear(q.items[q.head:])
+		// Every slot left is a hole, already nil: nothing to clear.
 		q.items, q.head = q.items[:0], 0
 		return
 	}
