@@ -75,16 +75,16 @@ const (
 
 // waitSlot is a task's record of its current blocking operation. It is
 // written by the task before it suspends and by wakers under the lock of
-// what it waits on. Its fields are ordered for size (48 bytes): a million
-// parked tasks hold a million of them.
+// what it waits on. It holds only what the task and its wakers share (32
+// bytes): a million parked tasks hold a million of them. What only a
+// canceller or the worker needs (the channel, the timer) is in the
+// blocker that ref leads to.
 type waitSlot struct {
 	state         uint8
 	interruptible bool // not inside a cleanup: cancellation may interrupt it
 	send          bool
 	qpos          int // its slot in a channel's waitq
 	val           int64
-	ch            *channel
-	tm            *timer
 	ref           *waitRef // published in Task.waitingOn while parked
 }
 
@@ -391,9 +391,8 @@ func (t *Task) blockOnChannel(c *channel, send bool, v int64) error {
 	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
 	interruptible := t.cleanupDepth == 0
 	b := c.blocker(send, interruptible)
-	*t.waitRec() = waitSlot{state: waitPending, val: v, interruptible: interruptible, ch: c, send: send, ref: &b.ref}
-	t.blockOn = b
-	t.suspend(reasonBlock)
+	*t.waitRec() = waitSlot{state: waitPending, val: v, interruptible: interruptible, send: send, ref: &b.ref}
+	t.block(b)
 	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.marked() != 0) {
 		return t.observe()
 	}

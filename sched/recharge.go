@@ -42,8 +42,7 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 		rw := &rechargeWait{t: t, interruptible: t.wait.interruptible}
 		rw.ref.b = rw
 		t.wait.ref = &rw.ref
-		t.blockOn = t.wait.ref.b
-		t.suspend(reasonBlock)
+		t.block(rw)
 		if t.wait.state == waitCancelled || (t.wait.interruptible && t.marked() != 0) {
 			return t.observe()
 		}

@@ -26,13 +26,12 @@ func (t *Task) Sleep(ticks int64) error {
 	t.enlist() // a cancellation must be able to interrupt this sleep (lean.go)
 	s := t.s
 	tm := s.timers.add(s.drv().Now()+uint64(ticks), timerSleep, t, nil)
-	*t.waitRec() = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0, tm: tm}
+	*t.waitRec() = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
 	sw := &sleepWait{t: t, tm: tm, interruptible: t.wait.interruptible}
 	sw.ref.b = sw
 	t.wait.ref = &sw.ref
 	for {
-		t.blockOn = t.wait.ref.b
-		t.suspend(reasonBlock)
+		t.block(sw)
 		switch {
 		case t.wait.state == waitDone:
 			return nil
@@ -58,7 +57,7 @@ func (b *sleepWait) park(t *Task, w *worker) bool {
 	ts := &t.s.timers
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	tm := t.wait.tm
+	tm := b.tm
 	if tm.fired {
 		t.wait.state = waitDone
 		return false

@@ -23,7 +23,7 @@ const (
 	reasonCheckpoint fiber.Reason = iota + 1 // a step boundary; the task stays current
 	reasonYield                              // explicit yield: requeue
 	reasonInterval                           // forced yield every YieldInterval ops: requeue
-	reasonBlock                              // blocked on t.blockOn
+	reasonBlock                              // blocked on the worker's blockOn
 )
 
 // blocker is something a task can block on. park is called by the worker
@@ -72,8 +72,8 @@ type Task struct {
 	cleanupDepth    int32 // >0 while running a cleanup: not a cancellation checkpoint
 	opsSinceYield   int32
 	// result is the task's result once it has finished; before that, its
-	// Value and HasValue hold what SetValue set (one field fewer keeps
-	// Task in the 256-byte size class beside wait).
+	// Value and HasValue hold what SetValue set (a field fewer keeps
+	// Task in the 240-byte size class).
 	result Result
 	// wait is the record of the task's current or last blocking operation
 	// (channel, sleep, recharge), made at its first such block and kept
@@ -82,11 +82,10 @@ type Task struct {
 	// rather than every rare field (docs/performance.md, "Parked tasks
 	// and the yield round trip, third round").
 	wait      *waitSlot
-	blockOn   blocker
 	waitingOn atomic.Pointer[waitRef] // set while parked in an interruptible wait
 
 	steps          int64
-	yields, steals int32 // statistics; int32 keeps Task in the 256-byte size class
+	yields, steals int32 // statistics; int32 keeps Task in the 240-byte size class
 }
 
 // taskExt is the rarely used part of a Task.
@@ -293,6 +292,16 @@ func (t *Task) protect(fn func() error) (err error, p *PanicError) {
 
 // suspend gives control back to the worker with a reason.
 func (t *Task) suspend(why fiber.Reason) { t.fib.Yield(why) }
+
+// block suspends t to park on b: the worker calls b.park once t's fiber
+// has yielded. b travels in the worker, which reads it at once, rather
+// than in a Task field that would be empty but while a task blocks
+// (docs/performance.md, "Parked tasks and the yield round trip, third
+// round").
+func (t *Task) block(b blocker) {
+	t.w.blockOn = b
+	t.suspend(reasonBlock)
+}
 
 // Checkpoint observes cancellation: it returns a *CancelError if the task has
 // been marked, nil otherwise. In the seeded simulator it is also a step

@@ -29,9 +29,12 @@ type worker struct {
 	rr     int
 	parked bool
 	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool
-	timer  *time.Timer  // real mode: the timed parks of backoff
-	em     emitter
-	stats  workerStats
+	// blockOn is what the current task blocks on, set by Task.block just
+	// before its fiber yields with reasonBlock.
+	blockOn blocker
+	timer   *time.Timer // real mode: the timed parks of backoff
+	em      emitter
+	stats   workerStats
 
 	live atomic.Int64 // tasks created on this worker minus those finished here (see Scheduler.Live)
 
@@ -267,8 +270,8 @@ func (w *worker) run(t *Task) {
 			}
 			return
 		case reasonBlock:
-			b := t.blockOn
-			t.blockOn = nil
+			b := w.blockOn
+			w.blockOn = nil
 			if b.park(t, w) {
 				w.cur = nil
 				if w.em.on() {
