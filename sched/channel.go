@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/cbcsim/cbcsim/internal/mutant"
@@ -75,17 +76,16 @@ const (
 
 // waitSlot is a task's record of its current blocking operation. It is
 // written by the task before it suspends and by wakers under the lock of
-// what it waits on. It holds only what the task and its wakers share (32
+// what it waits on. It holds only what the task and its wakers share (16
 // bytes): a million parked tasks hold a million of them. What only a
-// canceller or the worker needs (the channel, the timer) is in the
-// blocker that ref leads to.
+// canceller or the worker needs (the channel, the timer, the reference
+// published for markCancel) is in the blocker.
 type waitSlot struct {
 	state         uint8
-	interruptible bool // not inside a cleanup: cancellation may interrupt it
-	send          bool
-	qpos          int // its slot in a channel's waitq
+	interruptible bool  // not inside a cleanup: cancellation may interrupt it
+	send          bool  // for the LostWakeup mutant
+	qpos          int32 // its slot in a channel's waitq (see waitqMax)
 	val           int64
-	ref           *waitRef // published in Task.waitingOn while parked
 }
 
 // waitRec returns t's wait record, making it at t's first block. Only the
@@ -106,7 +106,8 @@ type interruptible interface {
 
 // waitRef is what a parked task publishes so that markCancel, on another
 // worker, can find and interrupt its wait. It is immutable once published:
-// a new block makes a new one.
+// a sleep or a recharge wait makes a new one, and a channel's four are
+// made with the channel and shared by every task blocking on it.
 type waitRef struct{ b interruptible }
 
 // chanWait is the blocker for a channel operation: one of the channel's
@@ -152,7 +153,7 @@ func (b *chanWait) park(t *Task, w *worker) bool {
 		}
 		c.recvq.push(t)
 	}
-	if !t.publishWait(stateBlocked) {
+	if !t.publishWait(stateBlocked, &b.ref) {
 		c.remove(t)
 		c.mu.Unlock()
 		return false
@@ -161,17 +162,17 @@ func (b *chanWait) park(t *Task, w *worker) bool {
 	return true
 }
 
-// publishWait makes t's parked, interruptible wait visible to markCancel
-// and sets its state. Called by a blocker's park, under the blocker's lock,
-// after t was registered there. It reports false, unpublished, when t was
+// publishWait makes t's parked, interruptible wait visible to markCancel,
+// as ref (its blocker's), and sets its state. Called by a blocker's park,
+// under the blocker's lock, after t was registered there. It reports false, unpublished, when t was
 // marked cancelled meanwhile; the caller then undoes its registration.
 //
 // Dekker with markCancel: waitingOn is stored before mark is loaded here,
 // and markCancel stores mark before it loads waitingOn (all seq-cst), so
 // either this sees the mark or markCancel sees the wait and interrupts it.
-func (t *Task) publishWait(st taskState) bool {
+func (t *Task) publishWait(st taskState, ref *waitRef) bool {
 	t.state.Store(uint32(st))
-	t.waitingOn.Store(t.wait.ref)
+	t.waitingOn.Store(ref)
 	if t.wait.interruptible && t.marked() != 0 {
 		t.waitingOn.Store(nil)
 		return false
@@ -201,7 +202,8 @@ func (c *channel) remove(t *Task) bool {
 // waitq is a FIFO of blocked tasks. Every operation is O(1) amortized, so
 // that closing or cancelling a million waiters on one channel is linear: a
 // task remembers its slot (wait.qpos), removal leaves a hole, and holes are
-// skipped and compacted away.
+// skipped and compacted away once they and the consumed front are half
+// the slice, which keeps the slice under twice the waiters plus 64.
 type waitq struct {
 	items []*Task
 	head  int
@@ -210,8 +212,16 @@ type waitq struct {
 
 func (q *waitq) len() int { return q.n }
 
+// waitqMax bounds a wait queue's slice, so that a slot fits the int32
+// qpos: about a billion waiters on one channel, whose parked tasks would
+// hold 2.5 TB.
+const waitqMax = math.MaxInt32
+
 func (q *waitq) push(t *Task) {
-	t.wait.qpos = len(q.items)
+	if len(q.items) >= waitqMax {
+		panic(fmt.Sprintf("sched: a channel's wait queue is at its bound of %d slots", waitqMax))
+	}
+	t.wait.qpos = int32(len(q.items))
 	q.items = append(q.items, t)
 	q.n++
 }
@@ -234,7 +244,7 @@ func (q *waitq) pop() *Task {
 
 // remove takes t out of the queue if it is there.
 func (q *waitq) remove(t *Task) bool {
-	i := t.wait.qpos
+	i := int(t.wait.qpos)
 	if i < q.head || i >= len(q.items) || q.items[i] != t {
 		return false
 	}
@@ -244,20 +254,22 @@ func (q *waitq) remove(t *Task) bool {
 	return true
 }
 
-// compact reclaims the consumed front once it is most of the slice.
+// compact reclaims the dead slots, the consumed front and the holes, once
+// they are at least 64 and half the slice. A compaction costs the slice's
+// length and follows at least half as many pops and removals.
 func (q *waitq) compact() {
 	if q.n == 0 {
 		// Every slot left is a hole, already nil: nothing to clear.
 		q.items, q.head = q.items[:0], 0
 		return
 	}
-	if q.head < 64 || q.head*2 < len(q.items) {
+	if dead := len(q.items) - q.n; dead < 64 || dead*2 < len(q.items) {
 		return
 	}
 	k := 0
 	for _, t := range q.items[q.head:] {
 		if t != nil {
-			t.wait.qpos = k
+			t.wait.qpos = int32(k)
 			q.items[k] = t
 			k++
 		}
@@ -391,7 +403,7 @@ func (t *Task) blockOnChannel(c *channel, send bool, v int64) error {
 	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
 	interruptible := t.cleanupDepth == 0
 	b := c.blocker(send, interruptible)
-	*t.waitRec() = waitSlot{state: waitPending, val: v, interruptible: interruptible, send: send, ref: &b.ref}
+	*t.waitRec() = waitSlot{state: waitPending, val: v, interruptible: interruptible, send: send}
 	t.block(b)
 	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.marked() != 0) {
 		return t.observe()

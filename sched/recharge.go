@@ -41,7 +41,6 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 		*t.waitRec() = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
 		rw := &rechargeWait{t: t, interruptible: t.wait.interruptible}
 		rw.ref.b = rw
-		t.wait.ref = &rw.ref
 		t.block(rw)
 		if t.wait.state == waitCancelled || (t.wait.interruptible && t.marked() != 0) {
 			return t.observe()
@@ -117,7 +116,7 @@ func (b *rechargeWait) park(t *Task, w *worker) bool {
 		return false
 	}
 	t.rechargeWaiting = true
-	if !t.publishWait(stateExhausted) {
+	if !t.publishWait(stateExhausted, &b.ref) {
 		t.rechargeWaiting = false
 		return false
 	}

@@ -29,7 +29,6 @@ func (t *Task) Sleep(ticks int64) error {
 	*t.waitRec() = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
 	sw := &sleepWait{t: t, tm: tm, interruptible: t.wait.interruptible}
 	sw.ref.b = sw
-	t.wait.ref = &sw.ref
 	for {
 		t.block(sw)
 		switch {
@@ -66,7 +65,7 @@ func (b *sleepWait) park(t *Task, w *worker) bool {
 		return false
 	}
 	tm.waiting = true
-	if !t.publishWait(stateBlocked) {
+	if !t.publishWait(stateBlocked, &b.ref) {
 		tm.waiting = false
 		return false
 	}
