@@ -404,7 +404,8 @@ func (t *Task) blockOnChannel(c *channel, send bool, v int64) error {
 	interruptible := t.cleanupDepth == 0
 	b := c.blocker(send, interruptible)
 	*t.waitRec() = waitSlot{state: waitPending, val: v, interruptible: interruptible, send: send}
-	t.block(b)
+	t.w.blockOn = b
+	t.suspend(reasonBlock)
 	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.marked() != 0) {
 		return t.observe()
 	}

@@ -734,7 +734,8 @@ func (n *Nursery) await(t *Task) {
 	done := n.m.Terminal()
 	n.mu.Unlock()
 	if !done && !mutant.On(mutant.OrphanEscapes) {
-		t.block(n)
+		t.w.blockOn = n
+		t.suspend(reasonBlock)
 	}
 }
 

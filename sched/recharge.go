@@ -41,7 +41,8 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 		*t.waitRec() = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
 		rw := &rechargeWait{t: t, interruptible: t.wait.interruptible}
 		rw.ref.b = rw
-		t.block(rw)
+		t.w.blockOn = rw
+		t.suspend(reasonBlock)
 		if t.wait.state == waitCancelled || (t.wait.interruptible && t.marked() != 0) {
 			return t.observe()
 		}

@@ -30,7 +30,8 @@ func (t *Task) Sleep(ticks int64) error {
 	sw := &sleepWait{t: t, tm: tm, interruptible: t.wait.interruptible}
 	sw.ref.b = sw
 	for {
-		t.block(sw)
+		t.w.blockOn = sw
+		t.suspend(reasonBlock)
 		switch {
 		case t.wait.state == waitDone:
 			return nil

@@ -293,16 +293,6 @@ func (t *Task) protect(fn func() error) (err error, p *PanicError) {
 // suspend gives control back to the worker with a reason.
 func (t *Task) suspend(why fiber.Reason) { t.fib.Yield(why) }
 
-// block suspends t to park on b: the worker calls b.park once t's fiber
-// has yielded. b travels in the worker, which reads it at once, rather
-// than in a Task field that would be empty but while a task blocks
-// (docs/performance.md, "Parked tasks and the yield round trip, third
-// round").
-func (t *Task) block(b blocker) {
-	t.w.blockOn = b
-	t.suspend(reasonBlock)
-}
-
 // Checkpoint observes cancellation: it returns a *CancelError if the task has
 // been marked, nil otherwise. In the seeded simulator it is also a step
 // boundary. Inside a cleanup it never reports cancellation.

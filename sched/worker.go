@@ -29,8 +29,11 @@ type worker struct {
 	rr     int
 	parked bool
 	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool
-	// blockOn is what the current task blocks on, set by Task.block just
-	// before its fiber yields with reasonBlock.
+	// blockOn is what the current task blocks on, set by the task just
+	// before its fiber yields with reasonBlock. It travels here, read at
+	// once, rather than in a Task field that would be empty but while a
+	// task blocks (docs/performance.md, "Parked tasks and the yield round
+	// trip, third round").
 	blockOn blocker
 	timer   *time.Timer // real mode: the timed parks of backoff
 	em      emitter
