@@ -29,9 +29,15 @@ type worker struct {
 	rr     int
 	parked bool
 	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool
-	timer  *time.Timer  // real mode: the timed parks of backoff
-	em     emitter
-	stats  workerStats
+	// blockOn is what the current task blocks on, set by the task just
+	// before its fiber yields with reasonBlock. It travels here, read at
+	// once, rather than in a Task field that would be empty but while a
+	// task blocks (docs/performance.md, "Parked tasks and the yield round
+	// trip, third round").
+	blockOn blocker
+	timer   *time.Timer // real mode: the timed parks of backoff
+	em      emitter
+	stats   workerStats
 
 	live atomic.Int64 // tasks created on this worker minus those finished here (see Scheduler.Live)
 
@@ -75,12 +81,23 @@ func (w *worker) Step() bool {
 		w.em.emit(trace.KindPark)
 		return false
 	}
+	// take(t), written out: Step is the hot path, and take is not inlined.
 	if !t.started && t.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
 		w.retireUnstarted(t)
 		return true
 	}
 	w.cur = t
 	return true
+}
+
+// take makes t, just found, the current task, or retires it unrun if it
+// was cancelled while queued.
+func (w *worker) take(t *Task) {
+	if !t.started && t.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
+		w.retireUnstarted(t)
+		return
+	}
+	w.cur = t
 }
 
 // find takes the next task: local deque, then global queue, then stealing.
@@ -251,6 +268,10 @@ func (w *worker) run(t *Task) {
 				}
 				w.em.emit(trace.KindYield, trace.I("task", int64(t.id)), trace.S("why", kind))
 			}
+			if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 {
+				w.yieldToGlobal(t)
+				return
+			}
 			w.s.global.push(t)
 			// This worker takes the task back from the global queue as soon
 			// as its own deque is empty, so waking an idle worker for it
@@ -260,8 +281,8 @@ func (w *worker) run(t *Task) {
 			}
 			return
 		case reasonBlock:
-			b := t.blockOn
-			t.blockOn = nil
+			b := w.blockOn
+			w.blockOn = nil
 			if b.park(t, w) {
 				w.cur = nil
 				if w.em.on() {
@@ -276,6 +297,22 @@ func (w *worker) run(t *Task) {
 			}
 		}
 	}
+}
+
+// yieldToGlobal is a real-mode yield from a worker whose deque is empty:
+// t goes to the back of the global queue, and the next task is the one
+// find would take next, the queue's head, both under one lock instead of
+// a push now and a pop at the next step. The hand-over then costs one step
+// fewer (docs/performance.md, "Parked tasks and the yield round trip,
+// third round"). It is off under a stepped mode, whose steps the seeded
+// driver schedules one at a time.
+func (w *worker) yieldToGlobal(t *Task) {
+	next := w.s.global.pushPop(t)
+	w.stats.Globals++
+	if w.em.on() {
+		w.em.emit(trace.KindGlobal, trace.I("task", int64(next.id)))
+	}
+	w.take(next)
 }
 
 // finish records t's end and tells its nursery.
