@@ -46,7 +46,7 @@ func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) R
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.loop()
+			w.carry() // the loop, on a fiber of its own (inline.go)
 		}()
 	}
 	wg.Wait()
@@ -125,7 +125,11 @@ func (s *Scheduler) deadlock(w *worker) {
 func (w *worker) loop() {
 	s := w.s
 	for !s.rootDone.Load() && !s.park.done.Load() {
-		if w.Step() {
+		did, away := w.step()
+		if away {
+			return // this goroutine went with a task (inline.go)
+		}
+		if did {
 			// Only steps that did something count against MaxSteps: an
 			// idle worker looking for work is not a livelock.
 			if s.cfg.MaxSteps > 0 && s.steps.Add(1) > s.cfg.MaxSteps && s.limitHit.CompareAndSwap(false, true) {

@@ -29,9 +29,14 @@ type worker struct {
 	rr     int
 	parked bool
 	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool
-	timer  *time.Timer  // real mode: the timed parks of backoff
-	em     emitter
-	stats  workerStats
+	// loopFib is the fiber this worker's loop runs on (real mode, see
+	// inline.go), nil when a driver steps the worker. Written by the
+	// worker's carry goroutine while that fiber is suspended; read by the
+	// goroutine running the loop.
+	loopFib *fiber.Fiber
+	timer   *time.Timer // real mode: the timed parks of backoff
+	em      emitter
+	stats   workerStats
 
 	live atomic.Int64 // tasks created on this worker minus those finished here (see Scheduler.Live)
 
@@ -60,24 +65,31 @@ func (w *worker) Parked() bool { return w.parked }
 // (local pop, global queue, steal), or park. It reports false when the
 // worker parked.
 func (w *worker) Step() bool {
+	did, _ := w.step()
+	return did
+}
+
+// step is Step; away reports that the task it ran took the calling
+// goroutine with it (see run): the caller must return to its fiber's loop
+// at once, without touching w, which another goroutine now steps.
+func (w *worker) step() (did, away bool) {
 	w.stats.Steps++
 	if t := w.cur; t != nil {
-		w.run(t)
-		return true
+		return true, w.run(t)
 	}
 	t := w.find()
 	if t == nil {
 		w.stats.Parks++
 		w.parked = true
 		w.em.emit(trace.KindPark)
-		return false
+		return false, false
 	}
 	if !t.started && t.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
 		w.retireUnstarted(t)
-		return true
+		return true, false
 	}
 	w.cur = t
-	return true
+	return true, false
 }
 
 // find takes the next task: local deque, then global queue, then stealing.
@@ -197,82 +209,108 @@ func (w *worker) busiest(prev, prevLen int) (int, int) {
 }
 
 // run resumes t until its next checkpoint (seeded) or until it yields,
-// blocks or ends (real mode).
-func (w *worker) run(t *Task) {
+// blocks or ends (real mode). A task that has not run yet runs on the
+// calling goroutine's own stack when w's loop runs on a fiber (inline.go);
+// run then reports away when that task suspended, kept the goroutine as
+// its fiber and has now ended on it, while w's loop went on elsewhere.
+func (w *worker) run(t *Task) (away bool) {
 	if !t.started {
 		if n := t.parent; n != nil && !n.start(t) {
 			w.cur = nil
 			w.retireUnstarted(t)
-			return
+			return false
 		}
 		t.started = true
 	}
 	t.w = w
 	if t.fib == nil {
+		if w.loopFib != nil {
+			return w.runInline(t)
+		}
 		t.fib = w.fibs.Get((*taskBody)(t))
 		if w.s.cfg.Mode.Stepped() {
 			w.s.fibered.took(t) // for Abort, which no kept task list may cover
 		}
 	}
 	for {
-		t.state.Store(uint32(stateRunning))
-		t.steps++
-		w.stats.Runs++
-		if w.em.on() {
-			w.em.emitInt(trace.KindRun, "task", int64(t.id))
-		}
+		w.running(t)
 		why, st := t.fib.Resume()
 		if st != fiber.Suspended {
-			if pe := t.fib.Panic(); st == fiber.Panicked && !pe.Goexited() {
-				// Task.run recovers every panic of the body (and ends the
-				// task itself on a Goexit); reaching here is a scheduler
-				// bug, reported as the task's panic.
-				t.result = nursery.Panic("sched: " + pe.Error())
-				t.ext().panicStack = pe.Stack
-			}
-			w.cur = nil
-			w.finish(t)
-			return
+			w.ended(t)
+			return false
 		}
-		switch why {
-		case reasonCheckpoint:
-			t.state.Store(uint32(stateReady))
-			return // stays current: the next step resumes it
-		case reasonYield, reasonInterval:
-			w.cur = nil
-			t.state.Store(uint32(stateReady))
-			if w.em.on() {
-				kind := "explicit"
-				if why == reasonInterval {
-					kind = "interval"
-				}
-				w.em.emit(trace.KindYield, trace.I("task", int64(t.id)), trace.S("why", kind))
-			}
-			w.s.global.push(t)
-			// This worker takes the task back from the global queue as soon
-			// as its own deque is empty, so waking an idle worker for it
-			// only pays off when the deque still holds work.
-			if w.dq.Len() > 0 || w.s.cfg.Mode.Stepped() {
-				w.s.notify()
-			}
-			return
-		case reasonBlock:
-			b := t.blockOn
-			t.blockOn = nil
-			if b.park(t, w) {
-				w.cur = nil
-				if w.em.on() {
-					w.em.emit(trace.KindBlock, trace.I("task", int64(t.id)), trace.S("on", b.describe()))
-				}
-				return
-			}
-			// The wait was already over: keep running.
-			if w.s.cfg.Mode.Stepped() {
-				t.state.Store(uint32(stateReady))
-				return
-			}
+		if !w.suspended(t, why) {
+			return false
 		}
 	}
+}
+
+// running marks t as running on w, just before it runs.
+func (w *worker) running(t *Task) {
+	t.state.Store(uint32(stateRunning))
+	t.steps++
+	w.stats.Runs++
+	if w.em.on() {
+		w.em.emitInt(trace.KindRun, "task", int64(t.id))
+	}
+}
+
+// ended finishes t, whose fiber has finished its body.
+func (w *worker) ended(t *Task) {
+	if pe := t.fib.Panic(); pe != nil && !pe.Goexited() {
+		// Task.run recovers every panic of the body (and ends the task
+		// itself on a Goexit); reaching here is a scheduler bug, reported
+		// as the task's panic.
+		t.result = nursery.Panic("sched: " + pe.Error())
+		t.ext().panicStack = pe.Stack
+	}
+	w.cur = nil
+	w.finish(t)
+}
+
+// suspended acts on t's suspension for reason why, t's fiber having
+// yielded. It reports whether t must be resumed at once (the wait it
+// blocked on was already over).
+func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
+	switch why {
+	case reasonCheckpoint:
+		t.state.Store(uint32(stateReady))
+		return false // stays current: the next step resumes it
+	case reasonYield, reasonInterval:
+		w.cur = nil
+		t.state.Store(uint32(stateReady))
+		if w.em.on() {
+			kind := "explicit"
+			if why == reasonInterval {
+				kind = "interval"
+			}
+			w.em.emit(trace.KindYield, trace.I("task", int64(t.id)), trace.S("why", kind))
+		}
+		w.s.global.push(t)
+		// This worker takes the task back from the global queue as soon
+		// as its own deque is empty, so waking an idle worker for it
+		// only pays off when the deque still holds work.
+		if w.dq.Len() > 0 || w.s.cfg.Mode.Stepped() {
+			w.s.notify()
+		}
+		return false
+	case reasonBlock:
+		b := t.blockOn
+		t.blockOn = nil
+		if b.park(t, w) {
+			w.cur = nil
+			if w.em.on() {
+				w.em.emit(trace.KindBlock, trace.I("task", int64(t.id)), trace.S("on", b.describe()))
+			}
+			return false
+		}
+		// The wait was already over: keep running.
+		if w.s.cfg.Mode.Stepped() {
+			t.state.Store(uint32(stateReady))
+			return false
+		}
+	}
+	return true
 }
 
 // finish records t's end and tells its nursery.

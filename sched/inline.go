@@ -1,0 +1,125 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/cbcsim/cbcsim/fiber"
+	"github.com/cbcsim/cbcsim/nursery"
+)
+
+// Running a task on the worker's own stack (real mode).
+//
+// Most tasks never suspend: they run to their end in one go. Such a task
+// has no need of a stack of its own, and giving it one costs two coroutine
+// switches (into its fiber and back) and the fiber's take, rebind and
+// return, about a third of an empty task's cost. So in real mode a worker
+// runs a task that has no fiber yet directly, on the stack its loop runs
+// on, and gives it a fiber only when it must suspend (Task.suspend: a
+// yield, a block, a budget's forced yield), by handing the stack itself
+// over, as the Go runtime hands its processor off in a system call:
+//
+//   - The worker's loop runs on a fiber of its own, the loop fiber, which
+//     its carry goroutine resumes (carry, below). A task run inline runs on
+//     that fiber's stack, above the loop's frames.
+//   - When the task suspends, it takes the loop fiber as its own fiber
+//     (t.fib) and yields it. carry's Resume returns: carry acts on the
+//     suspension as run does for any task (the task is suspended by then),
+//     takes another fiber from the worker's cache and resumes the loop on
+//     it. The suspended task is from then on a task like any other with a
+//     fiber: any worker resumes it, on whatever goroutine that worker's
+//     loop runs.
+//   - When such a task ends, its body returns into the frames of the loop
+//     it was started from; run reports away and the loop returns without
+//     touching the worker, which another goroutine now steps, so that the
+//     fiber's body ends and the worker that resumed the task sees it end
+//     (Done), as it sees any fiber end, and puts the fiber back.
+//
+// A suspension of an inline task thus costs one switch more than a block
+// of a task that has a fiber (the loop fiber's yield to carry, and carry's
+// resume of the next loop fiber, against a yield), which its first run
+// saved (no switch into a fiber); every later suspension costs what it
+// costs any task. A Goexit or an escaped panic of an inline task before it
+// suspended ends the loop fiber, and carry ends the task and starts
+// another (carried). The scheduler's decisions do not depend on the
+// goroutine a body runs on, so events and results are the same; a driver
+// that steps the workers itself (the seeded simulator) has no loop fiber,
+// and there every task runs on a fiber of its own, as before.
+//
+// The fibers involved are the scheduler's, from the same caches and pool:
+// a loop fiber that a task took is a task's fiber until it ends, and then
+// idle like any other. So the fibers held at once are the suspended
+// tasks' and one loop fiber a worker, as before plus the workers, within
+// the pool's bound (fiber.Pool).
+
+// workerLoop is a worker seen as its loop fiber's body (see taskBody).
+type workerLoop worker
+
+// RunFiber runs the worker's loop. Called only by the loop fiber.
+func (l *workerLoop) RunFiber(_ *fiber.Fiber) { (*worker)(l).loop() }
+
+// carry steps w until the run ends, the loop running on a fiber that
+// carry resumes; each time a task takes that fiber with it, carry starts
+// the loop on another. It runs on the goroutine Run gives w, which does
+// nothing else.
+func (w *worker) carry() {
+	for {
+		f := w.fibs.Get((*workerLoop)(w))
+		w.loopFib = f
+		why, st := f.Resume()
+		if st == fiber.Done {
+			w.loopFib = nil
+			w.fibs.Put(f)
+			return
+		}
+		if st == fiber.Suspended {
+			// The task w ran inline took the loop fiber: it is that
+			// task's fiber now, and the task is suspended on it. w's
+			// loop goes on on another fiber.
+			t := w.cur
+			if t == nil || t.fib != f {
+				panic(fmt.Sprintf("sched: carry: worker %d's loop fiber yielded, and no task took it", w.id))
+			}
+			w.suspended(t, why)
+			continue
+		}
+		w.lostLoop(f)
+	}
+}
+
+// lostLoop ends the task w was running inline on its loop fiber f, whose
+// body ended abnormally: a runtime.Goexit in the task (Task.protectBody
+// has ended it already, as ErrGoexit), or a panic that escaped the task's
+// body, which is a scheduler bug reported as the task's panic, as run does
+// for a task on a fiber of its own. A panic of the loop itself, outside
+// any task, is one as well, and goes on, as it did on the worker's own
+// goroutine.
+func (w *worker) lostLoop(f *fiber.Fiber) {
+	pe := f.Panic()
+	t := w.cur
+	if t == nil || t.fib != nil || !t.started {
+		panic(fmt.Sprintf("sched: worker %d: %v\n%s", w.id, pe, pe.Stack))
+	}
+	if !pe.Goexited() {
+		t.result = nursery.Panic("sched: " + pe.Error())
+		t.ext().panicStack = pe.Stack
+	}
+	w.loopFib = nil
+	w.fibs.Put(f) // a Goexited fiber is dropped, its goroutine let go
+	w.cur = nil
+	w.finish(t)
+}
+
+// runInline runs t, which has never run, on the calling goroutine's
+// stack: w's loop fiber. It reports away when t suspended meanwhile, took
+// this fiber with it, and has now ended on it: the goroutine is no longer
+// w's, and its caller returns to the fiber's loop without touching w.
+func (w *worker) runInline(t *Task) (away bool) {
+	w.running(t)
+	(*taskBody)(t).RunFiber(nil)
+	if t.fib != nil {
+		return true // the worker that resumed t finishes it (run, ended)
+	}
+	w.cur = nil
+	w.finish(t)
+	return false
+}
