@@ -28,11 +28,11 @@ import (
 //     it. The suspended task is from then on a task like any other with a
 //     fiber: any worker resumes it, on whatever goroutine that worker's
 //     loop runs.
-//   - When such a task ends, its body returns into the frames of the loop
-//     it was started from; run reports away and the loop returns without
-//     touching the worker, which another goroutine now steps, so that the
-//     fiber's body ends and the worker that resumed the task sees it end
-//     (Done), as it sees any fiber end, and puts the fiber back.
+//   - When such a task ends, its body returns into the loop fiber's body
+//     (workerLoop.RunFiber), which returns without touching the worker,
+//     which another goroutine now steps: the worker that resumed the task
+//     sees its fiber end (Done), as it sees any fiber end, and puts the
+//     fiber back.
 //
 // A suspension of an inline task thus costs one switch more than a block
 // of a task that has a fiber (the loop fiber's yield to carry, and carry's
@@ -54,8 +54,25 @@ import (
 // workerLoop is a worker seen as its loop fiber's body (see taskBody).
 type workerLoop worker
 
-// RunFiber runs the worker's loop. Called only by the loop fiber.
-func (l *workerLoop) RunFiber(_ *fiber.Fiber) { (*worker)(l).loop() }
+// RunFiber runs the worker's loop, and on this stack, right above this
+// frame, the bodies of the tasks the loop takes that have no fiber: a
+// task that suspends keeps this stack, and the shallower the frames below
+// its body, the likelier its stack stays the runtime's smallest (a parked
+// task's bytes). When such a task ends, its body returns here, on the
+// goroutine of the worker that resumed it: this body ends, and that
+// worker sees the fiber end (Done) and finishes the task (run, ended).
+// Called only by the loop fiber.
+func (l *workerLoop) RunFiber(_ *fiber.Fiber) {
+	w := (*worker)(l)
+	for t := w.loop(); t != nil; t = w.loop() {
+		(*taskBody)(t).RunFiber(nil)
+		if t.fib != nil {
+			return // t took this fiber; w's loop went on on another
+		}
+		w.cur = nil
+		w.finish(t)
+	}
+}
 
 // carry steps w until the run ends, the loop running on a fiber that
 // carry resumes; each time a task takes that fiber with it, carry starts
@@ -107,19 +124,4 @@ func (w *worker) lostLoop(f *fiber.Fiber) {
 	w.fibs.Put(f) // a Goexited fiber is dropped, its goroutine let go
 	w.cur = nil
 	w.finish(t)
-}
-
-// runInline runs t, which has never run, on the calling goroutine's
-// stack: w's loop fiber. It reports away when t suspended meanwhile, took
-// this fiber with it, and has now ended on it: the goroutine is no longer
-// w's, and its caller returns to the fiber's loop without touching w.
-func (w *worker) runInline(t *Task) (away bool) {
-	w.running(t)
-	(*taskBody)(t).RunFiber(nil)
-	if t.fib != nil {
-		return true // the worker that resumed t finishes it (run, ended)
-	}
-	w.cur = nil
-	w.finish(t)
-	return false
 }

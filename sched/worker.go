@@ -69,27 +69,30 @@ func (w *worker) Step() bool {
 	return did
 }
 
-// step is Step; away reports that the task it ran took the calling
-// goroutine with it (see run): the caller must return to its fiber's loop
-// at once, without touching w, which another goroutine now steps.
-func (w *worker) step() (did, away bool) {
+// step is Step. It returns inline, the task it took or resumed, when that
+// task has no fiber and w's loop runs on one: the caller runs the task's
+// body on its own stack (inline.go).
+func (w *worker) step() (did bool, inline *Task) {
 	w.stats.Steps++
 	if t := w.cur; t != nil {
-		return true, w.run(t)
+		if w.run(t) {
+			return true, t
+		}
+		return true, nil
 	}
 	t := w.find()
 	if t == nil {
 		w.stats.Parks++
 		w.parked = true
 		w.em.emit(trace.KindPark)
-		return false, false
+		return false, nil
 	}
 	if !t.started && t.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
 		w.retireUnstarted(t)
-		return true, false
+		return true, nil
 	}
 	w.cur = t
-	return true, false
+	return true, nil
 }
 
 // find takes the next task: local deque, then global queue, then stealing.
@@ -209,11 +212,11 @@ func (w *worker) busiest(prev, prevLen int) (int, int) {
 }
 
 // run resumes t until its next checkpoint (seeded) or until it yields,
-// blocks or ends (real mode). A task that has not run yet runs on the
-// calling goroutine's own stack when w's loop runs on a fiber (inline.go);
-// run then reports away when that task suspended, kept the goroutine as
-// its fiber and has now ended on it, while w's loop went on elsewhere.
-func (w *worker) run(t *Task) (away bool) {
+// blocks or ends (real mode). A task that has not run yet and has no fiber
+// is not resumed when w's loop runs on a fiber: run reports inline, and
+// the loop returns the task to the fiber's body, which runs it on its own
+// stack (inline.go).
+func (w *worker) run(t *Task) (inline bool) {
 	if !t.started {
 		if n := t.parent; n != nil && !n.start(t) {
 			w.cur = nil
@@ -225,7 +228,8 @@ func (w *worker) run(t *Task) (away bool) {
 	t.w = w
 	if t.fib == nil {
 		if w.loopFib != nil {
-			return w.runInline(t)
+			w.running(t)
+			return true
 		}
 		t.fib = w.fibs.Get((*taskBody)(t))
 		if w.s.cfg.Mode.Stepped() {
