@@ -65,10 +65,14 @@ type workerLoop worker
 func (l *workerLoop) RunFiber(_ *fiber.Fiber) {
 	w := (*worker)(l)
 	for t := w.loop(); t != nil; t = w.loop() {
+		steps := t.steps
 		(*taskBody)(t).RunFiber(nil)
-		if t.fib != nil {
-			return // t took this fiber; w's loop went on on another
+		if t.steps != steps {
+			// t suspended, kept this fiber, and was resumed on it (each run
+			// counts a step): w's loop went on on another fiber.
+			return
 		}
+		t.fib = nil // the loop's again
 		w.cur = nil
 		w.finish(t)
 	}
@@ -113,14 +117,14 @@ func (w *worker) carry() {
 func (w *worker) lostLoop(f *fiber.Fiber) {
 	pe := f.Panic()
 	t := w.cur
-	if t == nil || t.fib != nil || !t.started {
+	if t == nil || t.fib != f {
 		panic(fmt.Sprintf("sched: worker %d: %v\n%s", w.id, pe, pe.Stack))
 	}
 	if !pe.Goexited() {
 		t.result = nursery.Panic("sched: " + pe.Error())
 		t.ext().panicStack = pe.Stack
 	}
-	w.loopFib = nil
+	w.loopFib, t.fib = nil, nil
 	w.fibs.Put(f) // a Goexited fiber is dropped, its goroutine let go
 	w.cur = nil
 	w.finish(t)

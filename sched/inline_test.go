@@ -28,12 +28,12 @@ func inlineSched(t *testing.T, workers, yieldInterval int, keep bool) *Scheduler
 	return s
 }
 
-// TestInlineSuspends: a task starts on its worker's stack (no fiber) and
-// takes that stack as its fiber at its first suspension, whatever the
+// TestInlineSuspends: a task starts on its worker's stack (the loop
+// fiber) and keeps that stack as its fiber at its first suspension, whatever the
 // suspension: an explicit yield, a forced yield of the budget, a channel
 // block, a nursery's await, a sleep, a Blocking call; it then runs to its
 // end on that fiber, on whatever worker resumes it, and the tasks that
-// never suspend stay fiberless throughout. On 1 and 2 workers, lean and
+// never suspend run on the loop fiber too. On 1 and 2 workers, lean and
 // kept, and with each task a value to prove each ran to its end.
 func TestInlineSuspends(t *testing.T) {
 	suspensions := map[string]func(t *Task, ch *Chan[int], i int) error{
@@ -70,14 +70,15 @@ func TestInlineSuspends(t *testing.T) {
 						return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
 							for i := range tasks {
 								if err := n.Go("suspender", func(t *Task) error {
-									if t.fib == nil {
+									f := t.fib
+									if f != nil && f == t.w.loopFib {
 										inlineAtStart.Add(1)
 									}
 									if err := suspend(t, ch, i); err != nil {
 										return err
 									}
-									if t.fib != nil {
-										fiberAfter.Add(1)
+									if t.steps > 1 && t.fib == f {
+										fiberAfter.Add(1) // resumed on the stack it started on
 									}
 									sum.Add(int64(i))
 									return nil
@@ -85,7 +86,7 @@ func TestInlineSuspends(t *testing.T) {
 									return err
 								}
 								if err := n.Go("plain", func(t *Task) error {
-									if t.fib == nil {
+									if t.fib != nil && t.fib == t.w.loopFib {
 										plainInline.Add(1)
 									}
 									return nil
@@ -262,12 +263,12 @@ func TestInlineSeededHasNoLoopFiber(t *testing.T) {
 	}
 	var fiberless atomic.Int64
 	s.drv().Start("main", func(root *Task) error {
-		if root.fib == nil {
+		if root.fib == nil || root.w.loopFib != nil {
 			fiberless.Add(1)
 		}
 		return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
 			return n.Go("child", func(c *Task) error {
-				if c.fib == nil {
+				if c.fib == nil || c.w.loopFib != nil {
 					fiberless.Add(1)
 				}
 				return nil

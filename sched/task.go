@@ -285,16 +285,9 @@ func (t *Task) protect(fn func() error) (err error, p *PanicError) {
 }
 
 // suspend gives control back to the worker with a reason. A task running
-// on its worker's own stack, which has no fiber yet, takes that stack
-// with it as its fiber (see inline.go).
-func (t *Task) suspend(why fiber.Reason) {
-	f := t.fib
-	if f == nil {
-		f = t.w.loopFib // this goroutine runs t.w's loop: the read is its own
-		t.fib = f
-	}
-	f.Yield(why)
-}
+// on its worker's own stack runs on that worker's loop fiber and keeps it
+// (see inline.go).
+func (t *Task) suspend(why fiber.Reason) { t.fib.Yield(why) }
 
 // Checkpoint observes cancellation: it returns a *CancelError if the task has
 // been marked, nil otherwise. In the seeded simulator it is also a step

@@ -213,31 +213,34 @@ func (w *worker) busiest(prev, prevLen int) (int, int) {
 
 // run resumes t until its next checkpoint (seeded) or until it yields,
 // blocks or ends (real mode). A task that has not run yet and has no fiber
-// is not resumed when w's loop runs on a fiber: run reports inline, and
-// the loop returns the task to the fiber's body, which runs it on its own
-// stack (inline.go).
+// is not resumed when w's loop runs on a fiber: run gives it that fiber
+// and reports inline, and the loop returns the task to the fiber's body,
+// which runs it on its own stack (inline.go).
 func (w *worker) run(t *Task) (inline bool) {
-	if !t.started {
-		if n := t.parent; n != nil && !n.start(t) {
-			w.cur = nil
-			w.retireUnstarted(t)
-			return false
-		}
-		t.started = true
+	if !t.started && !w.begin(t) {
+		return false
 	}
 	t.w = w
 	if t.fib == nil {
-		if w.loopFib != nil {
-			w.running(t)
-			return true
-		}
-		t.fib = w.fibs.Get((*taskBody)(t))
-		if w.s.cfg.Mode.Stepped() {
-			w.s.fibered.took(t) // for Abort, which no kept task list may cover
+		if inline = w.loopFib != nil; inline {
+			t.fib = w.loopFib
+		} else {
+			t.fib = w.fibs.Get((*taskBody)(t))
+			if w.s.cfg.Mode.Stepped() {
+				w.s.fibered.took(t) // for Abort, which no kept task list may cover
+			}
 		}
 	}
 	for {
-		w.running(t)
+		t.state.Store(uint32(stateRunning))
+		t.steps++
+		w.stats.Runs++
+		if w.em.on() {
+			w.em.emitInt(trace.KindRun, "task", int64(t.id))
+		}
+		if inline {
+			return true
+		}
 		why, st := t.fib.Resume()
 		if st != fiber.Suspended {
 			w.ended(t)
@@ -249,14 +252,16 @@ func (w *worker) run(t *Task) (inline bool) {
 	}
 }
 
-// running marks t as running on w, just before it runs.
-func (w *worker) running(t *Task) {
-	t.state.Store(uint32(stateRunning))
-	t.steps++
-	w.stats.Runs++
-	if w.em.on() {
-		w.em.emitInt(trace.KindRun, "task", int64(t.id))
+// begin starts t, which has not run yet, in its nursery, unless it was
+// cancelled while queued: then it retires t and reports false.
+func (w *worker) begin(t *Task) bool {
+	if n := t.parent; n != nil && !n.start(t) {
+		w.cur = nil
+		w.retireUnstarted(t)
+		return false
 	}
+	t.started = true
+	return true
 }
 
 // ended finishes t, whose fiber has finished its body.
