@@ -64,7 +64,7 @@ func TestInlineSuspends(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/workers=%d/keep=%v", name, workers, keep), func(tt *testing.T) {
 					s := inlineSched(tt, workers, 4, keep)
 					const tasks = 64
-					var inlineAtStart, fiberAfter, plainInline, sum atomic.Int64
+					var inlineAtStart, resumed, fiberAfter, plainInline, sum atomic.Int64
 					res := runWithin(tt, s, func(root *Task) error {
 						ch := NewChan[int](s, "pairs", 0)
 						return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
@@ -77,8 +77,11 @@ func TestInlineSuspends(t *testing.T) {
 									if err := suspend(t, ch, i); err != nil {
 										return err
 									}
-									if t.steps > 1 && t.fib == f {
-										fiberAfter.Add(1) // resumed on the stack it started on
+									if t.steps > 1 {
+										resumed.Add(1)
+										if t.fib == f {
+											fiberAfter.Add(1) // resumed on the stack it started on
+										}
 									}
 									sum.Add(int64(i))
 									return nil
@@ -103,13 +106,12 @@ func TestInlineSuspends(t *testing.T) {
 					if got, want := sum.Load(), int64(tasks*(tasks-1)/2); got != want {
 						tt.Errorf("sum of the tasks' values = %d, want %d", got, want)
 					}
-					suspended := int64(tasks)
-					if name == "channel" {
-						suspended = tasks / 2 // of each pair, the first to the rendezvous waits
-					}
-					if inlineAtStart.Load() != tasks || fiberAfter.Load() != suspended || plainInline.Load() != tasks {
-						tt.Errorf("inline at start %d, a fiber after suspending %d, plain tasks inline %d; want %d, %d, %d",
-							inlineAtStart.Load(), fiberAfter.Load(), plainInline.Load(), tasks, suspended, tasks)
+					// Of each channel pair the first to the rendezvous waits; a
+					// grandchild on the other worker may be done before its
+					// owner's await: at least half suspended in every case.
+					if inlineAtStart.Load() != tasks || plainInline.Load() != tasks || resumed.Load() < tasks/2 || fiberAfter.Load() != resumed.Load() {
+						tt.Errorf("inline at start %d, plain tasks inline %d (want %d each); %d resumed after suspending, %d of them on the stack they started on (want at least %d, all)",
+							inlineAtStart.Load(), plainInline.Load(), tasks, resumed.Load(), fiberAfter.Load(), tasks/2)
 					}
 				})
 			}
