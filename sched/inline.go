@@ -13,37 +13,41 @@ import (
 // has no need of a stack of its own, and giving it one costs two coroutine
 // switches (into its fiber and back) and the fiber's take, rebind and
 // return, about a third of an empty task's cost. So in real mode a worker
-// runs a task that has no fiber yet directly, on the stack its loop runs
-// on, and gives it a fiber only when it must suspend (Task.suspend: a
-// yield, a block, a budget's forced yield), by handing the stack itself
-// over, as the Go runtime hands its processor off in a system call:
+// runs a task that has no fiber yet on the fiber its own loop runs on,
+// directly, and the task keeps that fiber only if it must suspend
+// (Task.suspend: a yield, a block, a budget's forced yield), as the Go
+// runtime hands its processor off in a system call:
 //
 //   - The worker's loop runs on a fiber of its own, the loop fiber, which
-//     its carry goroutine resumes (carry, below). A task run inline runs on
-//     that fiber's stack, above the loop's frames.
-//   - When the task suspends, it takes the loop fiber as its own fiber
-//     (t.fib) and yields it. carry's Resume returns: carry acts on the
-//     suspension as run does for any task (the task is suspended by then),
-//     takes another fiber from the worker's cache and resumes the loop on
-//     it. The suspended task is from then on a task like any other with a
-//     fiber: any worker resumes it, on whatever goroutine that worker's
-//     loop runs.
-//   - When such a task ends, its body returns into the loop fiber's body
-//     (workerLoop.RunFiber), which returns without touching the worker,
-//     which another goroutine now steps: the worker that resumed the task
-//     sees its fiber end (Done), as it sees any fiber end, and puts the
-//     fiber back.
+//     its carry goroutine resumes (carry, below). A step that takes a task
+//     with no fiber gives it the loop fiber as t.fib (run) and returns it
+//     up to the loop fiber's body (workerLoop.RunFiber), which calls the
+//     task's body one frame above its own.
+//   - If the body returns without suspending, the loop fiber is the
+//     loop's again and the loop goes on: no switch at all.
+//   - When the task suspends, it yields its fiber, the loop fiber, as any
+//     task does. carry's Resume returns: carry acts on the suspension as
+//     run does for any task (the task is suspended by then), takes another
+//     fiber from the worker's cache and resumes the loop on it. The
+//     suspended task is from then on a task like any other with a fiber:
+//     any worker resumes it, on whatever goroutine that worker's loop runs.
+//   - When such a task ends, its body returns into the old loop fiber's
+//     body, which returns without touching the worker, which another
+//     goroutine now steps: the worker that resumed the task sees its fiber
+//     end (Done), as it sees any fiber end, and puts the fiber back.
 //
-// A suspension of an inline task thus costs one switch more than a block
-// of a task that has a fiber (the loop fiber's yield to carry, and carry's
-// resume of the next loop fiber, against a yield), which its first run
-// saved (no switch into a fiber); every later suspension costs what it
-// costs any task. A Goexit or an escaped panic of an inline task before it
-// suspended ends the loop fiber, and carry ends the task and starts
-// another (carried). The scheduler's decisions do not depend on the
-// goroutine a body runs on, so events and results are the same; a driver
-// that steps the workers itself (the seeded simulator) has no loop fiber,
-// and there every task runs on a fiber of its own, as before.
+// A task's first suspension thus costs two switches (the loop fiber's
+// yield to carry, and carry's resume of the next loop fiber), as before
+// (the switch into a new fiber at its first run, and the yield); every
+// later suspension costs what it costs any task. A Goexit or an escaped
+// panic of a task before it suspended ends the loop fiber, and carry ends
+// the task and starts the loop on another (lostLoop). The scheduler's
+// decisions do not depend on the goroutine a body runs on, so events and
+// results are the same; a driver that steps the workers itself (the
+// seeded simulator) has no loop fiber, and there every task runs on a
+// fiber of its own, as before. Running a nursery owner's children inline
+// in its await (help while waiting) is not done: a child's Goexit would
+// unwind the owner's frames too (docs/performance.md).
 //
 // The fibers involved are the scheduler's, from the same caches and pool:
 // a loop fiber that a task took is a task's fiber until it ends, and then
