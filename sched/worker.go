@@ -31,8 +31,8 @@ type worker struct {
 	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool
 	// loopFib is the fiber this worker's loop runs on (real mode, see
 	// inline.go), nil when a driver steps the worker. Written by the
-	// worker's carry goroutine while that fiber is suspended; read by the
-	// goroutine running the loop.
+	// worker's carry goroutine before it resumes that fiber (the switch
+	// orders it), read by the loop on it.
 	loopFib *fiber.Fiber
 	timer   *time.Timer // real mode: the timed parks of backoff
 	em      emitter
