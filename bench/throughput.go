@@ -58,7 +58,7 @@ func FuzzGenerated(jobs int) Func {
 			return err
 		}
 		defer os.RemoveAll(out)
-		o := gen.FuzzOptions{Seeds: n, Parallel: jobs, Out: out}
+		o := gen.FuzzOptions{Seeds: n, Jobs: jobs, Out: out}
 		if err := o.Normalize(); err != nil {
 			return err
 		}

@@ -83,34 +83,37 @@ type Fiber struct {
 	// cache line: next and yield are the two halves of the switch, reason
 	// and status are what a switch reports.
 
-	// next resumes the coroutine; from iter.Pull. Replaced by closedNext
-	// on Close so that a late Resume fails with a sentence, not a nil call.
+	// next resumes the coroutine; from iter.Pull. It also ends it: Close
+	// sets closed and resumes it, and the coroutine, seeing closed where
+	// it was suspended, unwinds and returns. (iter.Pull's stop would do the
+	// same; not keeping it keeps a Fiber at 48 bytes, which every parked
+	// task holds one of.)
 	next func() (struct{}, bool)
 	// yield switches back to the Resume caller; from iter.Pull, set once by
 	// the coroutine when it first runs.
 	yield  func(struct{}) bool
 	reason Reason
 	status Status
+	// closed: Close has run, or the body called runtime.Goexit. A closed
+	// fiber is never resumed or pooled again.
+	closed bool
+	// exiting: the coroutine is parked in the middle of a Goexit (see
+	// finish) until release lets it exit.
+	exiting bool
 
 	body     Body
 	panicErr *PanicError
-	// stop ends the coroutine; nil once the fiber is closed (or its body
-	// called runtime.Goexit), which is how Put tells a fiber that must not
-	// be pooled.
-	stop func()
-	// exited is the stop of a coroutine parked in the middle of a Goexit
-	// (see finish), until release lets it exit.
-	exited func()
 }
 
-// release lets a coroutine parked in the middle of a Goexit exit. Its
-// stop ends with runtime.Goexit on the goroutine that calls it (iter.Pull
-// passes the Goexit on), so it runs on a goroutine of its own.
+// release lets a coroutine parked in the middle of a Goexit exit. Resumed,
+// it finishes the Goexit, and next then passes the Goexit on to the
+// goroutine that called it (iter.Pull does), so it runs on a goroutine of
+// its own.
 // Called only by the fiber's current owner.
 func (f *Fiber) release() {
-	if stop := f.exited; stop != nil {
-		f.exited = nil
-		go stop()
+	if f.exiting {
+		f.exiting = false
+		go f.next()
 	}
 }
 
@@ -139,22 +142,24 @@ func (*goexitMarker) String() string { return "runtime.Goexit called in fiber bo
 // Can be called from any goroutine.
 func New(body Body) *Fiber {
 	f := &Fiber{body: body}
-	f.next, f.stop = iter.Pull(f.loop)
+	f.next, _ = iter.Pull(f.loop)
 	return f
 }
 
 // loop is the coroutine's sequence function. It loops so that one coroutine
 // serves many bodies: after a body ends it yields a "finished" switch and, on
-// the next Resume, runs whatever body Pool.Get bound in the meantime.
+// the next Resume, runs whatever body Pool.Get bound in the meantime. It
+// returns, ending the coroutine, when Close resumes it: before its first
+// body, while it sat finished, or once Close has unwound a body.
 // Runs only on the fiber's coroutine.
 func (f *Fiber) loop(yield func(struct{}) bool) {
 	f.yield = yield
-	for {
+	for !f.closed {
 		f.runBody()
-		if !yield(struct{}{}) {
-			// Close while the fiber sat finished: nothing to unwind.
+		if f.closed {
 			return
 		}
+		yield(struct{}{})
 	}
 }
 
@@ -193,7 +198,7 @@ func (f *Fiber) finish() {
 		// never pooled again.
 		f.status = Panicked
 		f.panicErr = &PanicError{Value: goexitValue, Stack: debug.Stack()}
-		f.exited, f.next, f.stop = f.stop, closedNext, nil
+		f.closed, f.exiting = true, true
 		f.yield(struct{}{})
 	default:
 		f.status = Panicked
@@ -226,13 +231,14 @@ func (f *Fiber) Resume() (Reason, Status) {
 // badResume reports a Resume of a finished fiber. It is out of line so that
 // Resume stays small.
 func (f *Fiber) badResume() {
-	if f.stop == nil {
+	if f.closed {
 		closedNext()
 	}
 	panic("fiber: Resume: fiber finished (status " + f.status.String() + ")")
 }
 
-// closedNext replaces next on a closed fiber.
+// closedNext replaces next on a closed fiber, so that a late Resume fails
+// with a sentence, not a switch into a coroutine that has ended.
 func closedNext() (struct{}, bool) { panic("fiber: Resume: fiber closed") }
 
 // Yield suspends the body; the pending Resume returns (r, Suspended). Yield
@@ -244,7 +250,8 @@ func closedNext() (struct{}, bool) { panic("fiber: Resume: fiber closed") }
 // that recovers every panic should re-panic values it does not recognize.
 func (f *Fiber) Yield(r Reason) {
 	f.reason = r
-	if !f.yield(struct{}{}) {
+	f.yield(struct{}{})
+	if f.closed {
 		panic(unwinding{})
 	}
 }
@@ -272,14 +279,16 @@ func (f *Fiber) Status() Status { return f.status }
 // Called only by the fiber's current owner, never from inside its own body.
 func (f *Fiber) Close() {
 	f.release()
-	if f.stop == nil {
+	if f.closed {
 		return
 	}
-	stop := f.stop
-	f.next, f.stop = closedNext, nil
-	// stop cannot panic here: finish recovers everything the body raises,
-	// so the sequence function always returns normally.
-	stop()
+	f.closed = true
+	next := f.next
+	f.next = closedNext
+	// next cannot panic here: finish recovers everything the body raises,
+	// so the sequence function always returns normally, and it does
+	// return: the coroutine sees closed wherever it was suspended.
+	next()
 }
 
 // rebind gives a finished fiber a new body; the next Resume starts it on the

@@ -70,7 +70,7 @@ func (p *Pool) Put(f *Fiber) {
 	if f.status == Suspended {
 		panic("fiber: Put: fiber not finished")
 	}
-	if f.stop == nil {
+	if f.closed {
 		f.release() // closed, or its body called Goexit
 		return
 	}
@@ -139,7 +139,7 @@ func (c *Cache) Put(f *Fiber) {
 	if f.status == Suspended {
 		panic("fiber: Put: fiber not finished")
 	}
-	if f.stop == nil {
+	if f.closed {
 		f.release()
 		return
 	}

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/cbcsim/cbcsim/internal/mutant"
@@ -23,6 +24,12 @@ type channel struct {
 	closed bool
 	recvq  waitq // blocked receivers, FIFO
 	sendq  waitq // blocked senders, FIFO; their value is in t.wait.val
+
+	// blockers are the channel's four blockers, one for each direction and
+	// interruptibility (see blocker). Every task blocking on the channel
+	// shares them: they are immutable once made, so a block allocates
+	// nothing for its blocker.
+	blockers [2][2]chanWait
 }
 
 // NewChannel creates a channel with the given capacity (0: rendezvous).
@@ -31,7 +38,29 @@ func (view *driverView) NewChannel(name string, capacity int) *channel {
 	if capacity < 0 {
 		panic("sched: NewChannel: negative capacity")
 	}
-	return &channel{s: s, name: name, cap: capacity, buf: make([]int64, capacity)}
+	c := &channel{s: s, name: name, cap: capacity, buf: make([]int64, capacity)}
+	for send := range 2 {
+		for interruptible := range 2 {
+			b := &c.blockers[send][interruptible]
+			*b = chanWait{c: c, send: send == 1, interruptible: interruptible == 1}
+			b.ref.b = b
+		}
+	}
+	return c
+}
+
+// blocker returns c's blocker for a send (or a receive) that cancellation
+// may (or may not) interrupt.
+func (c *channel) blocker(send, interruptible bool) *chanWait {
+	return &c.blockers[b2i(send)][b2i(interruptible)]
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Name is the channel's name.
@@ -47,16 +76,26 @@ const (
 
 // waitSlot is a task's record of its current blocking operation. It is
 // written by the task before it suspends and by wakers under the lock of
-// what it waits on.
+// what it waits on. It holds only what the task and its wakers share (16
+// bytes): a million parked tasks hold a million of them. What only a
+// canceller or the worker needs (the channel, the timer, the reference
+// published for markCancel) is in the blocker.
 type waitSlot struct {
 	state         uint8
+	interruptible bool  // not inside a cleanup: cancellation may interrupt it
+	send          bool  // for the LostWakeup mutant
+	qpos          int32 // its slot in a channel's waitq (see waitqMax)
 	val           int64
-	interruptible bool // not inside a cleanup: cancellation may interrupt it
-	ch            *channel
-	send          bool
-	tm            *timer
-	qpos          int      // its slot in a channel's waitq
-	ref           *waitRef // published in Task.waitingOn while parked
+}
+
+// waitRec returns t's wait record, making it at t's first block. Only the
+// task itself calls it, before it publishes the wait; wakers reach the
+// record through the task after that, under the lock of what it waits on.
+func (t *Task) waitRec() *waitSlot {
+	if t.wait == nil {
+		t.wait = &waitSlot{}
+	}
+	return t.wait
 }
 
 // interruptible is a blocker that cancellation may interrupt.
@@ -67,65 +106,73 @@ type interruptible interface {
 
 // waitRef is what a parked task publishes so that markCancel, on another
 // worker, can find and interrupt its wait. It is immutable once published:
-// a new block makes a new one.
+// a sleep or a recharge wait makes a new one, and a channel's four are
+// made with the channel and shared by every task blocking on it.
 type waitRef struct{ b interruptible }
 
-// chanWait is the blocker for a channel operation. It carries what
-// cancelWait needs, so that cancelWait never reads t.wait, which the task
-// rewrites when it blocks again.
+// chanWait is the blocker for a channel operation: one of the channel's
+// four (see channel.blockers). It carries what cancelWait needs, so that
+// cancelWait never reads t.wait, which the task rewrites when it blocks
+// again; it holds nothing of the task, so every task blocking the same way
+// on the channel shares it.
 type chanWait struct {
-	ref           waitRef // points back here: one allocation per block
-	t             *Task
+	ref           waitRef // points back here
 	c             *channel
+	send          bool
 	interruptible bool
 }
 
 func (b *chanWait) describe() string {
-	w := &b.t.wait
-	if w.send {
-		return "send " + w.ch.name
+	if b.send {
+		return "send " + b.c.name
 	}
-	return "recv " + w.ch.name
+	return "recv " + b.c.name
 }
 
 // park registers the task in the channel's queue unless the operation could
 // now proceed or the task was cancelled meanwhile.
+// It unlocks on each way out rather than in a deferred call: every block
+// of a channel hand-over passes here (YieldPingPong/cbcsim_chan).
 func (b *chanWait) park(t *Task, w *worker) bool {
-	c := t.wait.ch
+	c := b.c
 	c.lock()
-	defer c.mu.Unlock()
 	if t.wait.interruptible && t.marked() != 0 {
+		c.mu.Unlock()
 		return false
 	}
-	if t.wait.send {
+	if b.send {
 		if c.closed || c.recvq.len() > 0 || c.n < c.cap {
+			c.mu.Unlock()
 			return false
 		}
 		c.sendq.push(t)
 	} else {
 		if c.closed || c.n > 0 || c.sendq.len() > 0 {
+			c.mu.Unlock()
 			return false
 		}
 		c.recvq.push(t)
 	}
-	if !t.publishWait(stateBlocked) {
+	if !t.publishWait(stateBlocked, &b.ref) {
 		c.remove(t)
+		c.mu.Unlock()
 		return false
 	}
+	c.mu.Unlock()
 	return true
 }
 
-// publishWait makes t's parked, interruptible wait visible to markCancel
-// and sets its state. Called by a blocker's park, under the blocker's lock,
-// after t was registered there. It reports false, unpublished, when t was
+// publishWait makes t's parked, interruptible wait visible to markCancel,
+// as ref (its blocker's), and sets its state. Called by a blocker's park,
+// under the blocker's lock, after t was registered there. It reports false, unpublished, when t was
 // marked cancelled meanwhile; the caller then undoes its registration.
 //
 // Dekker with markCancel: waitingOn is stored before mark is loaded here,
 // and markCancel stores mark before it loads waitingOn (all seq-cst), so
 // either this sees the mark or markCancel sees the wait and interrupts it.
-func (t *Task) publishWait(st taskState) bool {
+func (t *Task) publishWait(st taskState, ref *waitRef) bool {
 	t.state.Store(uint32(st))
-	t.waitingOn.Store(t.wait.ref)
+	t.waitingOn.Store(ref)
 	if t.wait.interruptible && t.marked() != 0 {
 		t.waitingOn.Store(nil)
 		return false
@@ -155,7 +202,8 @@ func (c *channel) remove(t *Task) bool {
 // waitq is a FIFO of blocked tasks. Every operation is O(1) amortized, so
 // that closing or cancelling a million waiters on one channel is linear: a
 // task remembers its slot (wait.qpos), removal leaves a hole, and holes are
-// skipped and compacted away.
+// skipped and compacted away once they and the consumed front are half
+// the slice, which keeps the slice under twice the waiters plus 64.
 type waitq struct {
 	items []*Task
 	head  int
@@ -164,8 +212,16 @@ type waitq struct {
 
 func (q *waitq) len() int { return q.n }
 
+// waitqMax bounds a wait queue's slice, so that a slot fits the int32
+// qpos: about a billion waiters on one channel, whose parked tasks would
+// hold 2.5 TB.
+const waitqMax = math.MaxInt32
+
 func (q *waitq) push(t *Task) {
-	t.wait.qpos = len(q.items)
+	if len(q.items) >= waitqMax {
+		panic(fmt.Sprintf("sched: a channel's wait queue is at its bound of %d slots", waitqMax))
+	}
+	t.wait.qpos = int32(len(q.items))
 	q.items = append(q.items, t)
 	q.n++
 }
@@ -188,7 +244,7 @@ func (q *waitq) pop() *Task {
 
 // remove takes t out of the queue if it is there.
 func (q *waitq) remove(t *Task) bool {
-	i := t.wait.qpos
+	i := int(t.wait.qpos)
 	if i < q.head || i >= len(q.items) || q.items[i] != t {
 		return false
 	}
@@ -198,20 +254,22 @@ func (q *waitq) remove(t *Task) bool {
 	return true
 }
 
-// compact reclaims the consumed front once it is most of the slice.
+// compact reclaims the dead slots, the consumed front and the holes, once
+// they are at least 64 and half the slice. A compaction costs the slice's
+// length and follows at least half as many pops and removals.
 func (q *waitq) compact() {
 	if q.n == 0 {
-		clear(q.items[q.head:])
+		// Every slot left is a hole, already nil: nothing to clear.
 		q.items, q.head = q.items[:0], 0
 		return
 	}
-	if q.head < 64 || q.head*2 < len(q.items) {
+	if dead := len(q.items) - q.n; dead < 64 || dead*2 < len(q.items) {
 		return
 	}
 	k := 0
 	for _, t := range q.items[q.head:] {
 		if t != nil {
-			t.wait.qpos = k
+			t.wait.qpos = int32(k)
 			q.items[k] = t
 			k++
 		}
@@ -339,45 +397,14 @@ func (view *taskOps) Close(c *channel) error {
 // blockOnChannel suspends t until its channel operation completes, the
 // channel closes, or (outside cleanups) it is cancelled. A state of
 // waitPending on return means the worker found the operation could proceed
-// and did not park: the caller retries.
+// and did not park: the caller retries. It allocates t's wait record at
+// t's first block and nothing after that.
 func (t *Task) blockOnChannel(c *channel, send bool, v int64) error {
 	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
 	interruptible := t.cleanupDepth == 0
-	var cw *chanWait
-	if t.taskExt != nil {
-		// Blocking again on the channel of the last block, with the same
-		// interruptibility: that blocker's fields are already these, so
-		// it serves again without a write a canceller still holding it
-		// could race with (a ping-pong on one channel allocates nothing).
-		if ref := t.wait.ref; ref != nil {
-			if prev, ok := ref.b.(*chanWait); ok && prev.t == t && prev.c == c && prev.interruptible == interruptible {
-				cw = prev
-			}
-		}
-	}
-	switch {
-	case cw != nil:
-	case t.taskExt == nil:
-		// A task's first block: its taskExt and the blocker in one
-		// allocation, not two. A million parked tasks are a million
-		// first blocks (docs/performance.md, "Parked and spawned tasks").
-		both := &struct {
-			e  taskExt
-			cw chanWait
-		}{}
-		t.mu.Lock()
-		t.taskExt = &both.e
-		t.mu.Unlock()
-		cw = &both.cw
-		*cw = chanWait{t: t, c: c, interruptible: interruptible}
-		cw.ref.b = cw
-	default:
-		cw = &chanWait{t: t, c: c, interruptible: interruptible}
-		cw.ref.b = cw
-	}
-	t.wait = waitSlot{state: waitPending, val: v, interruptible: interruptible, ch: c, send: send}
-	t.wait.ref = &cw.ref
-	t.blockOn = t.wait.ref.b
+	b := c.blocker(send, interruptible)
+	*t.waitRec() = waitSlot{state: waitPending, val: v, interruptible: interruptible, send: send}
+	t.w.blockOn = b
 	t.suspend(reasonBlock)
 	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.marked() != 0) {
 		return t.observe()

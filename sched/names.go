@@ -11,14 +11,14 @@ type (
 	Outcome = nursery.Outcome
 )
 
-// Error modes (seed 004).
+// Error modes (docs/spec.md#nursery-modes).
 const (
 	FailFast        = nursery.FailFast
 	CancelRemaining = nursery.CancelRemaining
 	CollectAll      = nursery.CollectAll
 )
 
-// Cancellation reasons (seed 004).
+// Cancellation reasons (docs/spec.md#cancellation).
 const (
 	Timeout           = nursery.Timeout
 	SiblingFailed     = nursery.SiblingFailed

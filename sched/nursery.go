@@ -748,7 +748,7 @@ func (n *Nursery) await(t *Task) {
 	done := n.m.Terminal()
 	n.mu.Unlock()
 	if !done && !mutant.On(mutant.OrphanEscapes) {
-		t.blockOn = n
+		t.w.blockOn = n
 		t.suspend(reasonBlock)
 	}
 }

@@ -38,11 +38,10 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 		}
 		// Wait for the supervisor.
 		t.enlist() // already done at spawn for a task with a name (lean.go)
-		x.wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
-		rw := &rechargeWait{t: t, interruptible: x.wait.interruptible}
+		*t.waitRec() = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
+		rw := &rechargeWait{t: t, interruptible: t.wait.interruptible}
 		rw.ref.b = rw
-		x.wait.ref = &rw.ref
-		t.blockOn = t.wait.ref.b
+		t.w.blockOn = rw
 		t.suspend(reasonBlock)
 		if t.wait.state == waitCancelled || (t.wait.interruptible && t.marked() != 0) {
 			return t.observe()
@@ -118,7 +117,7 @@ func (b *rechargeWait) park(t *Task, w *worker) bool {
 		return false
 	}
 	t.rechargeWaiting = true
-	if !t.publishWait(stateExhausted) {
+	if !t.publishWait(stateExhausted, &b.ref) {
 		t.rechargeWaiting = false
 		return false
 	}

@@ -271,4 +271,26 @@ func (q *globalQueue) pop() *Task {
 	return t
 }
 
+// pushPop pushes t and pops the queue's head under one lock: t itself
+// when the queue was empty. Its count does not change, so the other
+// workers see no push to wake up for (the caller runs the head at once).
+func (q *globalQueue) pushPop(t *Task) *Task {
+	q.mu.Lock()
+	if q.head == len(q.items) {
+		q.mu.Unlock()
+		return t
+	}
+	head := q.items[q.head]
+	q.items[q.head] = nil
+	q.head++
+	q.items = append(q.items, t)
+	if q.head > 1024 && q.head*2 > len(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	q.mu.Unlock()
+	return head
+}
+
 func (q *globalQueue) len() int { return int(q.n.Load()) }

@@ -26,12 +26,11 @@ func (t *Task) Sleep(ticks int64) error {
 	t.enlist() // a cancellation must be able to interrupt this sleep (lean.go)
 	s := t.s
 	tm := s.timers.add(s.drv().Now()+uint64(ticks), timerSleep, t, nil)
-	t.ext().wait = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0, tm: tm}
+	*t.waitRec() = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
 	sw := &sleepWait{t: t, tm: tm, interruptible: t.wait.interruptible}
 	sw.ref.b = sw
-	t.wait.ref = &sw.ref
 	for {
-		t.blockOn = t.wait.ref.b
+		t.w.blockOn = sw
 		t.suspend(reasonBlock)
 		switch {
 		case t.wait.state == waitDone:
@@ -58,7 +57,7 @@ func (b *sleepWait) park(t *Task, w *worker) bool {
 	ts := &t.s.timers
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	tm := t.wait.tm
+	tm := b.tm
 	if tm.fired {
 		t.wait.state = waitDone
 		return false
@@ -67,7 +66,7 @@ func (b *sleepWait) park(t *Task, w *worker) bool {
 		return false
 	}
 	tm.waiting = true
-	if !t.publishWait(stateBlocked) {
+	if !t.publishWait(stateBlocked, &b.ref) {
 		tm.waiting = false
 		return false
 	}

@@ -23,7 +23,7 @@ const (
 	reasonCheckpoint fiber.Reason = iota + 1 // a step boundary; the task stays current
 	reasonYield                              // explicit yield: requeue
 	reasonInterval                           // forced yield every YieldInterval ops: requeue
-	reasonBlock                              // blocked on t.blockOn
+	reasonBlock                              // blocked on the worker's blockOn
 )
 
 // blocker is something a task can block on. park is called by the worker
@@ -66,19 +66,26 @@ type Task struct {
 	credit          *Budget // granted by a supervisor, not yet absorbed; guarded by mu
 	caps            Caps
 	started         bool
-	ending          bool // in end: its cleanups are the task's last (see protect)
-	hasValue        bool
+	ending          bool  // in end: its cleanups are the task's last (see protect)
 	rechargeWaiting bool  // parked waiting for a supervisor; guarded by mu
 	recycle         bool  // spawned by Nursery.Go without a Sink: reused once done (see free.go)
 	cleanupDepth    int32 // >0 while running a cleanup: not a cancellation checkpoint
 	opsSinceYield   int32
-	value           int64
-	result          Result
-	blockOn         blocker
-	waitingOn       atomic.Pointer[waitRef] // set while parked in an interruptible wait
+	// result is the task's result once it has finished; before that, its
+	// Value and HasValue hold what SetValue set (a field fewer keeps
+	// Task in the 240-byte size class).
+	result Result
+	// wait is the record of the task's current or last blocking operation
+	// (channel, sleep, recharge), made at its first such block and kept
+	// for the next ones; nil until then. It is a record of its own, not
+	// part of taskExt, so that a parked task holds 48 bytes for its wait
+	// rather than every rare field (docs/performance.md, "Parked tasks
+	// and the yield round trip, third round").
+	wait      *waitSlot
+	waitingOn atomic.Pointer[waitRef] // set while parked in an interruptible wait
 
 	steps          int64
-	yields, steals int32 // statistics; int32 keeps Task in the 256-byte size class
+	yields, steals int32 // statistics; int32 keeps Task in the 240-byte size class
 }
 
 // taskExt is the rarely used part of a Task.
@@ -86,7 +93,6 @@ type taskExt struct {
 	cleanups      []cleanup
 	cleanupSeq    int64
 	panicStack    []byte
-	wait          waitSlot
 	selfRecharged bool
 	as            string // the name a supervisor recharges it by
 	err           error  // the error value behind an error result
@@ -166,7 +172,7 @@ func (t *Task) Caps() Caps { return t.caps }
 // SetValue sets the value the task completes with (ok:VALUE).
 func (view *taskOps) SetValue(v int64) {
 	t := (*Task)(view)
-	t.value, t.hasValue = v, true
+	t.result.Value, t.result.HasValue = v, true
 }
 
 // IsCancelled reports whether the task has been marked cancelled. It is
@@ -222,7 +228,7 @@ func goexitError() *PanicError {
 // body returned or raised.
 func (t *Task) end(err error, p *PanicError) {
 	t.ending = true
-	res := resultOf(err, t.value, t.hasValue)
+	res := resultOf(err, t.result.Value, t.result.HasValue)
 	if p != nil {
 		res, err = t.panicResult(p), p
 	}

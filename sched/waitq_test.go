@@ -10,7 +10,8 @@ import (
 )
 
 // TestWaitqMatchesModel: push, pop and remove behave like a FIFO slice
-// with deletion, across compactions.
+// with deletion, across compactions, and the slice stays within twice the
+// waiters plus 64.
 func TestWaitqMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var q waitq
@@ -18,7 +19,7 @@ func TestWaitqMatchesModel(t *testing.T) {
 		pool := make([]*Task, 300)
 		for i := range pool {
 			pool[i] = &Task{id: uint64(i)}
-			pool[i].taskExt = &taskExt{}
+			pool[i].wait = &waitSlot{}
 		}
 		inQueue := func(x *Task) bool { return slices.Contains(model, x) }
 		t.Repeat(map[string]func(*rapid.T){
@@ -53,6 +54,10 @@ func TestWaitqMatchesModel(t *testing.T) {
 			"": func(t *rapid.T) {
 				if q.len() != len(model) {
 					t.Fatalf("len = %d, want %d", q.len(), len(model))
+				}
+				// The bound that keeps a slot within the int32 qpos.
+				if len(q.items) > 2*q.n+64 {
+					t.Fatalf("slice of %d slots for %d waiters, over 2n+64", len(q.items), q.n)
 				}
 			},
 		})
@@ -96,5 +101,27 @@ func TestCloseManyWaiters(t *testing.T) {
 	})
 	if res.String() != "ok" {
 		t.Fatalf("main = %s", res)
+	}
+}
+
+// TestWaitqHolesCompacted: waiters that block and are cancelled behind one
+// that stays (removals, no pops) leave holes that are compacted away, so
+// the slice stays within twice the waiters plus 64 rather than growing
+// with every block.
+func TestWaitqHolesCompacted(t *testing.T) {
+	var q waitq
+	stays, comes := &Task{wait: &waitSlot{}}, &Task{wait: &waitSlot{}}
+	q.push(stays)
+	for i := range 10_000 {
+		q.push(comes)
+		if !q.remove(comes) {
+			t.Fatalf("cycle %d: remove of the second waiter failed", i)
+		}
+		if len(q.items) > 2*q.n+64 {
+			t.Fatalf("cycle %d: slice of %d slots for %d waiters", i, len(q.items), q.n)
+		}
+	}
+	if got := q.pop(); got != stays {
+		t.Fatalf("pop = %v, want the waiter that stayed", got)
 	}
 }

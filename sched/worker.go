@@ -34,6 +34,12 @@ type worker struct {
 	// worker's carry goroutine before it resumes that fiber (the switch
 	// orders it), read by the loop on it.
 	loopFib *fiber.Fiber
+	// blockOn is what the current task blocks on, set by the task just
+	// before its fiber yields with reasonBlock. It travels here, read at
+	// once, rather than in a Task field that would be empty but while a
+	// task blocks (docs/performance.md, "Parked tasks and the yield round
+	// trip, third round").
+	blockOn blocker
 	timer   *time.Timer // real mode: the timed parks of backoff
 	em      emitter
 	stats   workerStats
@@ -87,12 +93,23 @@ func (w *worker) step() (did bool, inline *Task) {
 		w.em.emit(trace.KindPark)
 		return false, nil
 	}
+	// take(t), written out: Step is the hot path, and take is not inlined.
 	if !t.started && t.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
 		w.retireUnstarted(t)
 		return true, nil
 	}
 	w.cur = t
 	return true, nil
+}
+
+// take makes t, just found, the current task, or retires it unrun if it
+// was cancelled while queued.
+func (w *worker) take(t *Task) {
+	if !t.started && t.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
+		w.retireUnstarted(t)
+		return
+	}
+	w.cur = t
 }
 
 // find takes the next task: local deque, then global queue, then stealing.
@@ -295,6 +312,10 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 			}
 			w.em.emit(trace.KindYield, trace.I("task", int64(t.id)), trace.S("why", kind))
 		}
+		if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 {
+			w.yieldToGlobal(t)
+			return false
+		}
 		w.s.global.push(t)
 		// This worker takes the task back from the global queue as soon
 		// as its own deque is empty, so waking an idle worker for it
@@ -304,8 +325,8 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		}
 		return false
 	case reasonBlock:
-		b := t.blockOn
-		t.blockOn = nil
+		b := w.blockOn
+		w.blockOn = nil
 		if b.park(t, w) {
 			w.cur = nil
 			if w.em.on() {
@@ -320,6 +341,22 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		}
 	}
 	return true
+}
+
+// yieldToGlobal is a real-mode yield from a worker whose deque is empty:
+// t goes to the back of the global queue, and the next task is the one
+// find would take next, the queue's head, both under one lock instead of
+// a push now and a pop at the next step. The hand-over then costs one step
+// fewer (docs/performance.md, "Parked tasks and the yield round trip,
+// third round"). It is off under a stepped mode, whose steps the seeded
+// driver schedules one at a time.
+func (w *worker) yieldToGlobal(t *Task) {
+	next := w.s.global.pushPop(t)
+	w.stats.Globals++
+	if w.em.on() {
+		w.em.emit(trace.KindGlobal, trace.I("task", int64(next.id)))
+	}
+	w.take(next)
 }
 
 // finish records t's end and tells its nursery.

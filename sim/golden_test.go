@@ -3,10 +3,10 @@ package sim
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/cbcsim/cbcsim/internal/testkit"
 )
 
 // goldenConfigs are the seeds and worker counts every bundled scenario's
@@ -37,36 +37,8 @@ func TestGoldenBundled(t *testing.T) {
 				for _, c := range run.Checks {
 					fmt.Fprintf(&b, "%s %s ok=%v %s\n", c.Class, c.Name, c.OK, c.Detail)
 				}
-				compareGolden(t, filepath.Join("testdata", "golden", name+".golden"), b.Bytes())
+				testkit.Golden(t, filepath.Join("testdata", "golden", name+".golden"), b.Bytes(), *update)
 			})
 		}
-	}
-}
-
-// compareGolden compares got with the golden file at path, or rewrites the
-// file under -update.
-func compareGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if gl[i] != wl[i] {
-				t.Fatalf("%s differs at line %d:\n got  %s\n want %s", path, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("%s differs in length: got %d lines, want %d", path, len(gl), len(wl))
 	}
 }

@@ -47,7 +47,7 @@ ops = [ { loop = "forever", body = [ { log = "l" } ] } ]`},
 		if err != nil {
 			t.Fatal(err)
 		}
-		real, _ := runOnce(t, sc, Options{Real: true, Workers: 2})
+		real, _ := runOnce(t, sc, Options{Mode: ModeReal, Workers: 2})
 		if real.Outcome != OutcomeLivelock || !strings.Contains(real.Limit, " "+c.limit+" ") || real.Passed() {
 			t.Errorf("%s, real mode: outcome %s, limit %q, passed %v; want a failed livelock at the limit", c.limit, real.Outcome, real.Limit, real.Passed())
 		}

@@ -40,7 +40,7 @@ func executeReal(sc *scenario.Scenario, c Config) (*Run, error) {
 	for _, w := range run.Workers {
 		run.Steps += w.Stats.Steps
 	}
-	if c.Lean {
+	if c.Mode.Lean() {
 		// Nothing was kept to build tables from: main's own expectations only.
 		if sc.Expect != nil {
 			x := *sc.Expect

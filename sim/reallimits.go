@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
 // realLimits enforces the run limits in real mode, where there is no
@@ -28,7 +29,12 @@ type realLimits struct {
 	wall     atomic.Bool
 }
 
-var limitNames = [...]string{"tasks", "nurseries", "cleanups", "events"}
+// limitNames names the limits, indexed by scenario.Limit (the limits an
+// operation's Exec takes).
+var limitNames = [...]string{
+	scenario.LimitTasks: "tasks", scenario.LimitNurseries: "nurseries",
+	scenario.LimitCleanups: "cleanups", scenario.LimitEvents: "events",
+}
 
 // take counts one more of each limit in is (indexes in limitNames) and
 // fails when that passes one.
@@ -75,13 +81,6 @@ func (l *realLimits) passed() (string, int) {
 	_, max := l.counter(i)
 	return limitNames[i], max
 }
-
-const (
-	limTasks = iota
-	limNurseries
-	limCleanups
-	limEvents
-)
 
 // DefaultRealTimeout bounds a real-mode run in wall time when
 // Options.RealTimeout is 0 (docs/reliability.md).

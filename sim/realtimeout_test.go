@@ -43,7 +43,7 @@ ops = [ { recv = "c" } ]`, false},
 			t.Fatal(err)
 		}
 		start := time.Now()
-		run, _ := runOnce(t, sc, Options{Real: true, Workers: 2, RealTimeout: bound})
+		run, _ := runOnce(t, sc, Options{Mode: ModeReal, Workers: 2, RealTimeout: bound})
 		took := time.Since(start)
 		limited := strings.Contains(run.Limit, "wall-time limit of 300ms")
 		if limited != c.limited || (c.limited && run.Outcome != OutcomeLivelock) {
@@ -62,7 +62,7 @@ ops = [ { recv = "c" } ]`, false},
 
 // The repro command of a real-mode run names a raised bound.
 func TestRealTimeoutCommand(t *testing.T) {
-	c := Config{Real: true, Workers: 2, RealTimeout: time.Minute}
+	c := Config{Mode: ModeReal, Workers: 2, RealTimeout: time.Minute}
 	if got := c.Command("s.toml"); !strings.HasSuffix(got, "--real --real-timeout 1m0s") {
 		t.Errorf("command %q", got)
 	}

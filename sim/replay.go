@@ -201,7 +201,7 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	// the ones recorded before nursery opens said catch=true have none.
 	legacyCatch := false
 	if tr.Version == 1 {
-		c.Keep = true
+		c.Mode = ModeSeededKeep
 		legacyCatch = !caught && scenarioCatches(sc)
 	}
 	if c.Strategy == StrategyExplore && !schedule {
@@ -244,7 +244,7 @@ func (r *ReplayReport) Write(w io.Writer, file string) error {
 	if r.Schedule {
 		mode = "recorded schedule"
 	}
-	if r.Config.Keep {
+	if r.Config.Mode == ModeSeededKeep {
 		mode += "; format version 1: every task kept"
 	}
 	fmt.Fprintf(w, "replay %s: seed=%d workers=%d victim=%s (%s)\n", file, r.Config.Seed, r.Config.Workers, r.Config.Victim, mode)

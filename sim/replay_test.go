@@ -111,8 +111,8 @@ func TestReplayVersion1(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		if !rep.Identical || !rep.Config.Keep {
-			t.Errorf("%s: identical=%v keep=%v; line %d: want %q got %q", f, rep.Identical, rep.Config.Keep, rep.Line, rep.Want, rep.Got)
+		if !rep.Identical || rep.Config.Mode != ModeSeededKeep {
+			t.Errorf("%s: identical=%v mode=%v; line %d: want %q got %q", f, rep.Identical, rep.Config.Mode, rep.Line, rep.Want, rep.Got)
 		}
 	}
 	// Without the version-1 rules the same traces do not reproduce: the

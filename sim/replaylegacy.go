@@ -8,7 +8,7 @@ import (
 )
 
 // Replaying traces of format version 1 (docs/trace-format.md, "Versions").
-// They were recorded with every task and nursery kept, which Config.Keep
+// They were recorded with every task and nursery kept, which ModeSeededKeep
 // reproduces. The earliest of them were also recorded before a nursery's
 // open said `catch=true`: replay leaves the field off again for those, so
 // that they still reproduce byte for byte.

@@ -14,7 +14,7 @@ import (
 // check with pass/fail, then the seed.
 func (r *Run) WriteTables(w io.Writer) error {
 	mode := "seeded"
-	if r.Config.Real {
+	if r.Config.Mode.Real() {
 		mode = "real"
 	}
 	fmt.Fprintf(w, "scenario %q  mode=%s workers=%d victim=%s profile=%s steps=%d outcome=%s main=%s\n\n",

@@ -14,9 +14,9 @@ import (
 // Every repro command printed by run, check and fuzz comes from here.
 func (c Config) Command(path string) string {
 	parts := []string{"cbcsim", "run", ShellQuote(path)}
-	if c.Real {
+	if c.Mode.Real() {
 		parts = append(parts, fmt.Sprintf("--workers %d", c.Workers), "--real")
-		if c.Lean {
+		if c.Mode.Lean() {
 			parts = append(parts, "--lean")
 		}
 		if c.RealTimeout > 0 && c.RealTimeout != DefaultRealTimeout {

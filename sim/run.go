@@ -22,8 +22,7 @@ type Options struct {
 	Victim   string // "": the scenario's
 	Trace    io.Writer
 	MaxSteps int64     // 0: the scenario's
-	Real     bool      // run on real worker goroutines instead of the seeded driver
-	Lean     bool      // with Real: keep no tasks, as a Go program's scheduler (see Config.Lean)
+	Mode     Mode      // seeded (the zero Mode), or real worker goroutines (ModeOf)
 	Schedule *Schedule // drive the run from recorded decisions instead of the PRNG
 	Strategy string    // "": random (see strategy.go)
 	PCTDepth int       // pct: 0 means PCTDepthDefault
@@ -64,24 +63,13 @@ type Config struct {
 	Profile       sched.Profile // parsed once, by Resolve
 	YieldInterval int
 	MaxSteps      int64
-	Real          bool
-	// Lean runs real mode as a Go program's scheduler does, without
-	// KeepTasks: tasks and nurseries are reused and nurseries keep no
-	// per-child records. The task and nursery tables stay empty, so only
-	// main's outcome, value, error and log are checked.
-	Lean bool
+	Mode          Mode // seeded or real, keeping every task or not (mode.go)
 	// Strategy is how the seeded driver picks workers, PCTDepth pct's
 	// depth (see strategy.go).
 	Strategy string
 	PCTDepth int
 
-	RealTimeout time.Duration // with Real: the wall-time bound (Options.RealTimeout)
-	// Keep runs the seeded driver keeping every task and nursery
-	// (driver.SeededKeep) instead of a Go program's code path
-	// (driver.Seeded): no lean nurseries, no reuse, ids in creation order.
-	// Its traces are format version 1; replay sets it for a version-1
-	// trace so that it reproduces byte for byte (docs/trace-format.md).
-	Keep bool
+	RealTimeout time.Duration // real modes: the wall-time bound (Options.RealTimeout)
 }
 
 // Run is the outcome of one run of a scenario.
@@ -161,8 +149,11 @@ func (r *Run) Passed() bool {
 func Resolve(sc *scenario.Scenario, o Options) (Config, error) {
 	c := Config{
 		Seed: sc.Scheduler.Seed, Workers: sc.Scheduler.Workers, YieldInterval: sc.Scheduler.YieldInterval,
-		MaxSteps: sc.Scheduler.MaxSteps, Real: o.Real, Lean: o.Real && o.Lean,
+		MaxSteps: sc.Scheduler.MaxSteps, Mode: o.Mode,
 		RealTimeout: o.RealTimeout,
+	}
+	if int(o.Mode) >= len(modeNames) {
+		return c, fmt.Errorf("unknown mode %v", o.Mode)
 	}
 	profile, ok := sched.ParseProfile(sc.Scheduler.Profile)
 	if !ok {
@@ -221,7 +212,7 @@ func header(name, sha, source string, c Config) *trace.Header {
 		},
 		Source: source,
 	}
-	if c.Keep && !c.Real {
+	if c.Mode == ModeSeededKeep {
 		h.Version = 1 // version 1 is the event stream with every task kept
 	}
 	h.Fields = append(h.Fields, strategyFields(c)...)
@@ -238,7 +229,7 @@ func driverSeed(seed uint64) uint64 {
 // Execute runs the scenario once under c and checks every invariant and
 // expectation. The trace, if o.Trace is set, is written as the run goes.
 func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
-	if c.Real {
+	if c.Mode.Real() {
 		return executeReal(sc, c)
 	}
 	var tw *trace.Writer
@@ -290,7 +281,7 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims driver.Vi
 			YieldInterval: c.YieldInterval, Budget: budgetOf(sc.Budget),
 			MaxSteps: c.MaxSteps, RootCaps: rootCaps(sc),
 		},
-		Mode: c.mode(), Victims: victims,
+		Mode: c.Mode.driver(), Victims: victims,
 	}
 	if sink != nil {
 		cfg.Sink = sink
@@ -300,21 +291,6 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims driver.Vi
 		}
 	}
 	return driver.New(cfg)
-}
-
-// mode is the driver's mode for c. The seeded driver runs a Go program's
-// code path (driver.Seeded: lean nurseries, reuse, per-worker id blocks),
-// its tables built from the event stream (tables.go), unless c.Keep.
-func (c Config) mode() driver.Mode {
-	switch {
-	case !c.Real && c.Keep:
-		return driver.SeededKeep
-	case !c.Real:
-		return driver.Seeded
-	case c.Lean:
-		return driver.Real
-	}
-	return driver.RealKeep
 }
 
 func startRoot(s *driver.Scheduler, sc *scenario.Scenario, p *program) {

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cbcsim/cbcsim/internal/testkit"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
@@ -40,7 +40,7 @@ func runOnce(t *testing.T, sc *scenario.Scenario, o Options) (*Run, string) {
 		t.Fatalf("%s: %v", sc.Name, err)
 	}
 	var buf bytes.Buffer
-	if !o.Real {
+	if !o.Mode.Real() {
 		o.Trace = &buf
 	}
 	run, err := Execute(sc, c, o)
@@ -86,7 +86,7 @@ func TestBundledScenariosAllSeeds(t *testing.T) {
 // TestBundledScenariosReal runs every bundled scenario on real worker
 // goroutines (under -race in CI); outcomes and expectations must hold.
 func TestBundledScenariosReal(t *testing.T) {
-	checkBundledReal(t, Options{Real: true}, []int{1, 2, 4, 8}, 10, 3)
+	checkBundledReal(t, Options{Mode: ModeReal}, []int{1, 2, 4, 8}, 10, 3)
 }
 
 // TestBundledScenariosRealLean: every bundled scenario on real workers as
@@ -94,7 +94,7 @@ func TestBundledScenariosReal(t *testing.T) {
 // lean nurseries), under -race; main's outcome, value, error and log must
 // match the expectations.
 func TestBundledScenariosRealLean(t *testing.T) {
-	checkBundledReal(t, Options{Real: true, Lean: true}, []int{1, 2, 4}, 5, 2)
+	checkBundledReal(t, Options{Mode: ModeRealLean}, []int{1, 2, 4}, 5, 2)
 }
 
 // checkBundledReal runs every bundled scenario with o on each worker count,
@@ -105,7 +105,7 @@ func checkBundledReal(t *testing.T, o Options, workerCounts []int, rounds, short
 		rounds = short
 	}
 	mode := "real"
-	if o.Lean {
+	if o.Mode.Lean() {
 		mode = "real lean"
 	}
 	for _, sc := range bundled(t) {
@@ -166,23 +166,7 @@ func TestGoldenTraces(t *testing.T) {
 	for _, name := range []string{"fail_fast", "lifo_cleanup", "nested_cancel"} {
 		sc := loadFile(t, "../scenarios/"+name+".toml")
 		_, got := runOnce(t, sc, Options{Seed: 3, HasSeed: true, Workers: 2})
-		path := filepath.Join("testdata", name+".seed3.w2.trace")
-		if *update {
-			if err := os.MkdirAll("testdata", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test ./sim -run TestGoldenTraces -update)", err)
-		}
-		if got != string(want) {
-			t.Fatalf("%s: trace differs from %s; rerun with -update and review the diff", name, path)
-		}
+		testkit.Golden(t, filepath.Join("testdata", name+".seed3.w2.trace"), []byte(got), *update)
 	}
 }
 

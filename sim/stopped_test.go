@@ -51,7 +51,7 @@ func TestStoppedRunsReleaseFibers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Keep {
+		if c.Mode != ModeSeeded {
 			t.Fatal("the default seeded mode keeps every task")
 		}
 		run, err := Execute(sc, c, Options{})

@@ -56,7 +56,7 @@ func resolveStrategy(c *Config, o Options) error {
 	default:
 		return fmt.Errorf("unknown strategy %q (want random or pct)", c.Strategy)
 	}
-	if c.Real && c.Strategy != StrategyRandom {
+	if c.Mode.Real() && c.Strategy != StrategyRandom {
 		return fmt.Errorf("strategy %s drives the seeded simulator; real mode has no driver to steer", c.Strategy)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/check"
 	"github.com/cbcsim/cbcsim/sim/gen"
 	"github.com/cbcsim/cbcsim/sim/scenario"
@@ -83,7 +84,7 @@ func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	report, err := check.Scenarios(scs, paths, check.Options{
-		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Real: cf.real, Lean: cf.lean, RealTimeout: cf.timeout.d,
+		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Mode: sim.ModeOf(cf.real, cf.lean), RealTimeout: cf.timeout.d,
 		Jobs: cf.sw.jobs, Resample: cf.resample, ReproDir: cf.out, ProgressTerminal: isTerminal(stderr), Shard: cf.sw.shardOf,
 		Strategy: cf.sw.strategy.name, PCTDepth: cf.sw.strategy.depth, ShrinkSchedule: shrinkCheckSchedule,
 		Traces: traces, ExecRecorded: gen.ExecuteRecorded,

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cbcsim/cbcsim/trace"
+	"github.com/cbcsim/cbcsim/internal/testkit"
 )
 
 const checkWrongSrc = `version = 1
@@ -16,19 +16,6 @@ name = "wrong value"
 ops = [ { return = 5 } ]
 [expect]
 value = 6
-`
-
-// checkRaceSrc passes on some seeds and fails on others.
-const checkRaceSrc = `version = 1
-name = "first error race"
-[task.main]
-ops = [ { nursery = "n", mode = "collect_all", body = [ { spawn = "a" }, { spawn = "b" } ] } ]
-[task.a]
-ops = [ { compute = 3 }, { fail = "A" } ]
-[task.b]
-ops = [ { compute = 3 }, { fail = "B" } ]
-[expect]
-error = "A"
 `
 
 func TestCheckBundledPasses(t *testing.T) {
@@ -98,29 +85,7 @@ func TestCheckWrongExpectationExits1(t *testing.T) {
 	}
 	for _, w := range []int{1, 4} {
 		dir := filepath.Join(out, fmt.Sprintf("wrong-seed4-w%d", w))
-		src, err := os.ReadFile(filepath.Join(dir, "scenario.toml"))
-		if err != nil || string(src) != checkWrongSrc {
-			t.Errorf("%s/scenario.toml: %q, %v", dir, src, err)
-		}
-		f, err := os.Open(filepath.Join(dir, "run.trace"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := trace.Parse(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s/run.trace: %v", dir, err)
-		}
-		if seed, _ := tr.Header.Get("seed"); seed.Int != 4 {
-			t.Errorf("%s/run.trace: header seed %d, want 4", dir, seed.Int)
-		}
-		if workers, _ := tr.Header.Get("workers"); workers.Int != int64(w) {
-			t.Errorf("%s/run.trace: header workers %d, want %d", dir, workers.Int, w)
-		}
-		readme, err := os.ReadFile(filepath.Join(dir, "README.txt"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		readme := testkit.ReproDir(t, dir, checkWrongSrc, 4, w)
 		for _, want := range []string{"seed:     4", fmt.Sprintf("workers:  %d", w), "expect.value: want ok:6, got ok:5",
 			fmt.Sprintf("cbcsim run %s --seed 4 --workers %d --victim random", p, w), "cbcsim replay " + filepath.Join(dir, "run.trace")} {
 			if !strings.Contains(string(readme), want) {
@@ -134,7 +99,7 @@ func TestCheckWrongExpectationExits1(t *testing.T) {
 }
 
 func TestCheckReportSameForAnyJobs(t *testing.T) {
-	race := writeFile(t, "race.toml", checkRaceSrc)
+	race := writeFile(t, "race.toml", testkit.FirstErrorRace)
 	wrong := writeFile(t, "wrong.toml", checkWrongSrc)
 	out := filepath.Join(t.TempDir(), "repro")
 	var reports []string

@@ -10,8 +10,9 @@ import (
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
-// exploreFlags are explore's flags: --workers from the sweep vocabulary
-// (explore runs no seeds, so it takes no other), and its own.
+// exploreFlags are explore's flags: --workers, --jobs and --shard from
+// the sweep vocabulary (explore runs no seeds, so it takes no other; it
+// refuses --shard, see check), and its own.
 type exploreFlags struct {
 	sw           sweepFlags
 	preemptions  int
@@ -22,7 +23,7 @@ type exploreFlags struct {
 func newExploreCmd() *cobra.Command {
 	var ef exploreFlags
 	cmd := &cobra.Command{
-		Use:   "explore FILE [--workers N,...]",
+		Use:   "explore FILE [--workers N,...] [--jobs N]",
 		Short: "Run every schedule of a scenario up to a preemption bound (systematic search)",
 		Long: `Explore runs a scenario under every schedule with 0 preemptions, then 1,
 then 2, up to --preemptions, each re-executed from the start on the real
@@ -34,12 +35,17 @@ do. It prints the schedules run per bound, the distinct outcomes and a
 verdict: exhaustive up to K preemptions, stopped at --max-schedules (not
 exhaustive), or the first failing schedule, shrunk and written under --out as
 scenario.toml, run.trace (replay it with cbcsim replay --schedule),
-found.trace and README.txt. Progress goes to stderr. Exit status: 0 no
+found.trace and README.txt. The schedules run in batches on --jobs
+goroutines; what runs and every line on stdout are the same for any
+--jobs (the time and rate go to stderr).
+--shard is refused: a schedule is found by running others, so the search
+cannot be split ahead of time. Progress goes to stderr. Exit status: 0 no
 schedule failed, 1 one did, 2 bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return ef.run(cmd, args[0]) },
 	}
 	ef.sw.addWorkers(cmd, nil)
+	ef.sw.addJobs(cmd)
 	f := cmd.Flags()
 	f.IntVar(&ef.preemptions, "preemptions", explore.DefaultPreemptions, "preemption bound K: every schedule with at most K preemptions")
 	f.IntVar(&ef.maxSchedules, "max-schedules", explore.DefaultMaxSchedules, "stop after this many schedules per worker count (the verdict then says not exhaustive)")
@@ -70,6 +76,10 @@ func (ef *exploreFlags) check(cmd *cobra.Command, file string) (*scenario.Scenar
 		return nil, nil, badInput(fmt.Errorf("--preemptions must be 0 or more, got %d", ef.preemptions))
 	case ef.maxSchedules < 1:
 		return nil, nil, badInput(fmt.Errorf("--max-schedules must be at least 1, got %d", ef.maxSchedules))
+	case ef.sw.jobs < 1:
+		return nil, nil, badInput(fmt.Errorf("--jobs must be at least 1, not %d", ef.sw.jobs))
+	case ef.sw.shard != "":
+		return nil, nil, badInput(fmt.Errorf("--shard %q: explore cannot be sharded: its schedules are found by running others, so its search cannot be split before it runs (run one explore per worker count instead; docs/explore.md#jobs-and-shards)", ef.sw.shard))
 	}
 	workers := []int{0}
 	if cmd.Flags().Changed("workers") {
@@ -93,13 +103,17 @@ func (ef *exploreFlags) check(cmd *cobra.Command, file string) (*scenario.Scenar
 // explore runs the search on w workers and prints its report; a failing
 // schedule is written under --out and is exit status 1.
 func (ef *exploreFlags) explore(cmd *cobra.Command, file string, sc *scenario.Scenario, w int) error {
-	rep, err := explore.Run(sc, explore.Options{Workers: w, Preemptions: ef.preemptions,
-		MaxSchedules: ef.maxSchedules, Progress: cmd.ErrOrStderr()})
+	stderr := cmd.ErrOrStderr()
+	rep, err := explore.Run(sc, explore.Options{Workers: w, Preemptions: ef.preemptions, MaxSchedules: ef.maxSchedules,
+		Jobs: ef.sw.jobs, Progress: stderr, ProgressTerminal: isTerminal(stderr)})
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	stdout := cmd.OutOrStdout()
 	if err := rep.Write(stdout, file); err != nil {
+		return err
+	}
+	if err := rep.WriteRate(stderr, ef.sw.jobs); err != nil {
 		return err
 	}
 	if rep.Failure == nil {

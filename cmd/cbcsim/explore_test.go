@@ -67,6 +67,7 @@ func TestExploreBadInputExits2(t *testing.T) {
 		{"explore", "../../scenarios/basic_completion.toml", "--preemptions", "-1"},
 		{"explore", "../../scenarios/basic_completion.toml", "--max-schedules", "0"},
 		{"explore", "../../scenarios/basic_completion.toml", "--workers", "300"},
+		{"explore", "../../scenarios/basic_completion.toml", "--jobs", "0"},
 	} {
 		if code, out, errOut := runCLI(args...); code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d\n%s%s", args, code, out, errOut)
@@ -117,5 +118,53 @@ func TestCheckPCTShrinksSchedule(t *testing.T) {
 	}
 	if code, o, e := runCLI("replay", "--schedule", traces[0]); code != 0 {
 		t.Fatalf("replay --schedule %s: exit %d\n%s%s", traces[0], code, o, e)
+	}
+}
+
+// The search, every line it prints and every file of its repro are the
+// same for any --jobs: the schedules run in batches whose results are
+// folded in job order. The time and rate go to stderr.
+func TestExploreJobsIdentical(t *testing.T) {
+	bugs, _ := filepath.Glob("../../scenarios/bugs/*.toml")
+	cases := [][]string{
+		{"../../scenarios/channel_rendezvous.toml", "--workers", "2,3"},
+		{"../../scenarios/channel_buffered.toml", "--workers", "2", "--max-schedules", "150"},
+	}
+	for _, b := range bugs {
+		cases = append(cases, []string{b, "--workers", "2"})
+	}
+	for _, c := range cases {
+		var outs [2]string
+		var dirs [2]string
+		for i, jobs := range []string{"1", "2"} {
+			dirs[i] = filepath.Join(t.TempDir(), "eo")
+			code, out, errOut := runCLI(append([]string{"explore", "--jobs", jobs, "--out", dirs[i]}, c...)...)
+			if code == 2 {
+				t.Fatalf("%v --jobs %s: exit 2\n%s", c, jobs, errOut)
+			}
+			outs[i] = strings.ReplaceAll(out, dirs[i], "OUT")
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("%v: --jobs 1 and 2 print differently:\n%s\n----\n%s", c, outs[0], outs[1])
+		}
+		files, _ := filepath.Glob(filepath.Join(dirs[0], "*", "*"))
+		if strings.Contains(c[0], "bugs/") && !strings.Contains(c[0], "fixed") && len(files) == 0 {
+			t.Errorf("%v: no repro written", c)
+		}
+		for _, f := range files {
+			rel, _ := filepath.Rel(dirs[0], f)
+			a, errA := os.ReadFile(f)
+			b, errB := os.ReadFile(filepath.Join(dirs[1], rel))
+			if errA != nil || errB != nil || strings.ReplaceAll(string(a), dirs[0], "OUT") != strings.ReplaceAll(string(b), dirs[1], "OUT") {
+				t.Errorf("%v: repro file %s differs between --jobs 1 and 2 (%v, %v)", c, rel, errA, errB)
+			}
+		}
+	}
+}
+
+func TestExploreRefusesShard(t *testing.T) {
+	code, _, errOut := runCLI("explore", "../../scenarios/basic_completion.toml", "--shard", "1/2")
+	if code != 2 || !strings.Contains(errOut, "explore cannot be sharded") {
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }

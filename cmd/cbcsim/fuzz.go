@@ -118,7 +118,7 @@ func (ff *fuzzFlags) options(cmd *cobra.Command) (gen.FuzzOptions, error) {
 		return gen.FuzzOptions{}, badInput(fmt.Errorf("--shrink-budget must be at least 1, not %d", ff.shrinkBudget))
 	}
 	opts := gen.FuzzOptions{Seeds: sw.seeds, Duration: ff.duration, Start: sw.seedStart, Workers: sw.workerList,
-		Out: ff.out, ShrinkBudget: ff.shrinkBudget, Failing: fuzzFailing, Parallel: sw.jobs, Shard: sw.shardOf,
+		Out: ff.out, ShrinkBudget: ff.shrinkBudget, Failing: fuzzFailing, Jobs: sw.jobs, Shard: sw.shardOf,
 		ProgressTerminal: isTerminal(cmd.ErrOrStderr()), Strategy: sw.strategy.name, PCTDepth: sw.strategy.depth,
 		Corpus: ff.corpus}
 	if err := opts.Normalize(); err != nil {
@@ -146,7 +146,7 @@ func printHeader(w io.Writer, o gen.FuzzOptions) {
 		strategy = ", strategy " + sim.StrategyName(o.Strategy, o.PCTDepth)
 	}
 	fmt.Fprintf(w, "fuzz: %s, workers %s, out %s, shrink budget %d, %d jobs%s\n",
-		bound, strings.Join(ws, ","), o.Out, o.ShrinkBudget, o.Parallel, strategy)
+		bound, strings.Join(ws, ","), o.Out, o.ShrinkBudget, o.Jobs, strategy)
 }
 
 // printFuzzReport prints the summary, and the failure with its replay

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cbcsim/cbcsim/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -34,23 +34,7 @@ func TestGoldenCLI(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, _ := runCLI(c.args...)
 			got := fmt.Sprintf("$ cbcsim %s\nexit %d\n%s", strings.Join(c.args, " "), code, out)
-			path := filepath.Join("testdata", c.name+".golden")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal([]byte(got), want) {
-				t.Fatalf("%s differs; rerun with -update and read the diff:\n%s", path, got)
-			}
+			testkit.Golden(t, filepath.Join("testdata", c.name+".golden"), []byte(got), *update)
 		})
 	}
 }

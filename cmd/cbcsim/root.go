@@ -26,7 +26,7 @@ func (e *exitError) Unwrap() error { return e.err }
 func badInput(err error) error { return &exitError{code: 2, err: err} }
 
 // errLeanNeedsReal is run's and check's refusal of --lean without --real.
-var errLeanNeedsReal = errors.New("--lean needs --real: the seeded simulator always keeps every task")
+var errLeanNeedsReal = errors.New("--lean needs --real: the seeded simulator already runs a Go program's code path (lean nurseries, reuse; docs/nursery.md)")
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{

@@ -74,7 +74,7 @@ func (rf *runFlags) run(cmd *cobra.Command, file string) error {
 	if err != nil {
 		return badInput(err)
 	}
-	opts := sim.Options{Workers: rf.workers, Victim: rf.victim, Real: rf.real, Lean: rf.lean, MaxSteps: rf.maxSteps,
+	opts := sim.Options{Workers: rf.workers, Victim: rf.victim, Mode: sim.ModeOf(rf.real, rf.lean), MaxSteps: rf.maxSteps,
 		Strategy: rf.strategy.name, PCTDepth: rf.strategy.depth, RealTimeout: rf.timeout.d}
 	if cmd.Flags().Changed("seed") {
 		opts.Seed, opts.HasSeed = rf.seed, true

@@ -40,6 +40,13 @@ func (s *sweepFlags) add(cmd *cobra.Command, defaultWorkers []int) {
 	f.IntVar(&s.seeds, "seeds", 0, "seeds to run: S..S+N-1 (S is --seed-start)")
 	f.Uint64Var(&s.seedStart, "seed-start", 1, "first seed")
 	s.addWorkers(cmd, defaultWorkers)
+	s.addJobs(cmd)
+}
+
+// addJobs registers --jobs and --shard alone, for a subcommand that
+// takes no seeds but runs its jobs through sweep (explore).
+func (s *sweepFlags) addJobs(cmd *cobra.Command) {
+	f := cmd.Flags()
 	f.IntVar(&s.jobs, "jobs", runtime.NumCPU(), "runs executed in parallel (the result does not depend on it)")
 	f.StringVar(&s.shard, "shard", "", `run shard K of N of the seeds ("K/N", or "auto" from the environment: docs/check.md#sharding)`)
 }

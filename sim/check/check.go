@@ -76,11 +76,10 @@ const (
 
 // Options configures Scenarios.
 type Options struct {
-	Seeds     int    // seeds per scenario and worker count; at least 1
-	SeedStart uint64 // the first seed: runs use SeedStart .. SeedStart+Seeds-1
-	Workers   []int  // worker counts, each 1..256, no repeats; nil: DefaultWorkers
-	Real      bool   // real worker goroutines: no trace, so no resample and no run.trace
-	Lean      bool   // with Real: keep no tasks (Options.Lean)
+	Seeds     int      // seeds per scenario and worker count; at least 1
+	SeedStart uint64   // the first seed: runs use SeedStart .. SeedStart+Seeds-1
+	Workers   []int    // worker counts, each 1..256, no repeats; nil: DefaultWorkers
+	Mode      sim.Mode // seeded, or real worker goroutines: no trace, so no resample and no run.trace
 	// RealTimeout is real mode's wall-time bound (sim.Options.RealTimeout).
 	RealTimeout time.Duration
 	Jobs        int    // goroutines running runs; 0: runtime.NumCPU()
@@ -163,7 +162,7 @@ type Failure struct {
 	Path     string
 	Scenario string
 	Seed     uint64
-	Config   sim.Config // the failing run's configuration: Seed, Workers, Victim, Real
+	Config   sim.Config // the failing run's configuration: Seed, Workers, Victim, Mode
 	Outcome  sim.Outcome
 	Main     string      // main's result
 	Checks   []sim.Check // the broken checks only
@@ -362,7 +361,7 @@ func (o *Options) normalize(scenarios int) error {
 	if o.Resample < 0 {
 		return fmt.Errorf("the resample count must be 0 or more, got %d", o.Resample)
 	}
-	if o.Real {
+	if o.Mode.Real() {
 		o.Resample = 0 // real mode writes no trace to compare
 	}
 	switch {
@@ -406,7 +405,7 @@ func (c *checker) resolveAll() error {
 	o := c.o
 	for i, sc := range c.scs {
 		for _, w := range o.Workers {
-			cfg, err := sim.Resolve(sc, sim.Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Real: o.Real, Lean: o.Lean, RealTimeout: o.RealTimeout,
+			cfg, err := sim.Resolve(sc, sim.Options{Seed: o.SeedStart, HasSeed: true, Workers: w, Mode: o.Mode, RealTimeout: o.RealTimeout,
 				Strategy: o.Strategy, PCTDepth: o.PCTDepth})
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.paths[i], err)
@@ -542,7 +541,7 @@ func (c *checker) do(i int64) (failed bool) {
 // panic or an error of the harness becomes a failed check, so one bad run
 // never stops the others.
 func (c *checker) execute(sc, wi int, seed uint64, trace io.Writer) (sum summary) {
-	o := sim.Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Real: c.o.Real, Lean: c.o.Lean, RealTimeout: c.o.RealTimeout,
+	o := sim.Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Mode: c.o.Mode, RealTimeout: c.o.RealTimeout,
 		Strategy: c.o.Strategy, PCTDepth: c.o.PCTDepth, Trace: trace}
 	return runOne(c.scs[sc], o, c.exec)
 }
@@ -802,7 +801,7 @@ func (c *checker) writeRepros(r *Report) {
 				}
 				r.ReproDirs = append(r.ReproDirs, dir)
 				f.ReproDir = dir
-				if !f.Config.Real {
+				if !f.Config.Mode.Real() {
 					f.Trace = filepath.Join(dir, "run.trace")
 					if sig := again.signature(); sig != (&summary{outcome: f.Outcome, failed: f.Checks}).signature() {
 						r.Nondeterminism = append(r.Nondeterminism, Nondeterminism{
@@ -873,7 +872,7 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *Failur
 	}); err != nil {
 		return again, err
 	}
-	if !f.Config.Real {
+	if !f.Config.Mode.Real() {
 		err := sim.WriteFileAtomic(filepath.Join(dir, "run.trace"), func(w io.Writer) error {
 			again = runOne(sc, sim.Options{Seed: f.Seed, HasSeed: true, Workers: f.Config.Workers, Trace: w,
 				Strategy: f.Config.Strategy, PCTDepth: f.Config.PCTDepth}, c.exec)
@@ -889,7 +888,7 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *Failur
 	}
 	var b strings.Builder
 	mode := "seeded"
-	if f.Config.Real {
+	if f.Config.Mode.Real() {
 		mode = "real (no trace: a real-mode run depends on the OS and may not fail again)"
 	}
 	fmt.Fprintf(&b, "cbcsim check repro\n\nscenario: %s\nfile:     %s\nseed:     %d\nworkers:  %d\nvictim:   %s\nmode:     %s\noutcome:  %s (main %s)\n\nfailed checks:\n",
@@ -898,7 +897,7 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *Failur
 		fmt.Fprintf(&b, "  %s: %s\n", ch.Name, ch.Detail)
 	}
 	fmt.Fprintf(&b, "\nreproduce:\n  %s\n  %s\n", f.Config.Command(f.Path), f.Config.Command(filepath.Join(dir, "scenario.toml")))
-	if !f.Config.Real {
+	if !f.Config.Mode.Real() {
 		fmt.Fprintf(&b, "\nreplay the trace:\n  cbcsim replay %s\n", sim.ShellQuote(filepath.Join(dir, "run.trace")))
 	}
 	if f.Schedule != "" {
@@ -976,9 +975,9 @@ func (r *Report) writeHeader(b *bytes.Buffer) error {
 	o := r.Options
 	mode := "seeded"
 	switch {
-	case o.Real && o.Lean:
+	case o.Mode.Lean():
 		mode = "real lean"
-	case o.Real:
+	case o.Mode.Real():
 		mode = "real"
 	}
 	ws := make([]string, len(o.Workers))
@@ -997,7 +996,7 @@ func (r *Report) writeHeader(b *bytes.Buffer) error {
 	if !o.Shard.Whole() {
 		fmt.Fprintf(b, " (shard %s)", o.Shard)
 	}
-	if !o.Real && o.Seeds > 0 {
+	if !o.Mode.Real() && o.Seeds > 0 {
 		fmt.Fprintf(b, ", %d executed twice to catch nondeterminism", r.Resampled)
 	}
 	b.WriteString("\n")
@@ -1009,7 +1008,7 @@ func (r *Report) writeTables(b *bytes.Buffer) error {
 		fmt.Fprintf(b, "\nscenario %q (%s), victim %s\n", s.Name, s.Path, s.Victim)
 		t := tablewriter.NewTable(b, tablewriter.WithHeader([]string{"workers", "runs", "passed", "failed", "first failing seed", "mean steps", "max steps", "outcomes", "run twice"}))
 		for _, row := range append(append([]Row(nil), s.Rows...), s.Total) {
-			if err := t.Append(row.cells(r.Options.Real)); err != nil {
+			if err := t.Append(row.cells(r.Options.Mode.Real())); err != nil {
 				return err
 			}
 		}
@@ -1110,7 +1109,7 @@ func (r *Report) writeSummary(b *bytes.Buffer) error {
 	case r.Failed():
 		fmt.Fprintf(b, "FAIL: %d of %d runs failed in %d of %d scenario(s)%s; %d nondeterministic run(s)\n",
 			r.FailedRuns, r.Runs, failedScenarios, len(r.Scenarios), recorded, len(r.Nondeterminism))
-	case r.Options.Real:
+	case r.Options.Mode.Real():
 		fmt.Fprintf(b, "ok: all %d runs passed\n", r.Runs)
 	case r.Options.Seeds == 0:
 		fmt.Fprintf(b, "ok: all %d recorded runs passed\n", r.Runs)

@@ -9,25 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cbcsim/cbcsim/internal/testkit"
 	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
-	"github.com/cbcsim/cbcsim/trace"
 )
-
-// raceSrc fails for the seeds where B's error reaches the nursery first:
-// some seeds pass and some fail, depending on the worker count.
-const raceSrc = `version = 1
-name = "first error race"
-[task.main]
-ops = [ { nursery = "n", mode = "collect_all", body = [ { spawn = "a" }, { spawn = "b" } ] } ]
-[task.a]
-ops = [ { compute = 3 }, { fail = "A" } ]
-[task.b]
-ops = [ { compute = 3 }, { fail = "B" } ]
-[expect]
-error = "A"
-`
 
 // wrongSrc fails on every seed: main returns 5, the file expects 6.
 const wrongSrc = `version = 1
@@ -99,7 +85,7 @@ func TestCheckPassingScenarios(t *testing.T) {
 // TestCheckFirstFailingSeed compares the rows with the same runs made one
 // by one.
 func TestCheckFirstFailingSeed(t *testing.T) {
-	sc := parseSrc(t, "race.toml", raceSrc)
+	sc := parseSrc(t, "race.toml", testkit.FirstErrorRace)
 	workers := []int{1, 2, 4}
 	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"race.toml"}, Options{Seeds: 8, SeedStart: 1, Workers: workers, Jobs: 3}, sim.Execute)
 	for wi, w := range workers {
@@ -144,25 +130,7 @@ func TestCheckReproDirs(t *testing.T) {
 		t.Fatalf("repro dirs %v, want %v", r.ReproDirs, want)
 	}
 	for i, d := range want {
-		src, err := os.ReadFile(filepath.Join(d, "scenario.toml"))
-		if err != nil || string(src) != wrongSrc {
-			t.Errorf("%s: scenario.toml %q, %v", d, src, err)
-		}
-		f, err := os.Open(filepath.Join(d, "run.trace"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := trace.Parse(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", d, err)
-		}
-		seed, _ := tr.Header.Get("seed")
-		w, _ := tr.Header.Get("workers")
-		if seed.Int != 5 || w.Int != int64(i+1) {
-			t.Errorf("%s: trace header seed %d workers %d", d, seed.Int, w.Int)
-		}
-		readme, _ := os.ReadFile(filepath.Join(d, "README.txt"))
+		readme := testkit.ReproDir(t, d, wrongSrc, 5, i+1)
 		for _, s := range []string{"seed:     5", "expect.value: want ok:6, got ok:5",
 			fmt.Sprintf("cbcsim run cases/wrong.toml --seed 5 --workers %d --victim random", i+1),
 			"cbcsim replay " + filepath.Join(d, "run.trace")} {
@@ -198,7 +166,7 @@ func TestCheckReproBound(t *testing.T) {
 }
 
 func TestCheckReportIndependentOfJobs(t *testing.T) {
-	scs := []*scenario.Scenario{parseSrc(t, "race.toml", raceSrc), loadFile(t, "../../scenarios/fail_fast.toml"), parseSrc(t, "wrong.toml", wrongSrc)}
+	scs := []*scenario.Scenario{parseSrc(t, "race.toml", testkit.FirstErrorRace), loadFile(t, "../../scenarios/fail_fast.toml"), parseSrc(t, "wrong.toml", wrongSrc)}
 	paths := []string{"race.toml", "../../scenarios/fail_fast.toml", "wrong.toml"}
 	var outs []string
 	for _, jobs := range []int{1, 4} {
@@ -307,7 +275,7 @@ func TestCheckHarnessPanicIsAFailure(t *testing.T) {
 func TestCheckRealMode(t *testing.T) {
 	sc := loadFile(t, "../../scenarios/basic_completion.toml")
 	r, err := Scenarios([]*scenario.Scenario{sc}, []string{"basic.toml"},
-		Options{Seeds: 2, SeedStart: 1, Workers: []int{1, 2}, Real: true, Jobs: 2, Resample: 5}, nil)
+		Options{Seeds: 2, SeedStart: 1, Workers: []int{1, 2}, Mode: sim.ModeReal, Jobs: 2, Resample: 5}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

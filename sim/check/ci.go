@@ -16,7 +16,7 @@ func (r *Report) CI() *ci.Report {
 	o := r.Options
 	out := &ci.Report{Format: ci.Format, Runs: r.Runs, Failed: r.FailedRuns, Nondeterminism: int64(len(r.Nondeterminism))}
 	out.Sweep = ci.Sweep{Tool: "check", Seeds: o.Seeds, SeedStart: o.SeedStart, Workers: o.Workers,
-		Strategy: o.Strategy, PCTDepth: o.PCTDepth, Real: o.Real, Lean: o.Lean, Traces: o.Traces}
+		Strategy: o.Strategy, PCTDepth: o.PCTDepth, Real: o.Mode.Real(), Lean: o.Mode.Lean(), Traces: o.Traces}
 	if !o.Shard.Whole() {
 		out.Shards, out.ShardCount = []int{o.Shard.K}, o.Shard.N
 	}

@@ -43,6 +43,46 @@ type chooser struct {
 	pre     int
 	useful  []driver.Worker
 	ready   []driver.Worker // the last step's unparked workers
+	// owed are the workers that were in the middle of a task when
+	// another task last yielded, and have not been chosen since: they go
+	// before the yielded task runs again (fair).
+	owed []driver.Worker
+}
+
+// fair applies the fairness rule of CHESS's fair search to the useful
+// workers: a task that yields lets every task then in the middle of a run
+// go first. Without it every spin on yields (a task polling for another's
+// progress) has a schedule that starves the other for ever, a livelock no
+// real scheduler produces. The yielded task may be picked up again by its
+// worker or, through the global queue, by any worker without a task, so
+// while a worker is owed its turn neither of those is a candidate; a
+// worker in the middle of a task of its own still is.
+func (c *chooser) fair() {
+	if sim.Yielded(c.prevW, c.prevT) {
+		c.owed = c.owed[:0]
+		for _, w := range c.useful {
+			if w != c.prevW && w.Running() {
+				c.owed = append(c.owed, w)
+			}
+		}
+		if len(c.owed) == 0 && len(c.useful) > 1 {
+			// Nobody is in the middle of a task: the yielder's worker
+			// lets a worker without one look for other work first.
+			c.useful = slices.DeleteFunc(c.useful, func(w driver.Worker) bool { return w == c.prevW })
+		}
+	}
+	c.owed = slices.DeleteFunc(c.owed, func(w driver.Worker) bool { return !w.Running() || !slices.Contains(c.useful, w) })
+	if len(c.owed) == 0 {
+		return
+	}
+	c.useful = slices.DeleteFunc(c.useful, func(w driver.Worker) bool {
+		return !w.Running() || w == c.prevW && !slices.Contains(c.owed, w)
+	})
+}
+
+// paid records that w was chosen: if it was owed a turn, it has had it.
+func (c *chooser) paid(w driver.Worker) {
+	c.owed = slices.DeleteFunc(c.owed, func(o driver.Worker) bool { return o == w })
 }
 
 func newChooser(prefix []uint8, workers int) *chooser {
@@ -53,14 +93,7 @@ func newChooser(prefix []uint8, workers int) *chooser {
 func (c *chooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 	c.ready = append(c.ready[:0], ready...)
 	c.useful = sim.Useful(c.useful[:0], ready)
-	if sim.Yielded(c.prevW, c.prevT) && len(c.useful) > 1 {
-		// Fairness, as CHESS's fair search: a worker whose task just
-		// yielded lets the others go first. Without it every spin-wait
-		// on yields (a task polling for another's progress) would have a
-		// schedule that starves the other for ever, a livelock that no
-		// real scheduler produces.
-		c.useful = slices.DeleteFunc(c.useful, func(w driver.Worker) bool { return w == c.prevW })
-	}
+	c.fair()
 	c.useful = dropTwins(c.useful)
 	if len(c.useful) == 0 {
 		// Nobody has anything to do: the lowest-numbered idle worker
@@ -71,6 +104,7 @@ func (c *chooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 	if len(c.useful) == 1 {
 		// One candidate: not a decision.
 		w := c.useful[0]
+		c.paid(w)
 		c.prev, c.prevW, c.prevT = w.ID(), w, w.Current()
 		return w
 	}
@@ -88,6 +122,7 @@ func (c *chooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 	for _, w := range c.useful {
 		if w.ID() == int(p.chosen) {
 			c.prevW, c.prevT = w, w.Current()
+			c.paid(w)
 			return w
 		}
 	}

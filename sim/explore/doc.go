@@ -2,7 +2,10 @@
 // seeded simulator: every schedule is re-executed from the start on the
 // real scheduler core, steered by a Chooser, and schedules are enumerated
 // depth first with iterative preemption bounding as in CHESS (every
-// schedule with 0 preemptions, then 1, then 2, up to a bound).
+// schedule with 0 preemptions, then 1, then 2, up to a bound). The
+// schedules run in batches of sweep jobs (Options.Jobs goroutines) whose
+// results are folded in job order, so the search and its report are the
+// same on any number of goroutines.
 //
 // A decision point is a step at which more than one worker has something
 // to do (an idle worker's look for work is never one; one blank worker

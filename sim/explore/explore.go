@@ -1,14 +1,17 @@
 package explore
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
+	"github.com/cbcsim/cbcsim/sim/sweep"
 )
 
 // Defaults of Options.
@@ -29,9 +32,14 @@ type Options struct {
 	// Failing names what went wrong in a run; an empty list passes. nil
 	// means FailedChecks. The mutation harness passes its own.
 	Failing func(*sim.Run) []string
-	// Progress receives a line every second while the search runs (nil:
-	// none).
-	Progress io.Writer
+	// Progress receives sweep's progress line while the search runs
+	// (nil: none); ProgressTerminal makes it rewrite itself.
+	Progress         io.Writer
+	ProgressTerminal bool
+	// Jobs runs each batch of schedules on this many goroutines (0: 1).
+	// The report does not depend on it (see batchSize); Exec and Failing
+	// are then called from several goroutines at once.
+	Jobs int
 	// NoShrink leaves the first failing schedule as found.
 	NoShrink bool
 
@@ -46,19 +54,10 @@ type Options struct {
 type Exec func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error)
 
 // FailedChecks is the default Failing: the names of the checks that did
-// not hold, and "outcome:crash" when the scheduler itself panicked.
-func FailedChecks(run *sim.Run) []string {
-	var out []string
-	for _, c := range run.Checks {
-		if !c.OK {
-			out = append(out, c.Name)
-		}
-	}
-	if run.Outcome == sim.OutcomeCrash {
-		out = append(out, "outcome:crash")
-	}
-	return out
-}
+// not hold, and "outcome:crash" when the scheduler itself panicked. A
+// deadlock or a livelock fails only through the scenario's [expect]
+// (gen.FailedChecks, for generated programs, counts them itself).
+func FailedChecks(run *sim.Run) []string { return sim.FailedChecks(run, sim.OutcomeCrash) }
 
 // Schedule is a run as the explorer sees it: the choices at its decision
 // points, the rest being defaults (see chooser).
@@ -114,6 +113,11 @@ func Run(sc *scenario.Scenario, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.failure != nil {
+		if err := s.fail(s.failure); err != nil {
+			return nil, err
+		}
+	}
 	return s.finish(exhaustive), nil
 }
 
@@ -134,17 +138,30 @@ func (o *Options) normalize() error {
 	if o.Exec == nil {
 		o.Exec = sim.Execute
 	}
+	if o.Jobs < 0 {
+		return fmt.Errorf("jobs %d must be at least 1", o.Jobs)
+	}
+	o.Jobs = max(o.Jobs, 1)
 	return nil
 }
+
+// batchSize is how many pending schedules of one bound run as one batch
+// of sweep jobs. It is a constant, not a function of Jobs, so that which
+// schedules run, in what order, is the same on any number of goroutines.
+// A batch is the top of the bound's stack, so the search stays close to
+// depth first; 64 runs (about 5 ms) keep two goroutines busy for far
+// longer than a batch's start and fold take.
+const batchSize = 64
 
 // search is one Run under way: the report it fills and the schedules
 // waiting to run.
 type search struct {
-	o                   Options
-	sc                  *scenario.Scenario
-	rep                 *Report
-	outcomes            map[string]int64
-	began, lastProgress time.Time
+	o        Options
+	sc       *scenario.Scenario
+	rep      *Report
+	outcomes map[string]int64
+	began    time.Time
+	failure  *result // the first failing schedule, not yet shrunk
 
 	// pending[b] holds the schedules with exactly b preemptions not yet
 	// run, as branches off the runs that queued them. Every branch is a
@@ -154,27 +171,43 @@ type search struct {
 	pending      [][]branch
 	npending     int
 	pendingBytes int
+
+	status atomic.Pointer[string] // the progress line's tail, set after each batch
+}
+
+// result is one schedule's run, made by a sweep job and folded in by
+// the search in job order.
+type result struct {
+	run    *sim.Run
+	ch     *chooser
+	prefix []uint8
+	failed []string
+	err    error
 }
 
 func newSearch(sc *scenario.Scenario, o Options, cfg sim.Config) *search {
-	began := time.Now()
-	s := &search{o: o, sc: sc, outcomes: map[string]int64{}, began: began, lastProgress: began,
+	s := &search{o: o, sc: sc, outcomes: map[string]int64{}, began: time.Now(),
 		rep:     &Report{Config: cfg, Bound: o.Preemptions, Max: o.MaxSchedules, PerBound: make([]int64, o.Preemptions+1)},
 		pending: make([][]branch, o.Preemptions+1), npending: 1, pendingBytes: branchBytes}
 	s.pending[0] = []branch{{at: -1}}
+	s.setStatus(0)
 	return s
 }
 
 // run runs the pending schedules, every one with 0 preemptions first,
-// then 1, up to the bound. It reports whether all were run: not when one
-// failed, or a bound (schedules, pending memory) stopped the search.
+// then 1, up to the bound, in batches on one sweep session. It reports
+// whether all were run: not when one failed, or a bound (schedules,
+// pending memory) stopped the search.
 func (s *search) run() (bool, error) {
+	sess := sweep.Start(context.Background(), int64(s.o.MaxSchedules), sweep.Options{Jobs: s.o.Jobs, Name: "explore",
+		Progress: s.o.Progress, Terminal: s.o.ProgressTerminal, Status: func() string { return *s.status.Load() }})
+	defer sess.Close()
 	for b := 0; b <= s.o.Preemptions; b++ {
 		for len(s.pending[b]) > 0 {
 			if s.rep.Schedules >= int64(s.o.MaxSchedules) {
 				return false, nil
 			}
-			stop, err := s.next(b)
+			stop, err := s.batch(sess, b)
 			if err != nil || stop {
 				return false, err
 			}
@@ -183,55 +216,81 @@ func (s *search) run() (bool, error) {
 	return true, nil
 }
 
-// next runs the last pending schedule with b preemptions and queues its
-// alternatives; stop says the search ends here (a failure, or the pending
-// memory bound).
-func (s *search) next(b int) (stop bool, err error) {
-	br := s.pending[b][len(s.pending[b])-1]
-	s.pending[b] = s.pending[b][:len(s.pending[b])-1]
-	s.npending--
-	s.pendingBytes -= br.release()
-	prefix := br.prefix()
-	run, ch, err := execute(s.o.Exec, s.sc, s.rep.Config, prefix, nil)
-	if err != nil {
-		return true, err
+// batch runs the top of the pending schedules with b preemptions as one
+// batch of sweep jobs, then folds their results in, in job order, as a
+// sequential search would: counts, outcomes, and the alternatives each
+// queues. stop says the search ends here (a failure, a harness error, the
+// pending memory bound).
+func (s *search) batch(sess *sweep.Session, b int) (stop bool, err error) {
+	stack := s.pending[b]
+	n := min(batchSize, len(stack), s.o.MaxSchedules-int(s.rep.Schedules))
+	results := make([]result, n)
+	for j := range results {
+		br := stack[len(stack)-1-j] // job 0 is the top: the one popped first
+		results[j].prefix = br.prefix()
+		s.pendingBytes -= br.release()
+	}
+	s.pending[b] = stack[:len(stack)-n]
+	s.npending -= n
+	st := sess.Batch(int64(n), func(j int64) sweep.Verdict {
+		r := &results[j]
+		r.run, r.ch, r.err = execute(s.o.Exec, s.sc, s.rep.Config, r.prefix, nil)
+		if r.err == nil {
+			r.failed = s.o.Failing(r.run)
+		}
+		if r.err != nil || len(r.failed) > 0 {
+			return sweep.Stop // the fold stops at the lowest such job
+		}
+		return sweep.Passed
+	})
+	for j := range st.Handed {
+		if stop, err := s.fold(b, &results[j]); stop || err != nil {
+			return true, err
+		}
+		results[j] = result{}
+	}
+	s.setStatus(b)
+	return st.Handed < int64(n), nil // fewer: the sweep was cancelled
+}
+
+// fold counts one schedule's run and queues its alternatives; stop says
+// the search ends with it.
+func (s *search) fold(b int, r *result) (stop bool, err error) {
+	if r.err != nil {
+		return true, r.err
 	}
 	s.rep.Schedules++
 	s.rep.PerBound[b]++
 	if s.o.visit != nil {
-		s.o.visit(ch, run)
+		s.o.visit(r.ch, r.run)
 	}
-	s.progress(b)
-	failed := s.o.Failing(run)
-	s.outcomes[outcomeKey(run, failed)]++
-	if len(failed) > 0 {
-		return true, s.fail(run, ch, failed)
+	s.outcomes[outcomeKey(r.run, r.failed)]++
+	if len(r.failed) > 0 {
+		s.failure = r
+		return true, nil
 	}
-	return s.queue(ch, len(prefix)), nil
+	return s.queue(r.ch, len(r.prefix)), nil
 }
 
-// progress prints a line at most once a second. Time only paces this
-// line; it never decides what runs.
-func (s *search) progress(b int) {
-	if s.o.Progress == nil || time.Since(s.lastProgress) < time.Second {
-		return
-	}
-	s.lastProgress = time.Now()
-	fmt.Fprintf(s.o.Progress, "explore: %s: bound %d, %d schedules (%s), %d pending\n",
-		time.Since(s.began).Truncate(time.Second), b, s.rep.Schedules, perBound(s.rep.PerBound[:b+1]), s.npending)
+// setStatus is the progress line's tail: the bound under way, the
+// schedules per bound so far, and how many wait.
+func (s *search) setStatus(b int) {
+	st := fmt.Sprintf("bound %d (%s), %d pending", b, perBound(s.rep.PerBound[:b+1]), s.npending)
+	s.status.Store(&st)
 }
 
 // fail records the failing run as the report's Failure, shrunk unless
-// NoShrink.
-func (s *search) fail(run *sim.Run, ch *chooser, failed []string) error {
-	sig := sim.Signature(failed)
-	f := &Failure{Signature: sig, Found: Schedule{Choices: ch.choices(), Preemptions: ch.pre, Steps: run.Steps}}
-	f.Shrunk, f.Run = f.Found, run
+// NoShrink. It runs after the sweep session closed, so its line on
+// Progress follows the progress line's last.
+func (s *search) fail(r *result) error {
+	sig := sim.Signature(r.failed)
+	f := &Failure{Signature: sig, Found: Schedule{Choices: r.ch.choices(), Preemptions: r.ch.pre, Steps: r.run.Steps}}
+	f.Shrunk, f.Run = f.Found, r.run
 	if !s.o.NoShrink {
 		if s.o.Progress != nil {
 			fmt.Fprintf(s.o.Progress, "explore: schedule %d failed (%s, %s); shrinking it\n", s.rep.Schedules, sig, f.Found.Size())
 		}
-		if err := shrink(s.o.Exec, s.sc, s.rep.Config, f, s.o.Failing); err != nil {
+		if err := shrink(s.o, s.sc, s.rep.Config, f); err != nil {
 			return err
 		}
 	}

@@ -268,3 +268,63 @@ func TestRunHunt(t *testing.T) {
 		t.Logf("%s: caught after %d runs, schedule %s -> %s", c.strategy, h.Runs, h.Failure.Found.Size(), h.Failure.Shrunk.Size())
 	}
 }
+
+// The schedules run, in their order, and the report are the same on any
+// number of goroutines, whether the search is exhaustive, stopped by
+// MaxSchedules within a batch, or stopped by a failure.
+func TestJobsDoNotChangeTheSearch(t *testing.T) {
+	cases := []struct {
+		sc      *scenario.Scenario
+		workers int
+		max     int
+	}{
+		{parse(t, threeLoggers), 3, 0},
+		{parse(t, threeLoggers), 3, batchSize + 7},
+		{load(t, "../../scenarios/bugs/dining_philosophers.toml"), 2, 0},
+		{load(t, "../../scenarios/bugs/dining_philosophers.toml"), 3, 0},
+	}
+	for i, c := range cases {
+		var want []string
+		var wantRep *Report
+		for _, jobs := range []int{1, 2, 3} {
+			var got []string
+			rep, err := Run(c.sc, Options{Workers: c.workers, Preemptions: 2, MaxSchedules: c.max, Jobs: jobs, NoShrink: true,
+				visit: func(ch *chooser, _ *sim.Run) { got = append(got, fmt.Sprint(ch.choices())) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep.Elapsed = 0
+			if jobs == 1 {
+				want, wantRep = got, rep
+				t.Logf("case %d: %d schedules, exhaustive %v, failed %v", i, rep.Schedules, rep.Exhaustive, rep.Failure != nil)
+				continue
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("case %d: %d jobs ran %d schedules, 1 job %d, or in another order", i, jobs, len(got), len(want))
+			}
+			if fmt.Sprint(rep.PerBound, rep.Schedules, rep.Exhaustive, rep.Outcomes) != fmt.Sprint(wantRep.PerBound, wantRep.Schedules, wantRep.Exhaustive, wantRep.Outcomes) ||
+				(rep.Failure == nil) != (wantRep.Failure == nil) ||
+				(rep.Failure != nil && !slices.Equal(rep.Failure.Found.Choices, wantRep.Failure.Found.Choices)) {
+				t.Errorf("case %d: %d jobs report %+v, 1 job %+v", i, jobs, rep, wantRep)
+			}
+		}
+	}
+}
+
+// A task that yields forever cannot starve one that a preemption left in
+// the middle of its run, even when the spinner's yields carry it from
+// worker to worker through the global queue: the fairness rule is about
+// tasks, not the worker a task yielded on. On 3 workers the old rule let
+// a blank worker pick the spinner up again after every yield, and the
+// spinner ran until its budget was exhausted (a failed schedule at 1
+// preemption and 900,647 steps).
+func TestFairAcrossWorkers(t *testing.T) {
+	sc := load(t, "../../scenarios/explicit_cancel.toml")
+	rep, err := Run(sc, Options{Workers: 3, Preemptions: 1, NoShrink: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failure != nil || !rep.Exhaustive {
+		t.Fatalf("want exhaustive and passing, got failure %v exhaustive %v", rep.Failure, rep.Exhaustive)
+	}
+}

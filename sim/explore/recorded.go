@@ -175,7 +175,7 @@ func ShrinkRecorded(sc *scenario.Scenario, workers int, rec *sim.Schedule, want 
 		return nil, ErrNotConverted
 	}
 	f := &Failure{Signature: want, Found: Schedule{Choices: trimDefaults(ch), Preemptions: ch.pre, Steps: run.Steps}}
-	if err := shrink(o.Exec, sc, cfg, f, o.Failing); err != nil {
+	if err := shrink(o, sc, cfg, f); err != nil {
 		return nil, err
 	}
 	f.Found = Schedule{Preemptions: conv.pre, Steps: int64(len(rec.Steps))}

@@ -74,7 +74,9 @@ func (s Schedule) Size() string {
 
 // Write prints the report: schedules per bound, the distinct outcomes,
 // and the verdict. The failure's repro lines are the caller's (it knows
-// where the repro went).
+// where the repro went). It holds no time, so that two reports of the
+// same search are byte for byte the same, on any number of jobs; the
+// time and rate are WriteRate's.
 func (r *Report) Write(w io.Writer, path string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "explore %s: %d workers, preemption bound %d, at most %d schedules\n", path, r.Config.Workers, r.Bound, r.Max)
@@ -83,7 +85,6 @@ func (r *Report) Write(w io.Writer, path string) error {
 	for _, o := range r.Outcomes {
 		fmt.Fprintf(&b, "  %8d  %s\n", o.Count, o.What)
 	}
-	rate := float64(r.Schedules) / max(r.Elapsed.Seconds(), 1e-9)
 	switch {
 	case r.Failure != nil:
 		f := r.Failure
@@ -95,16 +96,22 @@ func (r *Report) Write(w io.Writer, path string) error {
 		}
 		fmt.Fprintf(&b, "shrunk: %s -> %s (%d runs)\n", f.Found.Size(), f.Shrunk.Size(), f.Runs)
 	case r.Exhaustive:
-		fmt.Fprintf(&b, "exhaustive up to %d preemptions: %d schedules, all passed (%.1fs, %.0f schedules/s)\n",
-			r.Bound, r.Schedules, r.Elapsed.Seconds(), rate)
+		fmt.Fprintf(&b, "exhaustive up to %d preemptions: %d schedules, all passed\n", r.Bound, r.Schedules)
 	case r.PendingFull:
-		fmt.Fprintf(&b, "stopped at %d schedules, not exhaustive: the schedules waiting to run passed %d MiB; every schedule run passed (%.1fs, %.0f schedules/s)\n",
-			r.Schedules, pendingBytesMax>>20, r.Elapsed.Seconds(), rate)
+		fmt.Fprintf(&b, "stopped at %d schedules, not exhaustive: the schedules waiting to run passed %d MiB; every schedule run passed\n",
+			r.Schedules, pendingBytesMax>>20)
 	default:
-		fmt.Fprintf(&b, "stopped at %d schedules, not exhaustive: every schedule run passed, others with at most %d preemptions were not run (%.1fs, %.0f schedules/s)\n",
-			r.Schedules, r.Bound, r.Elapsed.Seconds(), rate)
+		fmt.Fprintf(&b, "stopped at %d schedules, not exhaustive: every schedule run passed, others with at most %d preemptions were not run\n",
+			r.Schedules, r.Bound)
 	}
 	return writeString(w, b.String())
+}
+
+// WriteRate prints the search's time and rate (for stderr): "explore: 66
+// schedules in 0.0s, 13194 schedules/s, 2 jobs".
+func (r *Report) WriteRate(w io.Writer, jobs int) error {
+	rate := float64(r.Schedules) / max(r.Elapsed.Seconds(), 1e-9)
+	return writeString(w, fmt.Sprintf("explore: %d schedules in %.1fs, %.0f schedules/s, %d jobs\n", r.Schedules, r.Elapsed.Seconds(), rate, jobs))
 }
 
 func writeString(w io.Writer, s string) error {

@@ -28,9 +28,10 @@ func (c *candidate) better(than *candidate) bool {
 // first); fewer steps from a greedy pass over the choices: at each, every
 // option is tried with the choices after it dropped (defaults) or kept,
 // and a candidate is kept when it fails the same way and is better. The
-// pass repeats until nothing improves or the runs run out.
-func shrink(exec Exec, sc *scenario.Scenario, cfg sim.Config, f *Failure, failing func(*sim.Run) []string) error {
-	sh := &shrinker{exec: exec, sc: sc, cfg: cfg, sig: f.Signature, failing: failing}
+// pass repeats until nothing improves or the runs run out. The bounded
+// search runs on o.Jobs goroutines; the result does not depend on it.
+func shrink(o Options, sc *scenario.Scenario, cfg sim.Config, f *Failure) error {
+	sh := &shrinker{exec: o.Exec, sc: sc, cfg: cfg, sig: f.Signature, failing: o.Failing, jobs: o.Jobs}
 	best, err := sh.try(f.Found.Choices)
 	if err != nil {
 		return err
@@ -59,6 +60,7 @@ type shrinker struct {
 	cfg     sim.Config
 	sig     string // the failure's signature, which a candidate must keep
 	failing func(*sim.Run) []string
+	jobs    int // the bounded search's goroutines
 	runs    int
 }
 
@@ -81,7 +83,7 @@ func (sh *shrinker) fewerPreemptions(best *candidate) (*candidate, error) {
 	if best.s.Preemptions == 0 {
 		return best, nil
 	}
-	o := Options{Workers: sh.cfg.Workers, Preemptions: best.s.Preemptions - 1, MaxSchedules: shrinkRunsMax / 2, NoShrink: true, Exec: sh.exec,
+	o := Options{Workers: sh.cfg.Workers, Preemptions: best.s.Preemptions - 1, MaxSchedules: shrinkRunsMax / 2, NoShrink: true, Exec: sh.exec, Jobs: sh.jobs,
 		Failing: func(r *sim.Run) []string {
 			if sim.Signature(sh.failing(r)) == sh.sig {
 				return []string{sh.sig}

@@ -150,11 +150,11 @@ func (w *formatter) indent(depth int) {
 	}
 }
 
-// op writes one operation: its key and value, its options (its row of
-// opFormats), then its body.
+// op writes one operation: its key and value and options (its
+// definition's Format), then its body.
 func (w *formatter) op(op *scenario.Op, depth int) {
 	w.printf("{ ")
-	if f := opFormats[op.Kind]; f != nil {
+	if f := op.Kind.Def().Format; f != nil {
 		f(w, op)
 	} else { // call, cancel, send, recv, close, defer, using, log, fail, panic
 		w.printf("%s = %s", op.Kind, quote(op.Str))
@@ -166,73 +166,14 @@ func (w *formatter) op(op *scenario.Op, depth int) {
 	w.printf(" }")
 }
 
-// opFormats writes the operations whose value is not a string; the rest
-// are `key = "value"`.
-var opFormats = [scenario.OpKindEnd]func(w *formatter, op *scenario.Op){
-	scenario.Compute:     formatCount,
-	scenario.Sleep:       formatCount,
-	scenario.Alloc:       formatCount,
-	scenario.Syscall:     formatCount,
-	scenario.Return:      formatCount,
-	scenario.Yield:       formatTrue,
-	scenario.CheckCancel: formatTrue,
-	scenario.Loop:        formatLoop,
-	scenario.Spawn:       formatSpawn,
-	scenario.Nursery:     formatNursery,
-	scenario.Recharge:    formatRecharge,
-}
+// The formatter is the scenario.Formatter an operation's Format writes
+// with.
 
-func formatCount(w *formatter, op *scenario.Op) { w.printf("%s = %d", op.Kind, op.N) }
-func formatTrue(w *formatter, op *scenario.Op)  { w.printf("%s = true", op.Kind) }
-
-func formatLoop(w *formatter, op *scenario.Op) {
-	if op.N == scenario.LoopForever {
-		w.printf(`loop = "forever"`)
-	} else {
-		w.printf("loop = %d", op.N)
-	}
-}
-
-func formatSpawn(w *formatter, op *scenario.Op) {
-	w.printf("spawn = %s", quote(op.Str))
-	if op.As != "" {
-		w.printf(", as = %s", quote(op.As))
-	}
-	if op.SpawnBudget != nil {
-		w.printf(", budget = %s", budgetTable(*op.SpawnBudget))
-	}
-	if op.HasCaps {
-		w.printf(", caps = %s", stringArray(op.Caps))
-	}
-}
-
-func formatNursery(w *formatter, op *scenario.Op) {
-	w.printf("nursery = %s", quote(op.Str))
-	mode := op.Mode
-	if mode == "" {
-		mode = scenario.DefaultMode
-	}
-	w.printf(", mode = %s", quote(mode))
-	if op.HasTimeout {
-		w.printf(", timeout = %d", op.Timeout)
-	}
-	if op.MaxConcurrent != 0 {
-		w.printf(", max_concurrent = %d", op.MaxConcurrent)
-	}
-	if op.NurseryBudget != nil {
-		w.printf(", budget = %s", budgetTable(*op.NurseryBudget))
-	}
-	if op.Catch {
-		w.printf(", catch = true")
-	}
-}
-
-func formatRecharge(w *formatter, op *scenario.Op) {
-	w.printf("recharge = %s", quote(op.Str))
-	if f := budgetFields(op.Recharge); f != "" {
-		w.printf(", %s", f)
-	}
-}
+func (w *formatter) Printf(format string, args ...any)             { w.printf(format, args...) }
+func (w *formatter) Quote(s string) string                         { return quote(s) }
+func (w *formatter) Strings(ss []string) string                    { return stringArray(ss) }
+func (w *formatter) BudgetTable(o scenario.BudgetOverride) string  { return budgetTable(o) }
+func (w *formatter) BudgetFields(o scenario.BudgetOverride) string { return budgetFields(o) }
 
 // budgetFields writes the components o sets as "ops = 1, memory = 2".
 func budgetFields(o scenario.BudgetOverride) string {

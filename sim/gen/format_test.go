@@ -128,6 +128,40 @@ func TestFormatRoundTripBundled(t *testing.T) {
 	}
 }
 
+// TestFormatEveryOpSample writes back every operation's Sample (which
+// uses every option the operation takes) and checks that the text loads
+// to the same ops, every field compared: an operation whose value is not
+// a string but that has no Format, or a Format that leaves an option out,
+// fails here.
+func TestFormatEveryOpSample(t *testing.T) {
+	for _, k := range scenario.OpKinds() {
+		x, err := scenario.Parse("sample.toml", scenario.SampleSource(k))
+		if err != nil {
+			t.Fatalf("op %s: %v", k, err)
+		}
+		src := Format(x)
+		y, err := scenario.Parse("sample.toml", src)
+		if err != nil {
+			t.Errorf("op %s: Format wrote a file that does not load: %v\n%s", k, err, src)
+			continue
+		}
+		if a, b := unplaced(x.Tasks["main"].Ops), unplaced(y.Tasks["main"].Ops); !reflect.DeepEqual(a, b) {
+			t.Errorf("op %s: round trip changed the ops:\n got  %+v\n want %+v\n%s", k, b, a, src)
+		}
+	}
+}
+
+// unplaced is ops without where they were written (Path, Line, Col).
+func unplaced(ops []scenario.Op) []scenario.Op {
+	out := make([]scenario.Op, len(ops))
+	for i, op := range ops {
+		op.Path, op.Line, op.Col = "", 0, 0
+		op.Body = unplaced(op.Body)
+		out[i] = op
+	}
+	return out
+}
+
 // TestFormatEveryOption covers, by hand, every op and option, with the
 // edge cases the generator may not draw (an empty budget table, every
 // budget component set, a zero, empty caps, a negative return, a workers

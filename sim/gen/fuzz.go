@@ -47,9 +47,9 @@ type FuzzOptions struct {
 	// ShrinkBudget bounds the shrinker's evaluations of a candidate (each
 	// one is up to 1+16 runs); 0 means DefaultShrinkBudget.
 	ShrinkBudget int
-	// Parallel is how many goroutines generate and run scenarios; 0 means
-	// runtime.NumCPU(). The result does not depend on it.
-	Parallel int
+	// Jobs is how many goroutines generate and run scenarios (--jobs); 0
+	// means runtime.NumCPU(). The result does not depend on it.
+	Jobs int
 	// Failing names what went wrong in a run (made by Execute, so its
 	// Checks hold the oracles too); an empty list means the run passed.
 	// nil means FailedChecks. Tests set it to something stricter to see
@@ -106,26 +106,18 @@ type Failure struct {
 // FailedChecks is the default Failing: the names of the checks that did
 // not hold, and the outcome when it is deadlock, livelock or crash. A
 // generated program always terminates (Safe), so any of those outcomes is
-// a scheduler bug. The fuzzer's scenarios have no [expect], so the checks
-// are the invariants and, for a run made by Execute, the oracles.
+// a scheduler bug (explore.FailedChecks, for scenarios that may expect
+// them, does not count them). The fuzzer's scenarios have no [expect], so
+// the checks are the invariants and, for a run made by Execute, the
+// oracles.
 func FailedChecks(run *sim.Run) []string {
-	var out []string
-	for _, c := range run.Checks {
-		if !c.OK {
-			out = append(out, c.Name)
-		}
-	}
-	switch run.Outcome {
-	case sim.OutcomeDeadlock, sim.OutcomeLivelock, sim.OutcomeCrash:
-		out = append(out, "outcome:"+string(run.Outcome))
-	}
-	return out
+	return sim.FailedChecks(run, sim.OutcomeDeadlock, sim.OutcomeLivelock, sim.OutcomeCrash)
 }
 
 // RunSeed returns the run seed and the worker count (from workers) the
 // fuzzer uses for generator seed seed. Both come from one SplitMix64 stream
-// started at seed, so they are the same on every machine and for every
-// Parallel. The run seed is kept to 31 bits so that the replay command
+// started at seed, so they are the same on every machine and for any
+// Jobs. The run seed is kept to 31 bits so that the replay command
 // stays short.
 func RunSeed(seed uint64, workers []int) (uint64, int) {
 	s := seed ^ 0x9e3779b97f4a7c15
@@ -138,11 +130,11 @@ func RunSeed(seed uint64, workers []int) (uint64, int) {
 // Example(seed)), runs each once under the seeded simulator with a run seed
 // and worker count derived from the seed (RunSeed, Execute), and checks it
 // with o.Failing: by default the invariants, the oracles and the outcome.
-// Runs go on o.Parallel goroutines, each run independent.
+// Runs go on o.Jobs goroutines, each run independent.
 //
 // At the first failure Fuzz stops handing out seeds, lets the runs already
 // started finish, and takes the lowest failing seed: every lower seed has
-// been run by then, so that seed does not depend on Parallel or timing. It
+// been run by then, so that seed does not depend on Jobs or timing. It
 // shrinks that scenario (Shrink, with o.ShrinkBudget), writes it to
 // OUT/fuzz-SEED/ and returns it in the report's First. Failures counts the
 // failing runs seen, which past the first may vary with timing.
@@ -160,7 +152,7 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 		progress = io.Discard
 	}
 	began := time.Now()
-	so := sweep.Options{Jobs: o.Parallel, Name: "fuzz", Progress: progress, Terminal: o.ProgressTerminal}
+	so := sweep.Options{Jobs: o.Jobs, Name: "fuzz", Progress: progress, Terminal: o.ProgressTerminal}
 	if o.Duration > 0 {
 		so.Deadline = began.Add(o.Duration)
 	}
@@ -262,8 +254,8 @@ func (o *FuzzOptions) Normalize() error {
 	if o.ShrinkBudget == 0 {
 		o.ShrinkBudget = DefaultShrinkBudget
 	}
-	if o.Parallel <= 0 {
-		o.Parallel = runtime.NumCPU()
+	if o.Jobs <= 0 {
+		o.Jobs = runtime.NumCPU()
 	}
 	if o.Failing == nil {
 		o.Failing = FailedChecks

@@ -150,12 +150,12 @@ func TestFuzzFindsAndShrinks(t *testing.T) {
 	t.Logf("seed %d: %d ops -> %d ops in %d evaluations\n%s", f.Seed, f.SizeBefore, f.SizeAfter, f.ShrinkEvals, f.Shrunk.Source)
 }
 
-// TestFuzzSameForAnyParallel: the failure reported does not depend on how
+// TestFuzzSameForAnyJobs: the failure reported does not depend on how
 // many goroutines ran the seeds.
-func TestFuzzSameForAnyParallel(t *testing.T) {
+func TestFuzzSameForAnyJobs(t *testing.T) {
 	var first *Failure
 	for _, par := range []int{1, 3, 8} {
-		rep, err := Fuzz(FuzzOptions{Seeds: 300, Start: 40, Out: t.TempDir(), Failing: anyPanic, Parallel: par}, nil)
+		rep, err := Fuzz(FuzzOptions{Seeds: 300, Start: 40, Out: t.TempDir(), Failing: anyPanic, Jobs: par}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +226,7 @@ func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 // a correct generated program by itself. Seed 101884 needed 20,085 steps
 // on 256 workers when idle looks for work counted against max_steps.
 func TestFuzzManyWorkersNoFalseLivelock(t *testing.T) {
-	rep, err := Fuzz(FuzzOptions{Seeds: 1, Start: 101884, Workers: []int{256}, Out: t.TempDir(), Parallel: 1}, nil)
+	rep, err := Fuzz(FuzzOptions{Seeds: 1, Start: 101884, Workers: []int{256}, Out: t.TempDir(), Jobs: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestFuzzShardsRunEachSeedOnce(t *testing.T) {
 	runs := func(sh sweep.Shard) map[string]int {
 		var mu sync.Mutex
 		seen := map[string]int{}
-		rep, err := Fuzz(FuzzOptions{Seeds: 300, Out: t.TempDir(), Parallel: 2, Shard: sh, Failing: func(r *sim.Run) []string {
+		rep, err := Fuzz(FuzzOptions{Seeds: 300, Out: t.TempDir(), Jobs: 2, Shard: sh, Failing: func(r *sim.Run) []string {
 			mu.Lock()
 			seen[fmt.Sprint(r.Config.Seed, r.Config.Workers, r.Scenario.SHA256)]++
 			mu.Unlock()

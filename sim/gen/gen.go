@@ -22,17 +22,13 @@ const (
 	bodyDepthMax     = 4  // nested bodies inside one task body
 	nurseryDepthMax  = 3  // nested nurseries inside one task body
 	loopCountMax     = 4  // loop = 0..4; "forever" only in spinners
-	computeMax       = 50 // compute = 0..50
 	returnMax        = 9  // return = 0..9
 	maxConcurrentMax = 3  // max_concurrent = 0..3 (0: unlimited)
 	yieldIntervalMax = 64 // yield_interval = 1..64 when given
-	sleepMax         = 30 // sleep = 0..30 ticks
 	timeoutMax       = 60 // timeout = 1..60 ticks
-	allocMax         = 4096
-	syscallMax       = 3
-	capacityMax      = 3 // channel capacity 0..3
-	chanOpsMax       = 4 // sends of a producer, recvs of a consumer (one more when it closes)
-	pairsMax         = 2 // channels in a scenario
+	capacityMax      = 3  // channel capacity 0..3
+	chanOpsMax       = 4  // sends of a producer, recvs of a consumer (one more when it closes)
+	pairsMax         = 2  // channels in a scenario
 	spinnersMax      = 2
 
 	// Small budgets: [budget] and the budget options draw each component
@@ -177,6 +173,12 @@ func (b *builder) chance(in int, label string) bool { // one chance in `in`
 	return rapid.IntRange(0, in-1).Draw(b.t, label) == 0
 }
 
+// The builder is the scenario.Drawer a plain operation's OpGen draws with.
+
+func (b *builder) Draw(lo, hi int, label string) int { return b.draw(lo, hi, label) }
+func (b *builder) Chance(in int, label string) bool  { return b.chance(in, label) }
+func (b *builder) Next(prefix string) string         { return b.next(prefix) }
+
 func (b *builder) scenario() *scenario.Scenario {
 	n := b.draw(1, tasksMax, "tasks")
 	b.names = make([]string, n)
@@ -318,14 +320,12 @@ func (b *builder) drawCaps(main bool) capsSpec {
 	return capsSpec{has: true, caps: cs}
 }
 
-// The kinds of op the builder draws. They index nothing: the lists that
-// weigh them (op, endingsTop, endingsNested) put the simplest first,
-// because rapid shrinks a SampledFrom towards its first element.
+// The kinds of op the builder draws. Only their order in the lists that
+// weigh them matters (kinds, endingsTop, endingsNested), not their values:
+// those lists put the simplest first, because rapid shrinks a SampledFrom
+// towards its first element.
 const (
 	kLog = iota
-	kCompute
-	kYield
-	kCheckCancel
 	kReturn
 	kFail
 	kPanic
@@ -336,9 +336,6 @@ const (
 	kLoop
 	kUsing
 	kDefer
-	kSleep
-	kAlloc
-	kSyscall
 	kPair           // a channel: a producer and a consumer spawned side by side
 	kSpinner        // a spawn of a task looping for ever, stopped by timeout or budget
 	kSupervised     // a nursery: a spawn `as` A, a few ops, and a recharge of A
@@ -346,6 +343,10 @@ const (
 
 	// kNoEnding, in the endings lists, is a body that runs off its end.
 	kNoEnding = kLog
+
+	// kPlain+k is the plain operation k (scenario.OpGen): one with no
+	// body that names nothing, drawn by its definition's Gen row.
+	kPlain = 1000
 )
 
 // body draws up to opsMax ops costing at most budget checkpoints, and
@@ -414,13 +415,17 @@ func (b *builder) targets(s scope, budget, extra int) []string {
 
 // op draws one op, or the two spawns of a channel pair, costing at most
 // budget checkpoints and at most room ops: a kind from the weighted list
-// of kinds that fit, then that kind's row of opGens.
+// of kinds that fit, then that kind's draw: a plain operation's OpGen (in
+// its file under sim/scenario), or the builder's row of shapeGens.
 func (b *builder) op(s scope, budget, room int) ([]scenario.Op, int) {
 	d := opDraw{s: s, budget: budget, calls: b.targets(s, budget, 1), spawns: b.targets(s, budget, 2)}
 	kinds := b.kinds(&d, room)
 	d.inner = scope{nurseries: s.nurseries, depth: s.depth + 1, nursery: s.nursery, once: s.once}
 	k := rapid.SampledFrom(kinds).Draw(b.t, "kind")
-	if g := opGens[k]; g != nil {
+	if k >= kPlain {
+		return one(scenario.OpKind(k-kPlain).Def().Gen.Draw(b, d.budget))
+	}
+	if g := shapeGens[k]; g != nil {
 		return g(b, &d)
 	}
 	return one(scenario.Op{Kind: scenario.Log, Str: b.next("L")}, 0)
@@ -479,7 +484,7 @@ func (b *builder) kinds(d *opDraw, room int) []int {
 			kinds = append(kinds, kSupervised, kSupervised)
 		}
 	}
-	kinds = append(kinds, kCompute, kCompute, kYield, kCheckCancel, kSleep, kAlloc, kSyscall)
+	kinds = append(kinds, plainKinds...)
 	if len(d.calls) > 0 {
 		kinds = append(kinds, kCall)
 	}
@@ -495,29 +500,31 @@ func (b *builder) kinds(d *opDraw, room int) []int {
 	return kinds
 }
 
-// opGens generates each kind of op; kLog (and the endings, which body
-// draws) have no row: op falls back to a log. It is filled in init because
-// the rows with a body reach it again through builder.body.
-var opGens map[int]func(b *builder, d *opDraw) ([]scenario.Op, int)
+// plainKinds are the plain operations (those with an OpGen row), each
+// its weight times, in OpKind order.
+var plainKinds = func() []int {
+	var out []int
+	for _, k := range scenario.OpKinds() {
+		if g := k.Def().Gen; g != nil {
+			for range g.Weight {
+				out = append(out, kPlain+int(k))
+			}
+		}
+	}
+	return out
+}()
+
+// shapeGens draws the kinds whose draw depends on the program's shape
+// (the tasks that may be called or spawned, the nurseries around, the
+// budget left): the operations with a body or naming a task, and the
+// groups (a channel pair, a spinner, ...). The plain operations are drawn
+// by their own OpGen instead; kLog (and the endings, which body draws)
+// have no row: op falls back to a log. It is filled in init because the
+// rows with a body reach it again through builder.body.
+var shapeGens map[int]func(b *builder, d *opDraw) ([]scenario.Op, int)
 
 func init() {
-	opGens = map[int]func(b *builder, d *opDraw) ([]scenario.Op, int){
-		kCompute: genCompute,
-		kYield: func(b *builder, d *opDraw) ([]scenario.Op, int) {
-			return one(scenario.Op{Kind: scenario.Yield}, min(1, d.budget))
-		},
-		kCheckCancel: func(b *builder, d *opDraw) ([]scenario.Op, int) {
-			return one(scenario.Op{Kind: scenario.CheckCancel}, min(1, d.budget))
-		},
-		kSleep: func(b *builder, d *opDraw) ([]scenario.Op, int) {
-			n := b.draw(0, sleepMax, "sleep")
-			return one(scenario.Op{Kind: scenario.Sleep, N: int64(n)}, min(1, d.budget))
-		},
-		kAlloc: genAlloc,
-		kSyscall: func(b *builder, d *opDraw) ([]scenario.Op, int) {
-			n := b.draw(0, min(syscallMax, d.budget), "syscall")
-			return one(scenario.Op{Kind: scenario.Syscall, N: int64(n)}, n)
-		},
+	shapeGens = map[int]func(b *builder, d *opDraw) ([]scenario.Op, int){
 		kCall: func(b *builder, d *opDraw) ([]scenario.Op, int) {
 			name := rapid.SampledFrom(d.calls).Draw(b.t, "call")
 			b.refs[name]++
@@ -545,26 +552,6 @@ func init() {
 		},
 		kDefer: genDefer,
 	}
-}
-
-// genCompute: mostly a few iterations, which interleave finely; sometimes
-// a long one, which keeps a task busy while others are cancelled.
-func genCompute(b *builder, d *opDraw) ([]scenario.Op, int) {
-	hi := 5
-	if b.chance(4, "long") {
-		hi = computeMax
-	}
-	n := b.draw(0, min(hi, d.budget), "compute")
-	return one(scenario.Op{Kind: scenario.Compute, N: int64(n)}, n)
-}
-
-func genAlloc(b *builder, d *opDraw) ([]scenario.Op, int) {
-	hi := 256
-	if b.chance(4, "big_alloc") {
-		hi = allocMax
-	}
-	n := b.draw(0, hi, "alloc")
-	return one(scenario.Op{Kind: scenario.Alloc, N: int64(n)}, min(1, d.budget))
 }
 
 func genNursery(b *builder, d *opDraw) ([]scenario.Op, int) {
@@ -685,7 +672,7 @@ func (b *builder) supervised(s scope, budget int) ([]scenario.Op, int) {
 	if !b.chance(4, "starts_full") {
 		// Short of ops from the start (with its self-recharge, which
 		// gives as much again, still short), so that it runs out.
-		op.SpawnBudget = &scenario.BudgetOverride{Ops: int64(b.draw(0, int(n.ops)/2, "short_ops")), Set: scenario.SetOps}
+		op.SpawnBudget = &scenario.BudgetOverride{Ops: int64(b.draw(0, int(n.Ops)/2, "short_ops")), Set: scenario.SetOps}
 	}
 	body := []scenario.Op{op}
 	for i, k := 0, b.draw(1, 2, "fillers"); i < k; i++ {
@@ -700,15 +687,15 @@ func (b *builder) supervised(s scope, budget int) ([]scenario.Op, int) {
 	}
 	r := scenario.Op{Kind: scenario.Recharge, Str: op.As}
 	slack := int64(b.draw(0, 3, "credit_slack"))
-	r.Recharge = scenario.BudgetOverride{Ops: n.ops + slack, Set: scenario.SetOps}
-	if n.memory > 0 {
-		r.Recharge.Memory, r.Recharge.Set = n.memory+slack, r.Recharge.Set|scenario.SetMemory
+	r.Recharge = scenario.BudgetOverride{Ops: n.Ops + slack, Set: scenario.SetOps}
+	if n.Memory > 0 {
+		r.Recharge.Memory, r.Recharge.Set = n.Memory+slack, r.Recharge.Set|scenario.SetMemory
 	}
-	if n.syscalls > 0 {
-		r.Recharge.Syscalls, r.Recharge.Set = n.syscalls+slack, r.Recharge.Set|scenario.SetSyscalls
+	if n.Syscalls > 0 {
+		r.Recharge.Syscalls, r.Recharge.Set = n.Syscalls+slack, r.Recharge.Set|scenario.SetSyscalls
 	}
-	if n.channelOps > 0 {
-		r.Recharge.ChannelOps, r.Recharge.Set = n.channelOps+slack, r.Recharge.Set|scenario.SetChannelOps
+	if n.ChannelOps > 0 {
+		r.Recharge.ChannelOps, r.Recharge.Set = n.ChannelOps+slack, r.Recharge.Set|scenario.SetChannelOps
 	}
 	nop.Body = append(body, r)
 	return []scenario.Op{nop}, cost
@@ -718,15 +705,15 @@ func (b *builder) supervised(s scope, budget int) ([]scenario.Op, int) {
 // components [budget] does not cover are set, each with some slack.
 func covering(n need, def scenario.Budget, slack int) *scenario.BudgetOverride {
 	s := int64(slack)
-	o := &scenario.BudgetOverride{Ops: n.ops + s, Set: scenario.SetOps}
-	if def.Memory < n.memory {
-		o.Memory, o.Set = n.memory+s, o.Set|scenario.SetMemory
+	o := &scenario.BudgetOverride{Ops: n.Ops + s, Set: scenario.SetOps}
+	if def.Memory < n.Memory {
+		o.Memory, o.Set = n.Memory+s, o.Set|scenario.SetMemory
 	}
-	if def.Syscalls < n.syscalls {
-		o.Syscalls, o.Set = n.syscalls+s, o.Set|scenario.SetSyscalls
+	if def.Syscalls < n.Syscalls {
+		o.Syscalls, o.Set = n.Syscalls+s, o.Set|scenario.SetSyscalls
 	}
-	if def.ChannelOps < n.channelOps {
-		o.ChannelOps, o.Set = n.channelOps+s, o.Set|scenario.SetChannelOps
+	if def.ChannelOps < n.ChannelOps {
+		o.ChannelOps, o.Set = n.ChannelOps+s, o.Set|scenario.SetChannelOps
 	}
 	return o
 }
@@ -824,7 +811,7 @@ func (b *builder) partner(prefix, ch string, kind scenario.OpKind, n int, collec
 	switch {
 	case collect:
 		slack := int64(b.draw(0, 2, "partner_slack"))
-		op.SpawnBudget = &scenario.BudgetOverride{Ops: prefixNeed.ops + slack, ChannelOps: prefixNeed.channelOps + slack,
+		op.SpawnBudget = &scenario.BudgetOverride{Ops: prefixNeed.Ops + slack, ChannelOps: prefixNeed.ChannelOps + slack,
 			Set: scenario.SetOps | scenario.SetChannelOps}
 	case b.chance(3, "partner_budget"):
 		op.SpawnBudget = b.override()

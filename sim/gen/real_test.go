@@ -10,7 +10,7 @@ import (
 )
 
 // TestRealLeanSmoke runs generated scenarios on real workers the way a Go
-// program's scheduler runs (sim.Options.Lean: tasks and nurseries reused,
+// program's scheduler runs (sim.ModeRealLean: tasks and nurseries reused,
 // lean nurseries whose children end lock-free and learn of a cancellation
 // at their checkpoints), under -race in CI. Real runs interleave as the OS
 // schedules them, so there is no trace to check; what must hold anyway is
@@ -28,7 +28,7 @@ func TestRealLeanSmoke(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		sc := Scenario().Example(int(seed))
 		_, workers := RunSeed(seed, []int{1, 2, 4})
-		opts := sim.Options{Workers: workers, Real: true, Lean: true}
+		opts := sim.Options{Workers: workers, Mode: sim.ModeRealLean}
 		cfg, err := sim.Resolve(sc, opts)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)

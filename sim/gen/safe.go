@@ -166,15 +166,15 @@ func walkRefs(ops []scenario.Op, inner *scenario.Op, fn func(op *scenario.Op, bo
 	for i := range ops {
 		op := &ops[i]
 		row := safetyOf(op)
-		if row.ref {
+		if row.Ref {
 			fn(op, ops, i, inner)
 		}
-		switch row.body {
-		case inNew:
+		switch row.Body {
+		case scenario.BodyInNew:
 			walkRefs(op.Body, op, fn)
-		case inSame:
+		case scenario.BodyInSame:
 			walkRefs(op.Body, inner, fn)
-		case detached:
+		case scenario.BodyDetached:
 			walkRefs(op.Body, nil, fn)
 		}
 	}
@@ -189,13 +189,13 @@ func walkCounted(ops []scenario.Op, times int, fn func(op *scenario.Op, times in
 	for i := range ops {
 		op := &ops[i]
 		row := safetyOf(op)
-		if row.ref {
+		if row.Ref {
 			fn(op, times)
 		}
-		if row.body != noBody {
+		if row.Body != scenario.NoBody {
 			n := 1
-			if row.runs != nil {
-				n = row.runs(op)
+			if row.Runs != nil {
+				n = row.Runs(op)
 			}
 			walkCounted(op.Body, min(2, times*n), fn)
 		}
@@ -210,8 +210,8 @@ func (v *safety) foreverLoops(name string) error {
 		if op := &t.Ops[i]; op.Kind == scenario.Loop && op.N == scenario.LoopForever {
 			top = true
 			for j := range op.Body {
-				if b := &op.Body[j]; !safetyOf(b).spins {
-					return fmt.Errorf("task.%s: a forever loop runs %s (only %s)", name, b.Kind, kindsWhere(func(r *opSafety) bool { return r.spins }))
+				if b := &op.Body[j]; !safetyOf(b).Spins {
+					return fmt.Errorf("task.%s: a forever loop runs %s (only %s)", name, b.Kind, kindsWhere(func(r *opSafety) bool { return r.Spins }))
 				}
 			}
 		}
@@ -391,12 +391,12 @@ func countChan(ops []scenario.Op, ch string) (sendN, recvN, closeN int) {
 	for i := range ops {
 		op := &ops[i]
 		if op.Str == ch {
-			switch safetyOf(op).chanOp {
-			case sends:
+			switch safetyOf(op).Chan {
+			case scenario.Sends:
 				sendN++
-			case recvs:
+			case scenario.Recvs:
 				recvN++
-			case closes:
+			case scenario.Closes:
 				closeN++
 			}
 		}
@@ -415,7 +415,7 @@ func (v *safety) partnerShape(p *partner, ch string) error {
 	ops := v.sc.Tasks[p.name].Ops
 	p.last = -1
 	for i := range ops {
-		if safetyOf(&ops[i]).chanOp != notChan {
+		if safetyOf(&ops[i]).Chan != scenario.NotChan {
 			if ops[i].Str != ch {
 				return fmt.Errorf("uses channels %s and %s", ch, ops[i].Str)
 			}
@@ -451,7 +451,7 @@ func (v *safety) partnerShape(p *partner, ch string) error {
 
 func hasChanOp(ops []scenario.Op) bool {
 	for i := range ops {
-		if safetyOf(&ops[i]).chanOp != notChan {
+		if safetyOf(&ops[i]).Chan != scenario.NotChan {
 			return true
 		}
 		if hasChanOp(ops[i].Body) {
@@ -467,7 +467,7 @@ func hasChanOp(ops []scenario.Op) bool {
 func mayReturn(ops []scenario.Op) bool {
 	for i := range ops {
 		row := safetyOf(&ops[i])
-		if row.returns || row.body.inline() && mayReturn(ops[i].Body) {
+		if row.Returns || row.Body.Inline() && mayReturn(ops[i].Body) {
 			return true
 		}
 	}
@@ -479,7 +479,7 @@ func mayReturn(ops []scenario.Op) bool {
 func (v *safety) cannotFail(p *partner, spawn *scenario.Op) error {
 	ops := v.sc.Tasks[p.name].Ops
 	for i := 0; i <= p.last; i++ {
-		if !safetyOf(&ops[i]).beforeChan {
+		if !safetyOf(&ops[i]).BeforeChan {
 			return fmt.Errorf("%s before its last channel op", ops[i].Kind)
 		}
 	}
@@ -500,7 +500,7 @@ func (v *safety) supervised(name string) error {
 			if err != nil {
 				return
 			}
-			if safetyOf(op).ref && op.As != "" { // a spawn `as` A
+			if safetyOf(op).Ref && op.As != "" { // a spawn `as` A
 				if seen[op.As] {
 					err = fmt.Errorf("two spawns as %q", op.As)
 					return
@@ -508,7 +508,7 @@ func (v *safety) supervised(name string) error {
 				seen[op.As] = true
 				err = v.rechargedEnough(op, ops[i+1:])
 			}
-			if safetyOf(op).body.inline() {
+			if safetyOf(op).Body.Inline() {
 				walk(op.Body)
 			}
 		}
@@ -526,7 +526,7 @@ func (v *safety) rechargedEnough(spawn *scenario.Op, rest []scenario.Op) error {
 	if covers(start, n) {
 		return nil
 	}
-	if n.unbounded {
+	if n.Unbounded {
 		return fmt.Errorf("%s, spawned as %q, may run for ever", spawn.Str, spawn.As)
 	}
 	for i := range rest {
@@ -545,45 +545,15 @@ func (v *safety) rechargedEnough(spawn *scenario.Op, rest []scenario.Op) error {
 	return fmt.Errorf("%s, spawned as %q, may run out and no recharge surely follows", spawn.Str, spawn.As)
 }
 
-// need bounds what one run of a body charges its own task's budget: the
-// bodies it calls included, the children it spawns not (they have budgets
-// of their own). It counts the contract's costs: compute N ops, loop one
-// op an iteration, call, spawn, nursery, alloc one op, send and recv one
-// op and one channel op, close one channel op, syscall N ops and N
-// syscalls, alloc its bytes of memory.
-type need struct {
-	ops, memory, syscalls, channelOps int64
-	unbounded                         bool // a forever loop
-}
-
-// needCap keeps the sums of a hand-written scenario from overflowing.
-const needCap = int64(1) << 40
-
-func capAdd(a, b int64) int64 { return min(needCap, a+b) }
-
-func (a need) plus(b need) need {
-	return need{capAdd(a.ops, b.ops), capAdd(a.memory, b.memory), capAdd(a.syscalls, b.syscalls),
-		capAdd(a.channelOps, b.channelOps), a.unbounded || b.unbounded}
-}
-
-func (a need) times(n int64) need {
-	if n == 0 {
-		return need{}
-	}
-	mul := func(x int64) int64 {
-		if x > needCap/n {
-			return needCap
-		}
-		return x * n
-	}
-	return need{mul(a.ops), mul(a.memory), mul(a.syscalls), mul(a.channelOps), a.unbounded}
-}
+// capAdd adds, capped at scenario.NeedCap, so that the sums of a
+// hand-written scenario do not overflow.
+func capAdd(a, b int64) int64 { return min(scenario.NeedCap, a+b) }
 
 func (v *safety) needOf(name string) need {
 	if n, ok := v.needs[name]; ok {
 		return n
 	}
-	v.needs[name] = need{unbounded: true} // a call cycle, which the loader refuses anyway
+	v.needs[name] = need{Unbounded: true} // a call cycle, which the loader refuses anyway
 	n := v.bodyNeed(v.sc.Tasks[name].Ops)
 	v.needs[name] = n
 	return n
@@ -592,8 +562,8 @@ func (v *safety) needOf(name string) need {
 func (v *safety) bodyNeed(ops []scenario.Op) need {
 	var n need
 	for i := range ops {
-		if f := safetyOf(&ops[i]).need; f != nil {
-			n = n.plus(f(v, &ops[i]))
+		if f := safetyOf(&ops[i]).Need; f != nil {
+			n = n.Plus(f(v, &ops[i]))
 		}
 	}
 	return n
@@ -602,8 +572,8 @@ func (v *safety) bodyNeed(ops []scenario.Op) need {
 // kindsWhere names the operations whose row has a property, for messages.
 func kindsWhere(has func(r *opSafety) bool) string {
 	out := ""
-	for k := scenario.OpKind(1); k < scenario.OpKindEnd; k++ {
-		if has(&opSafeties[k]) {
+	for _, k := range scenario.OpKinds() {
+		if has(k.Def().Safety) {
 			if out != "" {
 				out += ", "
 			}
@@ -615,7 +585,7 @@ func kindsWhere(has func(r *opSafety) bool) string {
 
 // covers reports whether b pays for everything n may charge.
 func covers(b scenario.Budget, n need) bool {
-	return !n.unbounded && b.Ops >= n.ops && b.Memory >= n.memory && b.Syscalls >= n.syscalls && b.ChannelOps >= n.channelOps
+	return !n.Unbounded && b.Ops >= n.Ops && b.Memory >= n.Memory && b.Syscalls >= n.Syscalls && b.ChannelOps >= n.ChannelOps
 }
 
 func addBudget(a, b scenario.Budget) scenario.Budget {

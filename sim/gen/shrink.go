@@ -241,7 +241,7 @@ func halveNumbers(_ *scenario.Scenario, bs []*[]scenario.Op) []edit {
 		for i := range *b {
 			op := &(*b)[i]
 			k, i := k, i
-			if safetyOf(op).halves && op.N > 0 {
+			if safetyOf(op).Halves && op.N > 0 {
 				out = append(out, func(c *scenario.Scenario) bool {
 					(*bodies(c)[k])[i].N /= 2
 					return true
@@ -279,8 +279,9 @@ func halveCapacities(sc *scenario.Scenario, _ []*[]scenario.Op) []edit {
 }
 
 // dropOptions lists the edits that put an op's options back to their
-// defaults, as the op's row of opSafeties lists them (a nursery's mode,
-// catch, timeout and budget; a spawn's budget, caps and `as`).
+// defaults, as the op's safety row lists them (OpSafety.Defaults: a
+// nursery's mode, catch, timeout and budget; a spawn's budget, caps and
+// `as`).
 func dropOptions(k, i int, op *scenario.Op) []edit {
 	var out []edit
 	set := func(f func(op *scenario.Op)) {
@@ -289,7 +290,7 @@ func dropOptions(k, i int, op *scenario.Op) []edit {
 			return true
 		})
 	}
-	if f := safetyOf(op).defaults; f != nil {
+	if f := safetyOf(op).Defaults; f != nil {
 		for _, edit := range f(op) {
 			set(edit)
 		}
@@ -372,7 +373,7 @@ func unusedChannels(sc *scenario.Scenario) map[string]bool {
 	}
 	for _, t := range sc.Tasks {
 		walkOps(t.Ops, func(op *scenario.Op) {
-			if safetyOf(op).chanOp != notChan {
+			if safetyOf(op).Chan != scenario.NotChan {
 				delete(unused, op.Str)
 			}
 		})

@@ -69,7 +69,7 @@ func huntReal(t *testing.T, sc *scenario.Scenario, limit int, all bool) *explore
 	t.Helper()
 	h := &explore.Hunt{Strategy: "real"}
 	fails := int64(0)
-	o := sim.Options{Workers: deepWorkers, Real: true, Lean: true}
+	o := sim.Options{Workers: deepWorkers, Mode: sim.ModeRealLean}
 	c, err := sim.Resolve(sc, o)
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ const (
 var workerCounts = []int{1, 2, 4, 8}
 
 type catch struct {
-	keep    bool // caught under driver.SeededKeep (sim.Config.Keep), not the default Seeded
+	keep    bool // caught under driver.SeededKeep (sim.ModeSeededKeep), not the default Seeded
 	seeds   int  // seeds tried until the first failure
 	file    string
 	sc      *scenario.Scenario
@@ -55,11 +55,14 @@ func failedNames(run *sim.Run) []string {
 // records (driver.SeededKeep), whose Snapshot a mutant of the nursery's
 // per-child records (results-completion-order) can only be seen through.
 func execute(sc *scenario.Scenario, seed uint64, workers int, keep bool) (*sim.Run, error) {
-	c, err := sim.Resolve(sc, sim.Options{Seed: seed, HasSeed: true, Workers: workers})
+	o := sim.Options{Seed: seed, HasSeed: true, Workers: workers}
+	if keep {
+		o.Mode = sim.ModeSeededKeep
+	}
+	c, err := sim.Resolve(sc, o)
 	if err != nil {
 		return nil, err
 	}
-	c.Keep = keep
 	return sim.Execute(sc, c, sim.Options{})
 }
 

@@ -5,59 +5,11 @@ import (
 	"strings"
 )
 
-// OpKind says which operation an Op is.
-type OpKind uint8
+// This file is the decoder's walk over a body and the parts several
+// operations share; each operation's own definition is in its file,
+// op_NAME.go (see OpDef).
 
-// The operations, in the order of the contract's table. The zero OpKind is
-// not an operation, so a zero Op is recognisably unset.
-const (
-	Compute OpKind = iota + 1
-	Yield
-	Call
-	Loop
-	Spawn
-	Nursery
-	Cancel
-	CheckCancel
-	Send
-	Recv
-	Close
-	Sleep
-	Alloc
-	Syscall
-	Recharge
-	Defer
-	Using
-	Log
-	Return
-	Fail
-	Panic
-
-	// OpKindEnd is not an operation: it is one past the last, the length
-	// of every table indexed by OpKind. A new operation goes before it.
-	OpKindEnd
-)
-
-// String returns the operation's TOML key, e.g. "check_cancel".
-func (k OpKind) String() string {
-	if k == 0 || k >= OpKindEnd {
-		return "invalid"
-	}
-	return opSpecs[k].name
-}
-
-// opSpec is one operation's row of the decoder's table: the keys that may
-// sit beside the operation key in its table, and how its value (and
-// those keys) decode into an Op. decode reports whether the decoder
-// should go on to decode a `body` key (nursery decodes its own, with its
-// label pushed).
-type opSpec struct {
-	name    string // its TOML key
-	options []string
-	decode  func(d *decoder, op *Op, a opArgs) (body bool)
-}
-
-// opArgs is what a decode function reads: the operation's table m, its
+// opArgs is what a Decode function reads: the operation's table m, its
 // value val at the TOML path kp, and where it sits.
 type opArgs struct {
 	m     map[string]any
@@ -66,68 +18,6 @@ type opArgs struct {
 	kp    string
 	ctx   *bodyCtx
 	depth int
-}
-
-// opSpecs is the decoder's table, one row per operation
-// (docs/scenarios.md#operations). It is filled in init because the rows
-// with a body reach the table again through decoder.body.
-var opSpecs [OpKindEnd]opSpec
-
-func init() {
-	opSpecs = [...]opSpec{
-		Compute:     {"compute", nil, decodeCount},
-		Yield:       {"yield", nil, decodeTrue},
-		Call:        {"call", nil, decodeCall},
-		Loop:        {"loop", []string{"body"}, decodeLoop},
-		Spawn:       {"spawn", []string{"as", "budget", "caps"}, decodeSpawn},
-		Nursery:     {"nursery", []string{"body", "mode", "timeout", "max_concurrent", "budget", "catch"}, decodeNursery},
-		Cancel:      {"cancel", nil, decodeCancel},
-		CheckCancel: {"check_cancel", nil, decodeTrue},
-		Send:        {"send", nil, decodeChannel},
-		Recv:        {"recv", nil, decodeChannel},
-		Close:       {"close", nil, decodeChannel},
-		Sleep:       {"sleep", nil, decodeCount},
-		Alloc:       {"alloc", nil, decodeCount},
-		Syscall:     {"syscall", nil, decodeCount},
-		Recharge:    {"recharge", []string{"ops", "memory", "spawn_count", "channel_ops", "syscalls"}, decodeRecharge},
-		Defer:       {"defer", []string{"body"}, decodeName},
-		Using:       {"using", []string{"body"}, decodeName},
-		Log:         {"log", nil, decodeText},
-		Return:      {"return", nil, decodeInteger},
-		Fail:        {"fail", nil, decodeName},
-		Panic:       {"panic", nil, decodeText},
-	}
-}
-
-// HasBody reports whether the operation takes a body (loop, nursery,
-// defer, using): its row of the decoder's table lists the option.
-func (k OpKind) HasBody() bool { return k < OpKindEnd && contains(opSpecs[k].options, "body") }
-
-// opKindOf returns the operation named by key, or 0.
-func opKindOf(key string) OpKind {
-	for k := Compute; k < OpKindEnd; k++ {
-		if opSpecs[k].name == key {
-			return k
-		}
-	}
-	return 0
-}
-
-func isOptionOfAnyOp(key string) bool {
-	for _, spec := range opSpecs {
-		if contains(spec.options, key) {
-			return true
-		}
-	}
-	return false
-}
-
-func allOpNames() string {
-	names := make([]string, 0, OpKindEnd)
-	for k := Compute; k < OpKindEnd; k++ {
-		names = append(names, opSpecs[k].name)
-	}
-	return strings.Join(names, ", ")
 }
 
 // bodyCtx is what the decoder knows about the body it is in. A task body is
@@ -173,7 +63,7 @@ func (d *decoder) body(v any, path string, ctx *bodyCtx, depth int) []Op {
 
 // op decodes one operation table at path: finds its one operation key,
 // checks the other keys are that operation's options, decodes it with its
-// row of opSpecs, then its body.
+// definition's Decode, then its body.
 func (d *decoder) op(v any, path string, ctx *bodyCtx, depth int) Op {
 	op := Op{Path: path}
 	m, ok := v.(map[string]any)
@@ -188,25 +78,16 @@ func (d *decoder) op(v any, path string, ctx *bodyCtx, depth int) Op {
 		return op
 	}
 	op.Kind = opKindOf(key)
-	if !d.onlyOptions(m, path, key, opSpecs[op.Kind].options) {
+	def := op.Kind.Def()
+	if !d.onlyOptions(m, path, key, def.Options) {
 		return op
 	}
 	a := opArgs{m: m, key: key, val: m[key], kp: keyPath(path, key), ctx: ctx, depth: depth}
-	if !opSpecs[op.Kind].decode(d, &op, a) {
+	if !def.Decode(d, &op, a) {
 		return op
 	}
 	if b, ok := m["body"]; ok && !d.failed() {
-		if op.Kind == Defer {
-			// A defer body runs at task exit, when every nursery of this
-			// body has already been awaited: no enclosing nursery is open
-			// there, so none may be spawned into or cancelled.
-			saved := ctx.nurseries
-			ctx.nurseries = nil
-			op.Body = d.body(b, keyPath(path, "body"), ctx, depth+1)
-			ctx.nurseries = saved
-		} else {
-			op.Body = d.body(b, keyPath(path, "body"), ctx, depth+1)
-		}
+		op.Body = d.body(b, keyPath(path, "body"), ctx, depth+1)
 	}
 	return op
 }
@@ -266,56 +147,6 @@ func decodeTrue(d *decoder, _ *Op, a opArgs) bool {
 	return true
 }
 
-func decodeCall(d *decoder, op *Op, a opArgs) bool {
-	name, ok := d.nonEmptyStr(a.val, a.kp)
-	if !ok {
-		return true
-	}
-	op.Str = name
-	if !d.tasks[name] {
-		d.errorf(op.Path, "unknown task %q in call", name)
-		return false
-	}
-	d.calls[a.ctx.task] = append(d.calls[a.ctx.task], callSite{target: name, path: op.Path})
-	return true
-}
-
-func decodeLoop(d *decoder, op *Op, a opArgs) bool {
-	switch x := a.val.(type) {
-	case string:
-		if x != "forever" {
-			d.errorf(a.kp, "must be a count >= 0 or \"forever\", not %q", x)
-			return false
-		}
-		op.N = LoopForever
-	case int64:
-		op.N, _ = d.intIn(x, a.kp, 0, math.MaxInt64)
-	default:
-		d.errorf(a.kp, "must be a count >= 0 or \"forever\", not %s", typeName(a.val))
-	}
-	return true
-}
-
-func decodeSpawn(d *decoder, op *Op, a opArgs) bool {
-	d.spawn(op, a.m, a.val, a.ctx)
-	return true
-}
-
-func decodeNursery(d *decoder, op *Op, a opArgs) bool {
-	d.nursery(op, a.m, a.val, a.ctx, a.depth)
-	return false // the body is decoded with the label pushed
-}
-
-func decodeCancel(d *decoder, op *Op, a opArgs) bool {
-	if label, ok := d.nonEmptyStr(a.val, a.kp); ok {
-		op.Str = label
-		if !contains(a.ctx.nurseries, label) {
-			d.errorf(op.Path, "cancel of %q: no enclosing nursery of this body has that label", label)
-		}
-	}
-	return true
-}
-
 // decodeChannel: send, recv and close name a declared channel.
 func decodeChannel(d *decoder, op *Op, a opArgs) bool {
 	if ch, ok := d.nonEmptyStr(a.val, a.kp); ok {
@@ -324,26 +155,6 @@ func decodeChannel(d *decoder, op *Op, a opArgs) bool {
 			d.errorf(op.Path, "unknown channel %q in %s (declare it under [channels])", ch, a.key)
 		}
 	}
-	return true
-}
-
-func decodeRecharge(d *decoder, op *Op, a opArgs) bool {
-	as, ok := d.nonEmptyStr(a.val, a.kp)
-	if !ok {
-		return true
-	}
-	op.Str = as
-	rest := make(map[string]any, len(a.m))
-	for k, x := range a.m {
-		if k != a.key {
-			rest[k] = x
-		}
-	}
-	op.Recharge = d.budgetOverride(rest, op.Path, "recharge")
-	if !d.failed() && op.Recharge.Set == 0 {
-		d.errorf(op.Path, "recharge of %q gives nothing: add at least one of ops, memory, spawn_count, channel_ops, syscalls", as)
-	}
-	a.ctx.recharges = append(a.ctx.recharges, rechargeSite{target: as, path: op.Path})
 	return true
 }
 
@@ -359,84 +170,19 @@ func decodeText(d *decoder, op *Op, a opArgs) bool {
 	return true
 }
 
-func decodeInteger(d *decoder, op *Op, a opArgs) bool {
-	op.N, _ = d.integer(a.val, a.kp)
-	return true
+// formatCount writes `key = N`.
+func formatCount(w Formatter, op *Op) { w.Printf("%s = %d", op.Kind, op.N) }
+
+// formatTrue writes `key = true`.
+func formatTrue(w Formatter, op *Op) { w.Printf("%s = true", op.Kind) }
+
+// needsOnce is a Need of n whatever the op.
+func needsOnce(n Need) func(Coster, *Op) Need {
+	return func(Coster, *Op) Need { return n }
 }
 
-func (d *decoder) spawn(op *Op, m map[string]any, val any, ctx *bodyCtx) {
-	kp := keyPath(op.Path, "spawn")
-	name, ok := d.nonEmptyStr(val, kp)
-	if !ok {
-		return
-	}
-	op.Str = name
-	switch {
-	case d.profile == ProfileCore:
-		d.errorf(op.Path, "spawn is not allowed under profile \"core\" (it has no scheduler)")
-		return
-	case len(ctx.nurseries) == 0:
-		d.errorf(op.Path, "N1001 SpawnOutsideNursery: spawn of %q is not inside a nursery body of task %q", name, ctx.task)
-		return
-	case !d.tasks[name]:
-		d.errorf(op.Path, "unknown task %q in spawn", name)
-		return
-	}
-	for _, k := range d.keys(m, op.Path) {
-		p := keyPath(op.Path, k)
-		switch k {
-		case "as":
-			if as, ok := d.nonEmptyStr(m[k], p); ok {
-				op.As = as
-				ctx.as[as] = true
-			}
-		case "budget":
-			o := d.budgetOverride(m[k], p, "a spawn budget")
-			op.SpawnBudget = &o
-		case "caps":
-			op.Caps, op.HasCaps = d.caps(m[k], p)
-		}
-	}
-}
-
-func (d *decoder) nursery(op *Op, m map[string]any, val any, ctx *bodyCtx, depth int) {
-	kp := keyPath(op.Path, "nursery")
-	label, ok := d.nonEmptyStr(val, kp)
-	if !ok {
-		return
-	}
-	op.Str = label
-	op.Mode = DefaultMode
-	if d.profile == ProfileCore {
-		d.errorf(op.Path, "nursery is not allowed under profile \"core\" (it has no scheduler)")
-		return
-	}
-	d.labels[label] = true
-	for _, k := range d.keys(m, op.Path) {
-		p := keyPath(op.Path, k)
-		switch k {
-		case "mode":
-			if s, ok := d.oneOf(m[k], p, modes); ok {
-				op.Mode = s
-			}
-		case "timeout":
-			op.Timeout, op.HasTimeout = d.intIn(m[k], p, 1, math.MaxInt64)
-		case "max_concurrent":
-			n, _ := d.intIn(m[k], p, 0, maxConcurrentMax)
-			op.MaxConcurrent = int(n)
-		case "budget":
-			o := d.budgetOverride(m[k], p, "a nursery budget")
-			op.NurseryBudget = &o
-		case "catch":
-			op.Catch, _ = d.boolean(m[k], p)
-		}
-	}
-	if b, ok := m["body"]; ok && !d.failed() {
-		ctx.nurseries = append(ctx.nurseries, label)
-		op.Body = d.body(b, keyPath(op.Path, "body"), ctx, depth+1)
-		ctx.nurseries = ctx.nurseries[:len(ctx.nurseries)-1]
-	}
-}
+// needsBody is the need of the op's body.
+func needsBody(c Coster, op *Op) Need { return c.BodyNeed(op.Body) }
 
 func quoteList(keys []string) string {
 	q := make([]string, len(keys))

@@ -111,29 +111,8 @@ type Task struct {
 	Ops     []Op
 }
 
-// LoopForever is Op.N for `loop = "forever"`.
-const LoopForever int64 = -1
-
-// Op is one operation of a body.
-//
-// Which fields mean something depends on Kind:
-//
-//	compute, sleep, alloc, syscall  N
-//	loop                            N (LoopForever for "forever"), Body
-//	return                          N (the value)
-//	call                            Str (task name)
-//	spawn                           Str (task name), As, SpawnBudget, Caps/HasCaps
-//	nursery                         Str (label), Body, Mode, Timeout/HasTimeout,
-//	                                MaxConcurrent, NurseryBudget, Catch
-//	cancel                          Str (label of an enclosing nursery)
-//	send, recv, close               Str (channel name)
-//	recharge                        Str (the `as` name of a child), Recharge
-//	defer                           Str (label), Body
-//	using                           Str (resource), Body
-//	log                             Str (text)
-//	fail                            Str (error)
-//	panic                           Str (message)
-//	yield, check_cancel             nothing
+// Op is one operation of a body. Which fields mean something depends on
+// Kind: each operation's file (op_NAME.go, see OpDef) says which it uses.
 type Op struct {
 	Kind OpKind
 	Path string // TOML path of this op, e.g. "task.main.ops[0].body[1]"

@@ -15,6 +15,7 @@ import (
 type progress struct {
 	w        io.Writer
 	name     string
+	status   func() string
 	terminal bool
 	total    int64 // math.MaxInt64: unknown (a sweep bounded by time)
 	done     atomic.Int64
@@ -31,7 +32,7 @@ const (
 )
 
 func newProgress(o Options, total int64, now time.Time) *progress {
-	return &progress{w: o.Progress, name: o.Name, terminal: o.Terminal, total: total, begin: now}
+	return &progress{w: o.Progress, name: o.Name, status: o.Status, terminal: o.Terminal, total: total, begin: now}
 }
 
 // add counts a finished job. Can be called by any job goroutine.
@@ -107,5 +108,9 @@ func (p *progress) line(now time.Time) string {
 	if p.total == math.MaxInt64 {
 		done = fmt.Sprint(p.done.Load())
 	}
-	return fmt.Sprintf("%s: %s runs, %d failed, %.1f s", p.name, done, p.failed.Load(), now.Sub(p.begin).Seconds())
+	s := fmt.Sprintf("%s: %s runs, %d failed, %.1f s", p.name, done, p.failed.Load(), now.Sub(p.begin).Seconds())
+	if p.status != nil {
+		s += ": " + p.status()
+	}
+	return s
 }

@@ -113,3 +113,24 @@ func TestRunCancelled(t *testing.T) {
 		t.Fatalf("a cancelled sweep ran every job: %+v", st)
 	}
 }
+
+// A session's batches each run their own jobs 0..n-1, stop on their own
+// Stop, and add up in Close.
+func TestSessionBatches(t *testing.T) {
+	s := Start(context.Background(), 100, Options{Jobs: 2})
+	a := s.Batch(10, func(j int64) Verdict { return Passed })
+	b := s.Batch(10, func(j int64) Verdict {
+		if j == 3 {
+			return Stop
+		}
+		return Passed
+	})
+	c := s.Batch(5, func(j int64) Verdict { return Failed })
+	all := s.Close()
+	if a.Handed != 10 || a.Failed != 0 || b.Handed < 4 || b.Failed != 1 || c.Handed != 5 || c.Failed != 5 {
+		t.Fatalf("batches %+v %+v %+v", a, b, c)
+	}
+	if all.Handed != a.Handed+b.Handed+c.Handed || all.Failed != 6 {
+		t.Fatalf("session %+v", all)
+	}
+}

@@ -1,0 +1,77 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/cbcsim/cbcsim/sched/driver"
+)
+
+// Mode is how a run executes: on the seeded driver or on real worker
+// goroutines, keeping every task and nursery or not. It is resolved once,
+// from run's and check's --real and --lean (ModeOf) or from a trace's
+// format version (replay), and every other part of sim asks it. The zero
+// Mode is the default, seeded.
+type Mode uint8
+
+const (
+	// ModeSeeded: the seeded driver on a Go program's code path
+	// (driver.Seeded: lean nurseries, reuse, per-worker id blocks), its
+	// tables built from the event stream (tables.go).
+	ModeSeeded Mode = iota
+	// ModeSeededKeep: the seeded driver keeping every task and nursery
+	// (driver.SeededKeep): no lean nurseries, no reuse, ids in creation
+	// order. Its traces are format version 1; replay runs a version-1
+	// trace in it so that it reproduces byte for byte
+	// (docs/trace-format.md). No flag of run selects it.
+	ModeSeededKeep
+	// ModeReal: real worker goroutines (--real), keeping every task and
+	// nursery for the tables (driver.RealKeep).
+	ModeReal
+	// ModeRealLean: real worker goroutines as a Go program's scheduler
+	// (--real --lean, driver.Real): tasks and nurseries are reused and
+	// nurseries keep no per-child records. The task and nursery tables
+	// stay empty, so only main's outcome, value, error and log are
+	// checked.
+	ModeRealLean
+)
+
+var modeNames = [...]string{ModeSeeded: "seeded", ModeSeededKeep: "seeded-keep", ModeReal: "real", ModeRealLean: "real-lean"}
+
+// ModeOf is the mode the flags --real and --lean select. --lean without
+// --real is the caller's to refuse; here it is seeded.
+func ModeOf(real, lean bool) Mode {
+	switch {
+	case real && lean:
+		return ModeRealLean
+	case real:
+		return ModeReal
+	}
+	return ModeSeeded
+}
+
+// Real reports whether m runs on real worker goroutines.
+func (m Mode) Real() bool { return m == ModeReal || m == ModeRealLean }
+
+// Lean reports whether m is real mode without kept tasks (--lean).
+func (m Mode) Lean() bool { return m == ModeRealLean }
+
+// String is the mode's name: seeded, seeded-keep, real or real-lean.
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// driver is the driver's mode for m.
+func (m Mode) driver() driver.Mode {
+	switch m {
+	case ModeSeededKeep:
+		return driver.SeededKeep
+	case ModeReal:
+		return driver.RealKeep
+	case ModeRealLean:
+		return driver.Real
+	}
+	return driver.Seeded
+}
