@@ -104,7 +104,7 @@ func (w *worker) carry() {
 			if t == nil || t.fib != f {
 				panic(fmt.Sprintf("sched: carry: worker %d's loop fiber yielded, and no task took it", w.id))
 			}
-			w.suspended(t, why)
+			w.drive(t, why)
 			continue
 		}
 		w.lostLoop(f)

@@ -81,6 +81,11 @@ func (w *worker) Step() bool {
 func (w *worker) step() (did bool, inline *Task) {
 	w.stats.Steps++
 	if t := w.cur; t != nil {
+		if t.fib != nil { // started: resume it
+			t.w = w
+			w.drive(t, 0)
+			return true, nil
+		}
 		if w.run(t) {
 			return true, t
 		}
@@ -228,44 +233,36 @@ func (w *worker) busiest(prev, prevLen int) (int, int) {
 	return best, bestLen
 }
 
-// run resumes t until its next checkpoint (seeded) or until it yields,
-// blocks or ends (real mode). A task that has not run yet and has no fiber
-// is not resumed when w's loop runs on a fiber: run gives it that fiber
-// and reports inline, and the loop returns the task to the fiber's body,
-// which runs it on its own stack (inline.go).
+// run starts t, which has not run yet and has no fiber, and runs it
+// until its next checkpoint (seeded) or until it yields, blocks or ends
+// (real mode). When w's loop runs on a fiber, run gives t that fiber and
+// reports inline instead, and the loop returns the task to the fiber's
+// body, which runs it on its own stack (inline.go).
 func (w *worker) run(t *Task) (inline bool) {
 	if !t.started && !w.begin(t) {
 		return false
 	}
 	t.w = w
-	if t.fib == nil {
-		if inline = w.loopFib != nil; inline {
-			t.fib = w.loopFib
-		} else {
-			t.fib = w.fibs.Get((*taskBody)(t))
-			if w.s.cfg.Mode.Stepped() {
-				w.s.fibered.took(t) // for Abort, which no kept task list may cover
-			}
-		}
+	if w.loopFib != nil {
+		t.fib = w.loopFib
+		w.running(t)
+		return true
 	}
-	for {
-		t.state.Store(uint32(stateRunning))
-		t.steps++
-		w.stats.Runs++
-		if w.em.on() {
-			w.em.emitInt(trace.KindRun, "task", int64(t.id))
-		}
-		if inline {
-			return true
-		}
-		why, st := t.fib.Resume()
-		if st != fiber.Suspended {
-			w.ended(t)
-			return false
-		}
-		if !w.suspended(t, why) {
-			return false
-		}
+	t.fib = w.fibs.Get((*taskBody)(t))
+	if w.s.cfg.Mode.Stepped() {
+		w.s.fibered.took(t) // for Abort, which no kept task list may cover
+	}
+	w.drive(t, 0)
+	return false
+}
+
+// running marks t as running on w, just before it runs.
+func (w *worker) running(t *Task) {
+	t.state.Store(uint32(stateRunning))
+	t.steps++
+	w.stats.Runs++
+	if w.em.on() {
+		w.em.emitInt(trace.KindRun, "task", int64(t.id))
 	}
 }
 
@@ -294,53 +291,76 @@ func (w *worker) ended(t *Task) {
 	w.finish(t)
 }
 
-// suspended acts on t's suspension for reason why, t's fiber having
-// yielded. It reports whether t must be resumed at once (the wait it
-// blocked on was already over).
-func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
-	switch why {
-	case reasonCheckpoint:
-		t.state.Store(uint32(stateReady))
-		return false // stays current: the next step resumes it
-	case reasonYield, reasonInterval:
-		w.cur = nil
-		t.state.Store(uint32(stateReady))
-		if w.em.on() {
-			kind := "explicit"
-			if why == reasonInterval {
-				kind = "interval"
-			}
-			w.em.emit(trace.KindYield, trace.I("task", int64(t.id)), trace.S("why", kind))
-		}
-		if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 {
-			w.yieldToGlobal(t)
-			return false
-		}
-		w.s.global.push(t)
-		// This worker takes the task back from the global queue as soon
-		// as its own deque is empty, so waking an idle worker for it
-		// only pays off when the deque still holds work.
-		if w.dq.Len() > 0 || w.s.cfg.Mode.Stepped() {
-			w.s.notify()
-		}
-		return false
-	case reasonBlock:
-		b := w.blockOn
-		w.blockOn = nil
-		if b.park(t, w) {
-			w.cur = nil
+// drive resumes t, which has a fiber, until its next checkpoint (seeded)
+// or until it yields, blocks or ends (real mode). A non-zero why is a
+// suspension of t for that reason to act on first: t suspended on the
+// loop fiber it took (carry).
+func (w *worker) drive(t *Task, why fiber.Reason) {
+	for {
+		if why == 0 {
+			// running(t), written out: drive is the hot path, and running
+			// is not inlined.
+			t.state.Store(uint32(stateRunning))
+			t.steps++
+			w.stats.Runs++
 			if w.em.on() {
-				w.em.emit(trace.KindBlock, trace.I("task", int64(t.id)), trace.S("on", b.describe()))
+				w.em.emitInt(trace.KindRun, "task", int64(t.id))
 			}
-			return false
+			var st fiber.Status
+			if why, st = t.fib.Resume(); st != fiber.Suspended {
+				w.ended(t)
+				return
+			}
 		}
-		// The wait was already over: keep running.
-		if w.s.cfg.Mode.Stepped() {
+		switch why {
+		case reasonCheckpoint:
 			t.state.Store(uint32(stateReady))
-			return false
+			return // stays current: the next step resumes it
+		case reasonYield, reasonInterval:
+			w.cur = nil
+			t.state.Store(uint32(stateReady))
+			if w.em.on() {
+				w.emitYield(t, why)
+			}
+			if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 {
+				w.yieldToGlobal(t)
+				return
+			}
+			w.s.global.push(t)
+			// This worker takes the task back from the global queue as soon
+			// as its own deque is empty, so waking an idle worker for it
+			// only pays off when the deque still holds work.
+			if w.dq.Len() > 0 || w.s.cfg.Mode.Stepped() {
+				w.s.notify()
+			}
+			return
+		case reasonBlock:
+			b := w.blockOn
+			w.blockOn = nil
+			if b.park(t, w) {
+				w.cur = nil
+				if w.em.on() {
+					w.em.emit(trace.KindBlock, trace.I("task", int64(t.id)), trace.S("on", b.describe()))
+				}
+				return
+			}
+			// The wait was already over: keep running.
+			if w.s.cfg.Mode.Stepped() {
+				t.state.Store(uint32(stateReady))
+				return
+			}
 		}
+		why = 0
 	}
-	return true
+}
+
+// emitYield writes t's yield event.
+func (w *worker) emitYield(t *Task, why fiber.Reason) {
+	kind := "explicit"
+	if why == reasonInterval {
+		kind = "interval"
+	}
+	w.em.emit(trace.KindYield, trace.I("task", int64(t.id)), trace.S("why", kind))
 }
 
 // yieldToGlobal is a real-mode yield from a worker whose deque is empty:
