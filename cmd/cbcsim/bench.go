@@ -13,6 +13,8 @@ import (
 // GB, and the memory grows with it (docs/reliability.md).
 const maxParked = 1_000_000
 
+func init() { subcommand(newBenchCmd) }
+
 func newBenchCmd() *cobra.Command {
 	var (
 		quick    bool

@@ -27,6 +27,8 @@ type checkFlags struct {
 	timeout  realTimeout
 }
 
+func init() { subcommand(newCheckCmd) }
+
 func newCheckCmd() *cobra.Command {
 	var cf checkFlags
 	cmd := &cobra.Command{

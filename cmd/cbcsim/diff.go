@@ -10,6 +10,8 @@ import (
 	"github.com/cbcsim/cbcsim/trace"
 )
 
+func init() { subcommand(newDiffCmd) }
+
 func newDiffCmd() *cobra.Command {
 	context := trace.DefaultContext
 	cmd := &cobra.Command{

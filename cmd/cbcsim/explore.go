@@ -20,6 +20,8 @@ type exploreFlags struct {
 	out          string
 }
 
+func init() { subcommand(newExploreCmd) }
+
 func newExploreCmd() *cobra.Command {
 	var ef exploreFlags
 	cmd := &cobra.Command{

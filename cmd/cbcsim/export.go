@@ -17,6 +17,8 @@ import (
 // message lists them.
 var exportFormats = []string{"chrome"}
 
+func init() { subcommand(newExportCmd) }
+
 func newExportCmd() *cobra.Command {
 	var (
 		format  string

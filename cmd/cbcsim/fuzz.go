@@ -30,6 +30,8 @@ type fuzzFlags struct {
 	reports      reportFlags
 }
 
+func init() { subcommand(newFuzzCmd) }
+
 func newFuzzCmd() *cobra.Command {
 	var ff fuzzFlags
 	cmd := &cobra.Command{

@@ -9,6 +9,8 @@ import (
 	"github.com/cbcsim/cbcsim/sim/ci"
 )
 
+func init() { subcommand(newMergeCmd) }
+
 func newMergeCmd() *cobra.Command {
 	var reports reportFlags
 	cmd := &cobra.Command{

@@ -10,6 +10,8 @@ import (
 	"github.com/cbcsim/cbcsim/trace"
 )
 
+func init() { subcommand(newReplayCmd) }
+
 func newReplayCmd() *cobra.Command {
 	var (
 		schedule bool

@@ -40,9 +40,19 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetVersionTemplate("cbcsim version {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
-	root.AddCommand(newRunCmd(), newValidateCmd(), newReplayCmd(), newDiffCmd(), newCheckCmd(), newFuzzCmd(), newExportCmd(), newBenchCmd(), newExploreCmd(), newMergeCmd())
+	for _, newCmd := range subcommands {
+		root.AddCommand(newCmd())
+	}
 	return root
 }
+
+// subcommands are the constructors of the subcommands. Each subcommand's
+// file adds its own from init (`func init() { subcommand(newRunCmd) }`),
+// so that adding a subcommand is one file; cobra lists them by name, so
+// the order they are added in shows nowhere.
+var subcommands []func() *cobra.Command
+
+func subcommand(newCmd func() *cobra.Command) { subcommands = append(subcommands, newCmd) }
 
 // execute runs the CLI and maps errors to exit statuses: 0 success, 1 a
 // failed run, 2 bad input (including bad flags).

@@ -26,6 +26,8 @@ type runFlags struct {
 	timeout   realTimeout
 }
 
+func init() { subcommand(newRunCmd) }
+
 func newRunCmd() *cobra.Command {
 	var rf runFlags
 	cmd := &cobra.Command{

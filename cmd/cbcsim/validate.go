@@ -9,6 +9,8 @@ import (
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
 
+func init() { subcommand(newValidateCmd) }
+
 func newValidateCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate FILE...",
