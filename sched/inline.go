@@ -27,10 +27,11 @@ import (
 //     loop's again and the loop goes on: no switch at all.
 //   - When the task suspends, it yields its fiber, the loop fiber, as any
 //     task does. carry's Resume returns: carry acts on the suspension as
-//     a worker does for any task (drive) (the task is suspended by then), takes another
-//     fiber from the worker's cache and resumes the loop on it. The
-//     suspended task is from then on a task like any other with a fiber:
-//     any worker resumes it, on whatever goroutine that worker's loop runs.
+//     a worker does for any task (drive; the task is suspended by then),
+//     takes another fiber from the worker's cache and resumes the loop on
+//     it. The suspended task is from then on a task like any other with
+//     a fiber: any worker resumes it, on whatever goroutine that worker's
+//     loop runs.
 //   - When such a task ends, its body returns into the old loop fiber's
 //     body, which returns without touching the worker, which another
 //     goroutine now steps: the worker that resumed the task sees its fiber
