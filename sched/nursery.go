@@ -371,32 +371,10 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 	if err := t.point(Cost{Ops: 1}); err != nil {
 		return nil, err
 	}
-	s := n.owner.s
-	w := t.w
-	child := w.freeTasks.get()
-	if child == nil {
-		child = &Task{}
-	}
-	child.s, child.id, child.name, child.fn, child.parent = s, w.newID(&s.nextTaskID, &w.taskIDs), name, fn, n
-	child.recycle = recycle && !s.keep
-	if o.Budget != nil {
-		b := *o.Budget
-		child.budget, child.initial = b, &b
-	} else {
-		child.budget, child.initial = s.cfg.Budget, &s.cfg.Budget
-	}
-	child.caps = t.caps
-	// Capabilities are explicit only under sovereign; under service and
-	// cluster every task holds every capability and a spawn's caps mean
-	// nothing.
-	if o.HasCaps && s.cfg.Profile == ProfileSovereign {
-		if extra := o.Caps &^ t.caps; extra != 0 {
-			return nil, &SchedError{Code: CodeCapabilityDenied, Detail: "spawn asks for " + extra.String() + " which the spawner lacks"}
-		}
-		child.caps = o.Caps
-	}
-	if o.As != "" {
-		child.ext().as = o.As
+	s, w := n.owner.s, t.w
+	child, err := n.newChild(t, name, fn, &o, recycle)
+	if err != nil {
+		return nil, err
 	}
 
 	if !n.takeSpawn() {
@@ -445,6 +423,39 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 	}
 	n.apply(w)
 	n.mu.Unlock()
+	return child, nil
+}
+
+// newChild makes the task t spawns into n, not yet published: from w's
+// free list, with its budget and capabilities. recycle says the child
+// may be reused once done.
+func (n *Nursery) newChild(t *Task, name string, fn Func, o *SpawnOptions, recycle bool) (*Task, error) {
+	s, w := n.owner.s, t.w
+	child := w.freeTasks.get()
+	if child == nil {
+		child = &Task{}
+	}
+	child.s, child.id, child.name, child.fn, child.parent = s, w.newID(&s.nextTaskID, &w.taskIDs), name, fn, n
+	child.recycle = recycle && !s.keep
+	if o.Budget != nil {
+		b := *o.Budget
+		child.budget, child.initial = b, &b
+	} else {
+		child.budget, child.initial = s.cfg.Budget, &s.cfg.Budget
+	}
+	child.caps = t.caps
+	// Capabilities are explicit only under sovereign; under service and
+	// cluster every task holds every capability and a spawn's caps mean
+	// nothing.
+	if o.HasCaps && s.cfg.Profile == ProfileSovereign {
+		if extra := o.Caps &^ t.caps; extra != 0 {
+			return nil, &SchedError{Code: CodeCapabilityDenied, Detail: "spawn asks for " + extra.String() + " which the spawner lacks"}
+		}
+		child.caps = o.Caps
+	}
+	if o.As != "" {
+		child.ext().as = o.As
+	}
 	return child, nil
 }
 
@@ -648,6 +659,9 @@ func (n *Nursery) start(t *Task) bool {
 // lock order always follows the tree from the root down.
 func (n *Nursery) apply(w *worker) {
 	e := n.m.Scratch()
+	if len(e.Transitions) == 0 && len(e.Cancel) == 0 && !e.CancelAll && len(e.Dropped) == 0 && len(e.Release) == 0 && !e.Terminal {
+		return // most spawns and completions: nothing to carry out
+	}
 	s := n.owner.s
 	if len(e.Transitions) > 0 && n.lean() {
 		n.publishCancel(e.Transitions)

@@ -46,7 +46,7 @@ func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) R
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.loop()
+			w.carry() // the loop, on a fiber of its own (inline.go)
 		}()
 	}
 	wg.Wait()
@@ -121,28 +121,35 @@ func (s *Scheduler) deadlock(w *worker) {
 }
 
 // loop is a real-mode worker: step until the root has finished, parking
-// when there is nothing to do.
-func (w *worker) loop() {
+// when there is nothing to do. It returns a task to run on the calling
+// stack when a step takes one that has no fiber (inline.go), and nil once
+// the run is over.
+func (w *worker) loop() *Task {
 	s := w.s
 	for !s.rootDone.Load() && !s.park.done.Load() {
-		if w.Step() {
-			// Only steps that did something count against MaxSteps: an
-			// idle worker looking for work is not a livelock.
-			if s.cfg.MaxSteps > 0 && s.steps.Add(1) > s.cfg.MaxSteps && s.limitHit.CompareAndSwap(false, true) {
-				s.root.markCancel(nursery.ResourceExhausted, w)
-			}
-			// When every processor runs a worker, the clock goroutine
-			// waits for Go's 10 ms preemption to fire a timer. So a busy
-			// worker looks at the earliest deadline now and then and fires
-			// due timers itself (yielding the processor instead measured
-			// 50 ns a step).
-			if w.stats.Steps%timerCheck == 0 {
-				s.fireDue()
-			}
+		did, inline := w.step()
+		if !did {
+			w.idle()
 			continue
 		}
-		w.idle()
+		// Only steps that did something count against MaxSteps: an idle
+		// worker looking for work is not a livelock.
+		if s.cfg.MaxSteps > 0 && s.steps.Add(1) > s.cfg.MaxSteps && s.limitHit.CompareAndSwap(false, true) {
+			s.root.markCancel(nursery.ResourceExhausted, w)
+		}
+		// When every processor runs a worker, the clock goroutine waits
+		// for Go's 10 ms preemption to fire a timer. So a busy worker
+		// looks at the earliest deadline now and then and fires due
+		// timers itself (yielding the processor instead measured 50 ns a
+		// step).
+		if w.stats.Steps%timerCheck == 0 {
+			s.fireDue()
+		}
+		if inline != nil {
+			return inline
+		}
 	}
+	return nil
 }
 
 // timerCheck is how many steps a busy worker takes between looks at the

@@ -290,7 +290,9 @@ func (t *Task) protect(fn func() error) (err error, p *PanicError) {
 	return err, nil
 }
 
-// suspend gives control back to the worker with a reason.
+// suspend gives control back to the worker with a reason. A task running
+// on its worker's own stack runs on that worker's loop fiber and keeps it
+// (see inline.go).
 func (t *Task) suspend(why fiber.Reason) { t.fib.Yield(why) }
 
 // Checkpoint observes cancellation: it returns a *CancelError if the task has

@@ -29,6 +29,11 @@ type worker struct {
 	rr     int
 	parked bool
 	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool
+	// loopFib is the fiber this worker's loop runs on (real mode, see
+	// inline.go), nil when a driver steps the worker. Written by the
+	// worker's carry goroutine before it resumes that fiber (the switch
+	// orders it), read by the loop on it.
+	loopFib *fiber.Fiber
 	// blockOn is what the current task blocks on, set by the task just
 	// before its fiber yields with reasonBlock. It travels here, read at
 	// once, rather than in a Task field that would be empty but while a
@@ -66,10 +71,25 @@ func (w *worker) Parked() bool { return w.parked }
 // (local pop, global queue, steal), or park. It reports false when the
 // worker parked.
 func (w *worker) Step() bool {
+	did, _ := w.step()
+	return did
+}
+
+// step is Step. It returns inline, the task it took or resumed, when that
+// task has no fiber and w's loop runs on one: the caller runs the task's
+// body on its own stack (inline.go).
+func (w *worker) step() (did bool, inline *Task) {
 	w.stats.Steps++
 	if t := w.cur; t != nil {
-		w.run(t)
-		return true
+		if t.fib != nil { // started: resume it
+			t.w = w
+			w.drive(t, 0)
+			return true, nil
+		}
+		if w.run(t) {
+			return true, t
+		}
+		return true, nil
 	}
 	t := w.find()
 	if t == nil {
@@ -79,15 +99,15 @@ func (w *worker) Step() bool {
 			w.s.parkEpoch++ // the driver's, read between steps
 		}
 		w.em.emit(trace.KindPark)
-		return false
+		return false, nil
 	}
 	// take(t), written out: Step is the hot path, and take is not inlined.
 	if !t.started && t.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
 		w.retireUnstarted(t)
-		return true
+		return true, nil
 	}
 	w.cur = t
-	return true
+	return true, nil
 }
 
 // take makes t, just found, the current task, or retires it unrun if it
@@ -216,43 +236,84 @@ func (w *worker) busiest(prev, prevLen int) (int, int) {
 	return best, bestLen
 }
 
-// run resumes t until its next checkpoint (seeded) or until it yields,
-// blocks or ends (real mode).
-func (w *worker) run(t *Task) {
-	if !t.started {
-		if n := t.parent; n != nil && !n.start(t) {
-			w.cur = nil
-			w.retireUnstarted(t)
-			return
-		}
-		t.started = true
+// run starts t, which has not run yet and has no fiber, and runs it
+// until its next checkpoint (seeded) or until it yields, blocks or ends
+// (real mode). When w's loop runs on a fiber, run gives t that fiber and
+// reports inline instead, and the loop returns the task to the fiber's
+// body, which runs it on its own stack (inline.go).
+func (w *worker) run(t *Task) (inline bool) {
+	if !t.started && !w.begin(t) {
+		return false
 	}
 	t.w = w
-	if t.fib == nil {
-		t.fib = w.fibs.Get((*taskBody)(t))
-		if w.s.cfg.Mode.Stepped() {
-			w.s.fibered.took(t) // for Abort, which no kept task list may cover
-		}
+	if w.loopFib != nil {
+		t.fib = w.loopFib
+		w.running(t)
+		return true
 	}
+	t.fib = w.fibs.Get((*taskBody)(t))
+	if w.s.cfg.Mode.Stepped() {
+		w.s.fibered.took(t) // for Abort, which no kept task list may cover
+	}
+	w.drive(t, 0)
+	return false
+}
+
+// running marks t as running on w, just before it runs.
+func (w *worker) running(t *Task) {
+	t.state.Store(uint32(stateRunning))
+	t.steps++
+	w.stats.Runs++
+	if w.em.on() {
+		w.em.emitInt(trace.KindRun, "task", int64(t.id))
+	}
+}
+
+// begin starts t, which has not run yet, in its nursery, unless it was
+// cancelled while queued: then it retires t and reports false.
+func (w *worker) begin(t *Task) bool {
+	if n := t.parent; n != nil && !n.start(t) {
+		w.cur = nil
+		w.retireUnstarted(t)
+		return false
+	}
+	t.started = true
+	return true
+}
+
+// ended finishes t, whose fiber has finished its body.
+func (w *worker) ended(t *Task) {
+	if pe := t.fib.Panic(); pe != nil && !pe.Goexited() {
+		// Task.run recovers every panic of the body (and ends the task
+		// itself on a Goexit); reaching here is a scheduler bug, reported
+		// as the task's panic.
+		t.result = nursery.Panic("sched: " + pe.Error())
+		t.ext().panicStack = pe.Stack
+	}
+	w.cur = nil
+	w.finish(t)
+}
+
+// drive resumes t, which has a fiber, until its next checkpoint (seeded)
+// or until it yields, blocks or ends (real mode). A non-zero why is a
+// suspension of t for that reason to act on first: t suspended on the
+// loop fiber it took (carry).
+func (w *worker) drive(t *Task, why fiber.Reason) {
 	for {
-		t.state.Store(uint32(stateRunning))
-		t.steps++
-		w.stats.Runs++
-		if w.em.on() {
-			w.em.emitInt(trace.KindRun, "task", int64(t.id))
-		}
-		why, st := t.fib.Resume()
-		if st != fiber.Suspended {
-			if pe := t.fib.Panic(); st == fiber.Panicked && !pe.Goexited() {
-				// Task.run recovers every panic of the body (and ends the
-				// task itself on a Goexit); reaching here is a scheduler
-				// bug, reported as the task's panic.
-				t.result = nursery.Panic("sched: " + pe.Error())
-				t.ext().panicStack = pe.Stack
+		if why == 0 {
+			// running(t), written out: drive is the hot path, and running
+			// is not inlined.
+			t.state.Store(uint32(stateRunning))
+			t.steps++
+			w.stats.Runs++
+			if w.em.on() {
+				w.em.emitInt(trace.KindRun, "task", int64(t.id))
 			}
-			w.cur = nil
-			w.finish(t)
-			return
+			var st fiber.Status
+			if why, st = t.fib.Resume(); st != fiber.Suspended {
+				w.ended(t)
+				return
+			}
 		}
 		switch why {
 		case reasonCheckpoint:
@@ -262,11 +323,7 @@ func (w *worker) run(t *Task) {
 			w.cur = nil
 			t.state.Store(uint32(stateReady))
 			if w.em.on() {
-				kind := "explicit"
-				if why == reasonInterval {
-					kind = "interval"
-				}
-				w.em.emit(trace.KindYield, trace.I("task", int64(t.id)), trace.S("why", kind))
+				w.emitYield(t, why)
 			}
 			if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 {
 				w.yieldToGlobal(t)
@@ -296,7 +353,17 @@ func (w *worker) run(t *Task) {
 				return
 			}
 		}
+		why = 0
 	}
+}
+
+// emitYield writes t's yield event.
+func (w *worker) emitYield(t *Task, why fiber.Reason) {
+	kind := "explicit"
+	if why == reasonInterval {
+		kind = "interval"
+	}
+	w.em.emit(trace.KindYield, trace.I("task", int64(t.id)), trace.S("why", kind))
 }
 
 // yieldToGlobal is a real-mode yield from a worker whose deque is empty:

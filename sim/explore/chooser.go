@@ -43,46 +43,53 @@ type chooser struct {
 	pre     int
 	useful  []driver.Worker
 	ready   []driver.Worker // the last step's unparked workers
+	fair    fairness
+}
+
+// fairness is the fairness rule of CHESS's fair search, applied to the
+// useful workers of each step: a task that yields lets every task then in
+// the middle of a run go first. Without it every spin on yields (a task
+// polling for another's progress) has a schedule that starves the other
+// for ever, a livelock no real scheduler produces. The yielded task may be
+// picked up again by its worker or, through the global queue, by any
+// worker without a task, so while a worker is owed its turn neither of
+// those is a candidate; a worker in the middle of a task of its own still
+// is. The chooser and the converter of recorded schedules apply the same
+// rule, so that a converted schedule's choices are the chooser's.
+type fairness struct {
 	// owed are the workers that were in the middle of a task when
-	// another task last yielded, and have not been chosen since: they go
-	// before the yielded task runs again (fair).
+	// another task last yielded, and have not acted since.
 	owed []driver.Worker
 }
 
-// fair applies the fairness rule of CHESS's fair search to the useful
-// workers: a task that yields lets every task then in the middle of a run
-// go first. Without it every spin on yields (a task polling for another's
-// progress) has a schedule that starves the other for ever, a livelock no
-// real scheduler produces. The yielded task may be picked up again by its
-// worker or, through the global queue, by any worker without a task, so
-// while a worker is owed its turn neither of those is a candidate; a
-// worker in the middle of a task of its own still is.
-func (c *chooser) fair() {
-	if sim.Yielded(c.prevW, c.prevT) {
-		c.owed = c.owed[:0]
-		for _, w := range c.useful {
-			if w != c.prevW && w.Running() {
-				c.owed = append(c.owed, w)
+// apply returns useful without the workers the rule holds back this step;
+// prevW acted on the previous step, in the middle of task prevT.
+func (f *fairness) apply(useful []driver.Worker, prevW driver.Worker, prevT *sched.Task) []driver.Worker {
+	if prevW != nil && sim.Yielded(prevW, prevT) {
+		f.owed = f.owed[:0]
+		for _, w := range useful {
+			if w != prevW && w.Running() {
+				f.owed = append(f.owed, w)
 			}
 		}
-		if len(c.owed) == 0 && len(c.useful) > 1 {
+		if len(f.owed) == 0 && len(useful) > 1 {
 			// Nobody is in the middle of a task: the yielder's worker
 			// lets a worker without one look for other work first.
-			c.useful = slices.DeleteFunc(c.useful, func(w driver.Worker) bool { return w == c.prevW })
+			return slices.DeleteFunc(useful, func(w driver.Worker) bool { return w == prevW })
 		}
 	}
-	c.owed = slices.DeleteFunc(c.owed, func(w driver.Worker) bool { return !w.Running() || !slices.Contains(c.useful, w) })
-	if len(c.owed) == 0 {
-		return
+	f.owed = slices.DeleteFunc(f.owed, func(w driver.Worker) bool { return !w.Running() || !slices.Contains(useful, w) })
+	if len(f.owed) == 0 {
+		return useful
 	}
-	c.useful = slices.DeleteFunc(c.useful, func(w driver.Worker) bool {
-		return !w.Running() || w == c.prevW && !slices.Contains(c.owed, w)
+	return slices.DeleteFunc(useful, func(w driver.Worker) bool {
+		return !w.Running() || w == prevW && !slices.Contains(f.owed, w)
 	})
 }
 
-// paid records that w was chosen: if it was owed a turn, it has had it.
-func (c *chooser) paid(w driver.Worker) {
-	c.owed = slices.DeleteFunc(c.owed, func(o driver.Worker) bool { return o == w })
+// acted records that w acted: if it was owed a turn, it has had it.
+func (f *fairness) acted(w driver.Worker) {
+	f.owed = slices.DeleteFunc(f.owed, func(o driver.Worker) bool { return o == w })
 }
 
 func newChooser(prefix []uint8, workers int) *chooser {
@@ -93,7 +100,7 @@ func newChooser(prefix []uint8, workers int) *chooser {
 func (c *chooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 	c.ready = append(c.ready[:0], ready...)
 	c.useful = sim.Useful(c.useful[:0], ready)
-	c.fair()
+	c.useful = c.fair.apply(c.useful, c.prevW, c.prevT)
 	c.useful = dropTwins(c.useful)
 	if len(c.useful) == 0 {
 		// Nobody has anything to do: the lowest-numbered idle worker
@@ -104,7 +111,7 @@ func (c *chooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 	if len(c.useful) == 1 {
 		// One candidate: not a decision.
 		w := c.useful[0]
-		c.paid(w)
+		c.fair.acted(w)
 		c.prev, c.prevW, c.prevT = w.ID(), w, w.Current()
 		return w
 	}
@@ -122,7 +129,7 @@ func (c *chooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 	for _, w := range c.useful {
 		if w.ID() == int(p.chosen) {
 			c.prevW, c.prevT = w, w.Current()
-			c.paid(w)
+			c.fair.acted(w)
 			return w
 		}
 	}

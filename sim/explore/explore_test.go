@@ -328,3 +328,25 @@ func TestFairAcrossWorkers(t *testing.T) {
 		t.Fatalf("want exhaustive and passing, got failure %v exhaustive %v", rep.Failure, rep.Exhaustive)
 	}
 }
+
+// A recorded schedule the explorer's chooser cannot express (here one
+// that ends at once, so that the converter's choices are empty and the
+// default schedule passes) is still shrunk: the shrinker searches for the
+// same failure by iterative bounding. Before, it was left as recorded.
+func TestShrinkRecordedSearchesWhenNotConverted(t *testing.T) {
+	sc := load(t, filepath.Join("..", "..", "scenarios", "bugs", "run_ahead_fail_fast.toml"))
+	rep, err := Run(sc, Options{Workers: 2, Preemptions: 2, NoShrink: true})
+	if err != nil || rep.Failure == nil {
+		t.Fatalf("the bug is not found: err %v", err)
+	}
+	f, err := ShrinkRecorded(sc, 2, &sim.Schedule{}, rep.Failure.Signature, Options{})
+	if err != nil {
+		t.Fatalf("ShrinkRecorded: %v", err)
+	}
+	if got := sim.Signature(FailedChecks(f.Run)); got != rep.Failure.Signature {
+		t.Errorf("shrunk run fails with %q, want %q", got, rep.Failure.Signature)
+	}
+	if f.Shrunk.Preemptions > rep.Failure.Found.Preemptions {
+		t.Errorf("shrunk to %s, more preemptions than the explorer's %s", f.Shrunk.Size(), rep.Failure.Found.Size())
+	}
+}

@@ -15,7 +15,7 @@ import (
 // converter replays a recorded schedule (any strategy's) step by step and
 // notes the choices the explorer's chooser would need to make the same
 // run: it mirrors the chooser's candidates at every step (idle looks are
-// no decision, a worker whose task yielded waits, one blank worker stands
+// no decision, the chooser's fairness, one blank worker stands
 // for all), and notes the recorded actor or victim where the chooser would
 // have a decision. Blank workers are interchangeable, so when the
 // recorded run used another blank worker than the chooser's
@@ -38,6 +38,7 @@ type converter struct {
 	prevW, exPrevW driver.Worker
 	exPrevT        *sched.Task
 	ready, cands   []driver.Worker
+	fair           fairness
 	mismatch       error
 }
 
@@ -74,13 +75,11 @@ func (c *converter) Choose(step int64, ready []driver.Worker) driver.Worker {
 	if w.Idle() {
 		return w // the chooser takes idle looks only when nobody has work: no decision
 	}
-	c.cands = sim.Useful(c.cands[:0], ready)
-	if sim.Yielded(c.exPrevW, c.exPrevT) && len(c.cands) > 1 {
-		if w == c.exPrevW {
-			c.exPrevW, c.exPrevT = w, w.Current()
-			return w // the chooser would let another go first: not expressible
-		}
-		c.cands = slices.DeleteFunc(c.cands, func(v driver.Worker) bool { return v == c.exPrevW })
+	c.cands = c.fair.apply(sim.Useful(c.cands[:0], ready), c.exPrevW, c.exPrevT)
+	c.fair.acted(w)
+	if !slices.Contains(c.cands, w) {
+		c.exPrevW, c.exPrevT = w, w.Current()
+		return w // the chooser's fairness would let another go first: not expressible
 	}
 	// One blank worker stands for all: the one with the lowest explorer
 	// id, unless the recorded actor is blank, which then takes its name.
@@ -138,10 +137,11 @@ func (c *converter) fail(err error) {
 	}
 }
 
-// ErrNotConverted is a recorded schedule whose failure the explorer's
-// version of it (no idle looks, no steal attempts on empty deques) does
-// not reproduce; it is then left as recorded.
-var ErrNotConverted = errors.New("the explorer's version of the recorded schedule does not fail the same way")
+// ErrNotConverted is a recorded schedule whose failure neither the
+// explorer's version of it (no idle looks, no steal attempts on empty
+// deques, the chooser's fairness) nor a bounded search up to
+// searchBoundMax preemptions reproduces; it is then left as recorded.
+var ErrNotConverted = errors.New("neither the explorer's version of the recorded schedule nor a search up to 2 preemptions fails the same way")
 
 // ShrinkRecorded minimises a failing schedule recorded by any strategy
 // (rec, from sim.ScheduleOf of the failing run's trace) of sc on workers:
@@ -164,21 +164,19 @@ func ShrinkRecorded(sc *scenario.Scenario, workers int, rec *sim.Schedule, want 
 	if _, err := o.Exec(sc, cfg, sim.Options{Chooser: conv}); err != nil {
 		return nil, err
 	}
-	if conv.mismatch != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotConverted, conv.mismatch)
-	}
-	run, ch, err := execute(o.Exec, sc, cfg, conv.choices, nil)
-	if err != nil {
-		return nil, err
-	}
-	if sim.Signature(o.Failing(run)) != want {
-		return nil, ErrNotConverted
-	}
-	f := &Failure{Signature: want, Found: Schedule{Choices: trimDefaults(ch), Preemptions: ch.pre, Steps: run.Steps}}
+	// The converted choices are shrink's start; when they do not fail the
+	// same way (a step the chooser cannot make), shrink searches for the
+	// failure by iterative bounding instead.
+	f := &Failure{Signature: want, Found: Schedule{Choices: conv.choices, Preemptions: conv.pre, Steps: int64(len(rec.Steps))}}
 	if err := shrink(o, sc, cfg, f); err != nil {
 		return nil, err
 	}
-	f.Found = Schedule{Preemptions: conv.pre, Steps: int64(len(rec.Steps))}
+	if f.Run == nil {
+		if conv.mismatch != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNotConverted, conv.mismatch)
+		}
+		return nil, ErrNotConverted
+	}
 	return f, nil
 }
 

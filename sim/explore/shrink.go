@@ -37,9 +37,18 @@ func shrink(o Options, sc *scenario.Scenario, cfg sim.Config, f *Failure) error 
 		return err
 	}
 	if best == nil {
-		// Not reproducible through the explorer's chooser: keep it as found.
-		f.Shrunk, f.Runs = f.Found, sh.runs
-		return nil
+		// Not reproducible through the explorer's chooser: a random or
+		// pct walk takes choices the explorer does not offer (its
+		// fairness and symmetry rules leave them out), and past the first
+		// such choice the run leaves the found one. Look for the same
+		// failure by iterative bounding instead.
+		if best, err = sh.search(min(f.Found.Preemptions, searchBoundMax)); err != nil {
+			return err
+		}
+		if best == nil {
+			f.Shrunk, f.Runs = f.Found, sh.runs
+			return nil
+		}
 	}
 	if best, err = sh.fewerPreemptions(best); err != nil {
 		return err
@@ -77,13 +86,31 @@ func (sh *shrinker) try(prefix []uint8) (*candidate, error) {
 	return &candidate{s: Schedule{Choices: trimDefaults(ch), Preemptions: ch.pre, Steps: run.Steps}, run: run, points: ch.points}, nil
 }
 
+// searchBoundMax is the highest preemption bound the shrinker searches
+// for a failure the explorer's chooser cannot reproduce as found: the
+// explorer's own default bound.
+const searchBoundMax = 2
+
 // fewerPreemptions searches, by iterative bounding below best's count,
 // for the same failure with fewer preemptions.
 func (sh *shrinker) fewerPreemptions(best *candidate) (*candidate, error) {
 	if best.s.Preemptions == 0 {
 		return best, nil
 	}
-	o := Options{Workers: sh.cfg.Workers, Preemptions: best.s.Preemptions - 1, MaxSchedules: shrinkRunsMax / 2, NoShrink: true, Exec: sh.exec, Jobs: sh.jobs,
+	c, err := sh.search(best.s.Preemptions - 1)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil && c.better(best) {
+		best = c
+	}
+	return best, nil
+}
+
+// search looks for the same failure by iterative bounding up to k
+// preemptions, in at most half the shrink's runs; nil if none is found.
+func (sh *shrinker) search(k int) (*candidate, error) {
+	o := Options{Workers: sh.cfg.Workers, Preemptions: k, MaxSchedules: shrinkRunsMax / 2, NoShrink: true, Exec: sh.exec, Jobs: sh.jobs,
 		Failing: func(r *sim.Run) []string {
 			if sim.Signature(sh.failing(r)) == sh.sig {
 				return []string{sh.sig}
@@ -96,16 +123,9 @@ func (sh *shrinker) fewerPreemptions(best *candidate) (*candidate, error) {
 	}
 	sh.runs += int(rep.Schedules)
 	if rep.Failure == nil {
-		return best, nil
+		return nil, nil
 	}
-	c, err := sh.try(rep.Failure.Found.Choices)
-	if err != nil {
-		return nil, err
-	}
-	if c != nil && c.better(best) {
-		best = c
-	}
-	return best, nil
+	return sh.try(rep.Failure.Found.Choices)
 }
 
 // pass is one greedy pass over best's choices: at each, every option,

@@ -1,0 +1,136 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/cbcsim/cbcsim/fiber"
+	"github.com/cbcsim/cbcsim/nursery"
+)
+
+// Running a task on the worker's own stack (real mode).
+//
+// Most tasks never suspend: they run to their end in one go. Such a task
+// has no need of a stack of its own, and giving it one costs two coroutine
+// switches (into its fiber and back) and the fiber's take, rebind and
+// return, about a third of an empty task's cost. So in real mode a worker
+// runs a task that has no fiber yet on the fiber its own loop runs on,
+// directly, and the task keeps that fiber only if it must suspend
+// (Task.suspend: a yield, a block, a budget's forced yield), as the Go
+// runtime hands its processor off in a system call:
+//
+//   - The worker's loop runs on a fiber of its own, the loop fiber, which
+//     its carry goroutine resumes (carry, below). A step that takes a task
+//     with no fiber gives it the loop fiber as t.fib (run) and returns it
+//     up to the loop fiber's body (workerLoop.RunFiber), which calls the
+//     task's body one frame above its own.
+//   - If the body returns without suspending, the loop fiber is the
+//     loop's again and the loop goes on: no switch at all.
+//   - When the task suspends, it yields its fiber, the loop fiber, as any
+//     task does. carry's Resume returns: carry acts on the suspension as
+//     a worker does for any task (drive; the task is suspended by then),
+//     takes another fiber from the worker's cache and resumes the loop on
+//     it. The suspended task is from then on a task like any other with
+//     a fiber: any worker resumes it, on whatever goroutine that worker's
+//     loop runs.
+//   - When such a task ends, its body returns into the old loop fiber's
+//     body, which returns without touching the worker, which another
+//     goroutine now steps: the worker that resumed the task sees its fiber
+//     end (Done), as it sees any fiber end, and puts the fiber back.
+//
+// A task's first suspension thus costs two switches (the loop fiber's
+// yield to carry, and carry's resume of the next loop fiber), as before
+// (the switch into a new fiber at its first run, and the yield); every
+// later suspension costs what it costs any task. A Goexit or an escaped
+// panic of a task before it suspended ends the loop fiber, and carry ends
+// the task and starts the loop on another (lostLoop). The scheduler's
+// decisions do not depend on the goroutine a body runs on, so events and
+// results are the same; a driver that steps the workers itself (the
+// seeded simulator) has no loop fiber, and there every task runs on a
+// fiber of its own, as before. Running a nursery owner's children inline
+// in its await (help while waiting) is not done: a child's Goexit would
+// unwind the owner's frames too (docs/performance.md).
+//
+// The fibers involved are the scheduler's, from the same caches and pool:
+// a loop fiber that a task took is a task's fiber until it ends, and then
+// idle like any other. So the fibers held at once are the suspended
+// tasks' and one loop fiber a worker, as before plus the workers, within
+// the pool's bound (fiber.Pool).
+
+// workerLoop is a worker seen as its loop fiber's body (see taskBody).
+type workerLoop worker
+
+// RunFiber runs the worker's loop, and on this stack, right above this
+// frame, the bodies of the tasks the loop takes that have no fiber: a
+// task that suspends keeps this stack, and the shallower the frames below
+// its body, the likelier its stack stays the runtime's smallest (a parked
+// task's bytes). When such a task ends, its body returns here, on the
+// goroutine of the worker that resumed it: this body ends, and that
+// worker sees the fiber end (Done) and finishes the task (run, ended).
+// Called only by the loop fiber.
+func (l *workerLoop) RunFiber(_ *fiber.Fiber) {
+	w := (*worker)(l)
+	for t := w.loop(); t != nil; t = w.loop() {
+		steps := t.steps
+		(*taskBody)(t).RunFiber(nil)
+		if t.steps != steps {
+			// t suspended, kept this fiber, and was resumed on it (each run
+			// counts a step): w's loop went on on another fiber.
+			return
+		}
+		t.fib = nil // the loop's again
+		w.cur = nil
+		w.finish(t)
+	}
+}
+
+// carry steps w until the run ends, the loop running on a fiber that
+// carry resumes; each time a task takes that fiber with it, carry starts
+// the loop on another. It runs on the goroutine Run gives w, which does
+// nothing else.
+func (w *worker) carry() {
+	for {
+		f := w.fibs.Get((*workerLoop)(w))
+		w.loopFib = f
+		why, st := f.Resume()
+		if st == fiber.Done {
+			w.loopFib = nil
+			w.fibs.Put(f)
+			return
+		}
+		if st == fiber.Suspended {
+			// The task w ran inline took the loop fiber: it is that
+			// task's fiber now, and the task is suspended on it. w's
+			// loop goes on on another fiber.
+			t := w.cur
+			if t == nil || t.fib != f {
+				panic(fmt.Sprintf("sched: carry: worker %d's loop fiber yielded, and no task took it", w.id))
+			}
+			w.drive(t, why)
+			continue
+		}
+		w.lostLoop(f)
+	}
+}
+
+// lostLoop ends the task w was running inline on its loop fiber f, whose
+// body ended abnormally: a runtime.Goexit in the task (Task.protectBody
+// has ended it already, as ErrGoexit), or a panic that escaped the task's
+// body, which is a scheduler bug reported as the task's panic, as run does
+// for a task on a fiber of its own. A panic of the loop itself, outside
+// any task, is one as well, and goes on, as it did on the worker's own
+// goroutine.
+func (w *worker) lostLoop(f *fiber.Fiber) {
+	pe := f.Panic()
+	t := w.cur
+	if t == nil || t.fib != f {
+		panic(fmt.Sprintf("sched: worker %d: %v\n%s", w.id, pe, pe.Stack))
+	}
+	if !pe.Goexited() {
+		t.result = nursery.Panic("sched: " + pe.Error())
+		t.ext().panicStack = pe.Stack
+	}
+	w.loopFib, t.fib = nil, nil
+	w.fibs.Put(f) // a Goexited fiber is dropped, its goroutine let go
+	w.cur = nil
+	w.finish(t)
+}
