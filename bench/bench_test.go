@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -26,6 +27,17 @@ func BenchmarkFuzzSeeds(b *testing.B) {
 	benchtest.Bench(b, 3, bench.FuzzSeeds())
 }
 
+// BenchmarkThroughput: exploration, generated fuzzing and check, the
+// `cbcsim bench` rows of docs/performance.md ("Exploration and checking
+// throughput").
+func BenchmarkThroughput(b *testing.B) {
+	b.Run("Explore", func(b *testing.B) { benchtest.Bench(b, 3, bench.Explore()) })
+	for _, jobs := range []int{1, 2} {
+		b.Run(fmt.Sprintf("FuzzGenerated/jobs%d", jobs), func(b *testing.B) { benchtest.Bench(b, 3, bench.FuzzGenerated(jobs)) })
+		b.Run(fmt.Sprintf("Check/jobs%d", jobs), func(b *testing.B) { benchtest.Bench(b, 3, bench.CheckRuns(jobs)) })
+	}
+}
+
 // TestRunQuick: a quick run measures every row and every target, and the
 // report prints its tables.
 func TestRunQuick(t *testing.T) {
@@ -35,7 +47,7 @@ func TestRunQuick(t *testing.T) {
 	}
 	for _, name := range []string{"SpawnJoin", "FanOutTree", "FiberSwitch", "YieldPingPong", "YieldPingPong/cbcsim_chan",
 		"Steal", "ParkedTasks", "SpawnedTasks", "SimSteps/trace", "SimSteps/notrace", "FuzzSeeds",
-		"Explore", "FuzzGenerated/jobs1", "FuzzGenerated/jobs2"} {
+		"Explore", "FuzzGenerated/jobs1", "FuzzGenerated/jobs2", "Check/jobs1", "Check/jobs2"} {
 		row, ok := rep.Row(name)
 		if !ok {
 			t.Errorf("no row %s", name)

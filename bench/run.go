@@ -298,6 +298,10 @@ func Run(o Options, progress io.Writer) (*Report, error) {
 			impls: []string{Cbcsim}, f: one(FuzzGenerated(1)), metric: "seeds/s"},
 		{name: "FuzzGenerated/jobs2", op: "generated scenarios, 2 jobs", unit: "seeds/s",
 			impls: []string{Cbcsim}, f: one(FuzzGenerated(2)), metric: "seeds/s"},
+		{name: "Check/jobs1", op: "rendezvous+twenty, workers 1-8, 1 job", unit: "runs/s",
+			impls: []string{Cbcsim}, f: one(CheckRuns(1)), metric: "runs/s"},
+		{name: "Check/jobs2", op: "rendezvous+twenty, workers 1-8, 2 jobs", unit: "runs/s",
+			impls: []string{Cbcsim}, f: one(CheckRuns(2)), metric: "runs/s"},
 	}
 	for _, sp := range specs {
 		row, err := measureRow(sp, o, opsMax, progress)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/cbcsim/cbcsim/sim/check"
 	"github.com/cbcsim/cbcsim/sim/explore"
 	"github.com/cbcsim/cbcsim/sim/gen"
 	"github.com/cbcsim/cbcsim/sim/scenario"
@@ -72,6 +73,41 @@ func FuzzGenerated(jobs int) Func {
 			return fmt.Errorf("fuzz: %d of %d generated scenarios failed", rep.Failures, rep.Runs)
 		}
 		tm.ReportMetric(rep.RunsPerSec, "seeds/s")
+		return nil
+	}
+}
+
+// CheckRuns checks channel_rendezvous and twenty.toml as `cbcsim check`
+// does (worker counts 1, 2, 4 and 8, the default runs executed twice for
+// the determinism check) with at least n runs on jobs goroutines, and
+// reports runs/s: the runs counted by the report over the check's wall
+// time. Any failed run is an error: both scenarios pass under every seed.
+func CheckRuns(jobs int) Func {
+	return func(tm Timer, n int) error {
+		rv, err := scenario.Parse("bench/testdata/channel_rendezvous.toml", rendezvousSource)
+		if err != nil {
+			return err
+		}
+		tw, err := Twenty()
+		if err != nil {
+			return err
+		}
+		scs := []*scenario.Scenario{rv, tw}
+		workers := check.DefaultWorkers()
+		seeds := max(1, (n+len(scs)*len(workers)-1)/(len(scs)*len(workers)))
+		o := check.Options{Seeds: seeds, SeedStart: 1, Workers: workers, Jobs: jobs, Resample: check.DefaultResample}
+		tm.ResetTimer()
+		start := time.Now()
+		rep, err := check.Scenarios(scs, []string{"channel_rendezvous.toml", "twenty.toml"}, o, nil)
+		elapsed := time.Since(start)
+		tm.StopTimer()
+		if err != nil {
+			return err
+		}
+		if rep.Failed() {
+			return fmt.Errorf("check: %d of %d runs failed", rep.FailedRuns, rep.Runs)
+		}
+		tm.ReportMetric(float64(rep.Runs)/elapsed.Seconds(), "runs/s")
 		return nil
 	}
 }

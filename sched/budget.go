@@ -67,6 +67,13 @@ func (b *Budget) short(c Cost) Component {
 	return CompNone
 }
 
+// none reports whether b is all zeros (a Cost that charges nothing),
+// field by field: comparing the 40-byte struct with Budget{} is a call of
+// runtime.memequal, at every seeded step's checkpoint.
+func (b *Budget) none() bool {
+	return b.Ops|b.Memory|b.SpawnCount|b.ChannelOps|b.Syscalls == 0
+}
+
 // sub charges c to b; the caller has checked short(c) == CompNone.
 func (b *Budget) sub(c Cost) {
 	b.Ops -= c.Ops

@@ -9,8 +9,14 @@ import (
 // allocating.
 type emitter struct {
 	sink   link.Sink
+	runs   link.RunSink // sink, when it takes run events on their own path
 	worker int
 	buf    []trace.Field
+}
+
+func newEmitter(sink link.Sink, worker int) emitter {
+	runs, _ := sink.(link.RunSink)
+	return emitter{sink: sink, runs: runs, worker: worker}
 }
 
 func (e *emitter) on() bool { return e.sink != nil }
@@ -32,8 +38,13 @@ func (e *emitter) emit(kind trace.Kind, fields ...trace.Field) {
 }
 
 // emitInt is emit for an event with one integer field: the run event that
-// every seeded step writes, without building a variadic slice to copy.
+// every seeded step writes, without building a variadic slice to copy. A
+// run event goes to a RunSink's EmitRun (key is then task).
 func (e *emitter) emitInt(kind trace.Kind, key string, v int64) {
+	if e.runs != nil && kind == trace.KindRun {
+		e.runs.EmitRun(e.worker, uint64(v))
+		return
+	}
 	if e.sink == nil {
 		return
 	}

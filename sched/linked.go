@@ -1,6 +1,10 @@
 package sched
 
-import "github.com/cbcsim/cbcsim/sched/internal/link"
+import (
+	"sync/atomic"
+
+	"github.com/cbcsim/cbcsim/sched/internal/link"
+)
 
 // The driver's vocabulary lives in sched/internal/link so that sched/driver
 // can re-export it without its showing on sched's page (docs/api-split.md).
@@ -50,6 +54,15 @@ func (view *driverView) WorkerAt(i int) any { return view.workers[i] }
 
 // Sched is the scheduler itself, for Run under a driver configuration.
 func (view *driverView) Sched() *Scheduler { return (*Scheduler)(view) }
+
+// ParkEpoch is the counter of the workers' parked-flag changes: it moves
+// whenever a worker parks or a parked worker may act again. Stepped modes
+// only, where the driver reads it between steps from its own goroutine.
+func (view *driverView) ParkEpoch() *uint64 { return &view.parkEpoch }
+
+// TimerDue is the time of the earliest pending timer (noTimer, all ones,
+// if none): FireTimers has nothing to do before it.
+func (view *driverView) TimerDue() *atomic.Uint64 { return &view.timers.nextAt }
 
 // MakeChannel is NewChannel for the driver's Channel interface.
 func (view *driverView) MakeChannel(name string, capacity int) any {

@@ -43,6 +43,13 @@ type Scheduler struct {
 	nurseries []*Nursery
 	fibered   liveFibers // stepped modes: the tasks holding a fiber (see Abort)
 
+	// parkEpoch counts the changes of the workers' parked flags (stepped
+	// modes): the driver rebuilds its list of unparked workers only when it
+	// moved, instead of asking every worker at every step.
+	parkEpoch uint64
+
+	stepper link.Stepper // stepped modes: the Sink, when it decides steps in a task (see Task.endStep)
+
 	sharedTasks     sharedFree[Task] // overflow of the workers' free lists (see free.go)
 	sharedNurseries sharedFree[Nursery]
 
@@ -69,14 +76,17 @@ func newWith(user Config, o link.Options) (*Scheduler, error) {
 	}
 	cfg := config{Config: user, Options: o}
 	s := &Scheduler{cfg: cfg, fibers: fiber.NewPool(0), keep: cfg.Mode.Keeps()}
-	s.em = emitter{sink: cfg.Sink, worker: -1}
+	s.em = newEmitter(cfg.Sink, -1)
+	if cfg.Mode.Stepped() {
+		s.stepper, _ = cfg.Sink.(link.Stepper)
+	}
 	s.timers.nextAt.Store(noTimer)
 	s.clock = cfg.Clock
 	seed := cfg.Seed
 	for i := 0; i < cfg.Workers; i++ {
 		w := &worker{s: s, id: i, dq: deque.New[Task](64), fibs: s.fibers.NewCache(workerFiberCache), wake: make(chan struct{}, 1)}
 		w.rng.Seed(link.SplitMix64(&seed))
-		w.em = emitter{sink: cfg.Sink, worker: i}
+		w.em = newEmitter(cfg.Sink, i)
 		w.freeTasks.shared, w.freeNurseries.shared = &s.sharedTasks, &s.sharedNurseries
 		s.workers = append(s.workers, w)
 	}
@@ -224,7 +234,10 @@ func (s *Scheduler) notify() {
 	if s.cfg.Mode.Stepped() {
 		// Seeded mode: every parked worker may act again.
 		for _, w := range s.workers {
-			w.parked = false
+			if w.parked {
+				w.parked = false
+				s.parkEpoch++
+			}
 		}
 		return
 	}

@@ -302,13 +302,13 @@ func (t *Task) Checkpoint() error { return t.point(Cost{}) }
 
 // point is a checkpoint that first charges c.
 func (t *Task) point(c Cost) error {
-	if c != (Cost{}) {
+	if !c.none() {
 		if err := t.charge(c); err != nil {
 			return err
 		}
 	}
 	if t.s.cfg.Mode.Stepped() {
-		t.suspend(reasonCheckpoint)
+		t.endStep()
 	}
 	return t.observe()
 }

@@ -95,6 +95,9 @@ func (w *worker) step() (did bool, inline *Task) {
 	if t == nil {
 		w.stats.Parks++
 		w.parked = true
+		if w.s.cfg.Mode.Stepped() {
+			w.s.parkEpoch++ // the driver's, read between steps
+		}
 		w.em.emit(trace.KindPark)
 		return false, nil
 	}

@@ -38,81 +38,209 @@ func drive(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (int64, error) {
 // recover is here, once a run, rather than in a function deferred around
 // every step: that deferred recover was 5% of a seeded step
 // (docs/performance.md).
+//
+// Between two steps the loop does what stepLoop.end and stepLoop.begin
+// do. When a step ends at a checkpoint, the scheduler asks the sink to
+// do it already, on the task's fiber (sink.NextStep): if the next
+// step is the same worker's, the task goes on without switching back
+// here, and otherwise the loop picks up the decision taken there.
 func driveSteps(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (step int64, crash string, err error) {
+	l := &stepLoop{run: run, s: s, sk: sk, ch: ch, workers: s.Workers(), maxSteps: run.Config.MaxSteps}
+	l.ready = make([]driver.Worker, 0, len(l.workers))
+	l.readyIDs = make([]int, 0, len(l.workers))
+	l.inTask = ch.inTask()
+	// The random walk and the replay's check are called directly, not
+	// through the interface: a call per step each.
+	l.random, _ = ch.(*randomChooser)
+	_, l.checks = ch.(*scheduleChooser)
+	sk.loop = l
 	stepping := false // inside w.Step: a panic is the scheduler's crash
 	defer func() {
+		sk.loop = nil
 		if stepping {
 			if r := recover(); r != nil {
-				crash = fmt.Sprint(r)
+				step, crash = l.step, fmt.Sprint(r)
 			}
 		}
 	}()
-	workers := s.Workers()
-	ready := make([]driver.Worker, 0, len(workers))
-	parked := make([]bool, len(workers)) // each worker's flag as ready was last built
-	c := run.Config
-	var busy int64
-	for ; !s.Done(); step++ {
-		sk.step = uint64(step)
+	for {
+		w := l.next
+		if l.decided {
+			l.decided, l.next = false, nil
+		} else {
+			w = l.begin()
+		}
+		if w == nil {
+			if l.err != nil {
+				s.Abort()
+				return l.step, "", &ScheduleError{Err: l.err}
+			}
+			return l.step, "", nil
+		}
+		stepping = true
+		did := w.Step()
+		stepping = false
+		if l.decided {
+			continue // NextStep ended this step and began the next
+		}
+		if err := l.end(did); err != nil {
+			s.Abort()
+			return l.step, "", &ScheduleError{Err: err}
+		}
+	}
+}
+
+// stepLoop is the state of the seeded driver's loop between steps.
+type stepLoop struct {
+	run      *Run
+	s        *driver.Scheduler
+	sk       *sink
+	ch       chooser
+	workers  []driver.Worker
+	ready    []driver.Worker // the unparked workers, as of epoch
+	readyIDs []int           // their ids
+	epoch    uint64          // the scheduler's park epoch ready was built at
+	built    bool
+	step     int64 // the step being taken, or the next one between two
+	busy     int64 // steps that ran or took a task: what MaxSteps bounds
+	maxSteps int64
+	inTask   bool           // the chooser may decide on a task's fiber (NextStep)
+	random   *randomChooser // ch, when it is the random walk
+	checks   bool           // ch's done can fail (a recorded schedule)
+
+	// Set by NextStep when it ended a step on a task's fiber and that
+	// fiber suspended: the next step's worker (nil if the run is over).
+	decided bool
+	next    driver.Worker
+	nextID  int   // the id of begin's worker
+	err     error // the recorded decision that did not apply (ScheduleError)
+}
+
+// begin does what the driver does before step l.step: fire the timers
+// that are due, check the step bound and the limits, and choose the
+// worker among the unparked ones, jumping the clock to the next timer
+// when none can act. It returns nil when the run is over, with its
+// outcome set, or when a recorded decision did not apply, with l.err
+// set.
+//
+// MaxSteps bounds the busy steps, those that ran or took a task, as in
+// real mode: an idle worker's look for work that ends in parking is not
+// progress of the program, and counting it made a correct program
+// livelock on 256 workers. Idle steps stay bounded: a parked worker wakes
+// only when work is pushed or a timer fires, so there are at most Workers
+// of them per busy step or timer.
+func (l *stepLoop) begin() driver.Worker {
+	s, sk, run := l.s, l.sk, l.run
+	for !s.Done() {
+		sk.step = uint64(l.step)
 		s.FireTimers(sk.tick)
-		if busy >= c.MaxSteps {
+		if l.busy >= l.maxSteps {
 			run.Outcome = OutcomeLivelock
-			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I(trace.KeyMaxSteps, c.MaxSteps)})
-			break
+			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.I(trace.KeyMaxSteps, l.maxSteps)})
+			return nil
 		}
 		if name, max := sk.limit(); name != "" {
 			run.Outcome, run.Limit = OutcomeLivelock, limitText(name, max)
 			sk.Emit(-1, trace.KindLivelock, []trace.Field{trace.S("limit", name), trace.I("max", int64(max))})
-			break
+			return nil
 		}
 		// The ready list is rebuilt only when a worker parked or woke
-		// since it was built: most steps change neither, and appending
-		// every worker's interface value every step was 5% of a seeded
-		// step (docs/performance.md).
-		changed := len(ready) == 0
-		for i, w := range workers {
-			if p := w.Parked(); p != parked[i] {
-				parked[i], changed = p, true
-			}
-		}
-		if changed {
-			ready = ready[:0]
-			for i, w := range workers {
-				if !parked[i] {
-					ready = append(ready, w)
+		// since it was built, which the scheduler's park epoch tells: most
+		// steps change neither, and asking every worker's Parked through
+		// its interface at every step was 8% of a seeded step
+		// (docs/performance.md).
+		if e := s.ParkEpoch(); !l.built || e != l.epoch {
+			l.epoch, l.built = e, true
+			l.ready, l.readyIDs = l.ready[:0], l.readyIDs[:0]
+			for i, w := range l.workers {
+				if !w.Parked() {
+					l.ready = append(l.ready, w)
+					l.readyIDs = append(l.readyIDs, i)
 				}
 			}
 		}
-		if len(ready) == 0 {
-			// No worker can act: jump to the next timer, or it is a
-			// deadlock.
-			if next, ok := s.NextTimer(); ok {
-				sk.Emit(-1, trace.KindClock, []trace.Field{trace.I(trace.KeyTo, int64(next))})
-				sk.tick = next
-				step--
-				continue
+		if len(l.ready) > 0 {
+			if l.random != nil {
+				// randomChooser.pick, keeping the index for NextStep.
+				i := l.random.rng.Intn(len(l.ready))
+				l.nextID = l.readyIDs[i]
+				return l.ready[i]
 			}
+			w, err := l.ch.pick(l.step, l.ready)
+			if err != nil {
+				l.err = err
+				return nil
+			}
+			l.nextID = w.ID()
+			return w
+		}
+		// No worker can act: jump to the next timer, or it is a deadlock.
+		next, ok := s.NextTimer()
+		if !ok {
 			run.Outcome = OutcomeDeadlock
 			sk.Emit(-1, trace.KindDeadlock, []trace.Field{trace.I(trace.KeyLive, s.Live())})
-			break
+			return nil
 		}
-		w, err := ch.pick(step, ready)
-		if err == nil {
-			stepping = true
-			did := w.Step()
-			stepping = false
-			if did {
-				busy++
-			}
-			err = ch.done(step)
-		}
-		if err != nil {
-			s.Abort()
-			return step, "", &ScheduleError{Err: err}
-		}
-		sk.tick++
+		sk.Emit(-1, trace.KindClock, []trace.Field{trace.I(trace.KeyTo, int64(next))})
+		sk.tick = next
 	}
-	return step, "", nil
+	return nil
+}
+
+// end does what the driver does after step l.step, whose worker did
+// something or parked: let a recorded schedule check it, count it,
+// advance the clock and the step. An error leaves the step where it is.
+func (l *stepLoop) end(did bool) error {
+	if l.checks {
+		if err := l.ch.done(l.step); err != nil {
+			return err
+		}
+	}
+	l.advance(did)
+	return nil
+}
+
+// advance is end after the check: no call in it, so that it is inlined
+// where no schedule is checked (NextStep, at every step).
+func (l *stepLoop) advance(did bool) {
+	if did {
+		l.busy++
+	}
+	l.sk.tick++
+	l.step++
+}
+
+// NextStep implements driver.Stepper: the driver's work between two
+// steps, done on the fiber of the task whose step just ended at a
+// checkpoint, while the loop runs (sk.loop; it is here rather than in
+// sink.go so that a step pays one call, not two). It ends
+// that step and begins the next, and reports whether the next is the
+// same worker's, which resumes the same task. Otherwise the task's fiber
+// suspends, and driveSteps goes on from the decision kept in l. The
+// events, the random draws and the checks are those of the loop itself, in
+// its order, so the trace is the same byte for byte; what is saved is the
+// switch to the driver's goroutine and back.
+//
+// A panic in the loop's own code here (a bug of the simulator or of the
+// timers) unwinds the task instead of the driver, and ends as that task's
+// panic rather than a crash of the run.
+func (sk *sink) NextStep(worker int) bool {
+	l := sk.loop
+	if l == nil || !l.inTask {
+		return false
+	}
+	if !l.checks {
+		l.advance(true)
+	} else if err := l.end(true); err != nil {
+		l.decided, l.next, l.err = true, nil, err
+		return false
+	}
+	w := l.begin()
+	if w != nil && l.nextID == worker {
+		return true
+	}
+	l.decided, l.next = true, w
+	return false
 }
 
 // finish records how the run ended: its outcome, main's result, the

@@ -44,6 +44,10 @@ type taskHist struct {
 	// showed otherwise.
 	leaving *nurseryHist
 	wentOn  string
+	// row is the task's row in the sink's tables, kept here once a run
+	// event looked it up, so that a run event finds both with one lookup
+	// (sink.EmitRun).
+	row *taskRowHist
 }
 
 type nurseryHist struct {
@@ -133,7 +137,7 @@ func (h *history) add(e *trace.Event) {
 	}
 	switch e.Kind {
 	case trace.KindRun:
-		h.run(e, i)
+		h.run(intField(e, trace.KeyTask), i)
 	case trace.KindSpawn:
 		t := h.task(intField(e, trace.KeyTask))
 		t.nursery, t.spawnAt = intField(e, trace.KeyNursery), i
@@ -158,9 +162,16 @@ func (h *history) add(e *trace.Event) {
 	}
 }
 
+// addRun takes in a run event of task id (add's case, without the
+// event), and returns the task's record.
+func (h *history) addRun(id int64) *taskHist {
+	i := h.n
+	h.n++
+	return h.run(id, i)
+}
+
 // run is the hot path: one run event per step, mostly the same task.
-func (h *history) run(e *trace.Event, i int) {
-	id := intField(e, trace.KeyTask)
+func (h *history) run(id int64, i int) *taskHist {
 	t := h.last
 	if t == nil || t.id != id {
 		t = h.task(id)
@@ -170,6 +181,7 @@ func (h *history) run(e *trace.Event, i int) {
 		t.firstRun = i
 	}
 	t.lastEvent = i
+	return t
 }
 
 // cleanup tracks each task's cleanup stack: a cleanup that runs must be

@@ -86,6 +86,9 @@ type chooser interface {
 	// done checks, after the step, that the step used exactly its
 	// recorded decisions.
 	done(step int64) error
+	// inTask reports whether pick and done may run on a task's fiber,
+	// between two steps decided inside the task (sink.NextStep).
+	inTask() bool
 }
 
 // randomChooser is the seeded driver: one Xoshiro256** draw per step.
@@ -96,6 +99,8 @@ func (c *randomChooser) pick(_ int64, ready []driver.Worker) (driver.Worker, err
 }
 
 func (c *randomChooser) done(int64) error { return nil }
+
+func (*randomChooser) inTask() bool { return true }
 
 // scheduleChooser replays recorded decisions. It is also the scheduler's
 // VictimSource during the replay.
@@ -143,6 +148,8 @@ func (c *scheduleChooser) NextVictim(w int) int {
 	}
 	return v
 }
+
+func (*scheduleChooser) inTask() bool { return true }
 
 func (c *scheduleChooser) done(step int64) error {
 	if c.err != nil {

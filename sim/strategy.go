@@ -79,6 +79,10 @@ func (e externalChooser) pick(step int64, ready []driver.Worker) (driver.Worker,
 
 func (externalChooser) done(int64) error { return nil }
 
+// inTask is false: an explorer's Chooser is called from the driver's
+// goroutine only, as its documentation says.
+func (externalChooser) inTask() bool { return false }
+
 // newChooser builds the driver's decision maker for one run: the recorded
 // schedule, an external Chooser, or the configured strategy. pctLength is
 // asked for pct's decision count only under pct (it may run a probe).

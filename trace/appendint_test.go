@@ -29,6 +29,12 @@ func TestAppendUint(t *testing.T) {
 			t.Errorf("appendUint(%d) = %q, want %q", u, got, want)
 		}
 	}
+	// Every value of the short path (under 10,000) and past it.
+	for u := uint64(0); u < 20_000; u++ {
+		if got, want := string(appendUint([]byte("x"), u)), "x"+strconv.FormatUint(u, 10); got != want {
+			t.Fatalf("appendUint(%d) = %q, want %q", u, got, want)
+		}
+	}
 	rapid.Check(t, func(t *rapid.T) {
 		u := rapid.Uint64().Draw(t, "u")
 		if got, want := string(appendUint(nil, u)), strconv.FormatUint(u, 10); got != want {

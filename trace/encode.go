@@ -106,8 +106,10 @@ func appendValue(dst []byte, f *Field) []byte {
 // first and writes them in place, two at a time. TestAppendUint checks it
 // against strconv.
 func appendUint(dst []byte, u uint64) []byte {
-	if u < 10 {
-		return append(dst, byte('0'+u))
+	if u < 10_000 {
+		// A trace's steps, ticks and task ids are mostly under five
+		// digits: written with one append, without counting the digits.
+		return appendSmall(dst, u)
 	}
 	// The digit count: log10 from the bit length (1233/4096 is just
 	// above log10(2)), corrected by one comparison.
@@ -131,6 +133,22 @@ func appendUint(dst []byte, u uint64) []byte {
 		dst[i-1] = byte('0' + u)
 	}
 	return dst
+}
+
+// appendSmall is appendUint for u under 10,000.
+func appendSmall(dst []byte, u uint64) []byte {
+	if u < 100 {
+		if u < 10 {
+			return append(dst, byte('0'+u))
+		}
+		return append(dst, digitPairs[u*2], digitPairs[u*2+1])
+	}
+	q := u / 100
+	r := (u - q*100) * 2
+	if q < 10 {
+		return append(dst, byte('0'+q), digitPairs[r], digitPairs[r+1])
+	}
+	return append(dst, digitPairs[q*2], digitPairs[q*2+1], digitPairs[r], digitPairs[r+1])
 }
 
 // digitPairs holds "00" to "99", for appendUint.
@@ -341,6 +359,33 @@ func (w *Writer) WriteEvent(e *Event) error {
 	}
 	w.stepLast = e.Step
 	w.line = appendEvent(w.line[:0], e, "trace: WriteEvent: ")
+	_, err := w.bw.Write(w.line)
+	return err
+}
+
+// WriteRun writes the run event "STEP TICK ACTOR run task=ID", what
+// WriteEvent writes for an Event of kind run with the one field task=ID.
+// It is the event of every seeded step, so it is encoded without an Event
+// and without checking the kind and key, which are constants here.
+func (w *Writer) WriteRun(step, tick uint64, actor string, task int64) error {
+	if !w.header {
+		panic("trace: WriteRun: header not written")
+	}
+	if step < w.stepLast {
+		panic("trace: WriteRun: step went backwards")
+	}
+	if !validKey(actor) {
+		panic("trace: WriteRun: bad actor")
+	}
+	w.stepLast = step
+	dst := appendUint(w.line[:0], step)
+	dst = append(dst, ' ')
+	dst = appendUint(dst, tick)
+	dst = append(dst, ' ')
+	dst = append(dst, actor...)
+	dst = append(dst, " run "+KeyTask+"="...)
+	dst = appendInt(dst, task)
+	w.line = append(dst, '\n')
 	_, err := w.bw.Write(w.line)
 	return err
 }

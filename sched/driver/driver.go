@@ -1,6 +1,8 @@
 package driver
 
 import (
+	"sync/atomic"
+
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sched/internal/link"
 )
@@ -8,6 +10,8 @@ import (
 // The vocabulary shared with sched, defined in sched/internal/link.
 type (
 	Sink            = link.Sink
+	RunSink         = link.RunSink
+	Stepper         = link.Stepper
 	Clock           = link.Clock
 	VictimSource    = link.VictimSource
 	TaskState       = link.TaskState
@@ -128,6 +132,8 @@ type schedView interface {
 	Now() uint64
 	Log() []string
 	MakeChannel(name string, capacity int) any
+	ParkEpoch() *uint64
+	TimerDue() *atomic.Uint64
 }
 
 // taskView is the method set of sched's view of a Task.
@@ -165,6 +171,9 @@ var (
 // Scheduler is a scheduler under a driver.
 type Scheduler struct {
 	v       schedView
+	s       *sched.Scheduler // v.Sched(), for the calls of every step without an interface call
+	epoch   *uint64          // v.ParkEpoch()
+	due     *atomic.Uint64   // v.TimerDue()
 	workers []Worker
 }
 
@@ -183,7 +192,7 @@ func New(cfg Config) (*Scheduler, error) {
 		return nil, err
 	}
 	v := viewSched(s).(schedView)
-	d := &Scheduler{v: v, workers: make([]Worker, v.NumWorkers())}
+	d := &Scheduler{v: v, s: v.Sched(), epoch: v.ParkEpoch(), due: v.TimerDue(), workers: make([]Worker, v.NumWorkers())}
 	for i := range d.workers {
 		d.workers[i] = v.WorkerAt(i).(Worker)
 	}
@@ -192,7 +201,7 @@ func New(cfg Config) (*Scheduler, error) {
 
 // Sched is the scheduler itself: its Run drives the workers with one
 // goroutine each under this configuration (sim's real mode).
-func (d *Scheduler) Sched() *sched.Scheduler { return d.v.Sched() }
+func (d *Scheduler) Sched() *sched.Scheduler { return d.s }
 
 // Start creates the root task running fn and queues it. It may be called
 // once, before any worker steps.
@@ -205,7 +214,12 @@ func (d *Scheduler) Workers() []Worker { return d.workers }
 func (d *Scheduler) Worker(i int) Worker { return d.workers[i] }
 
 // Done reports whether the root task has finished.
-func (d *Scheduler) Done() bool { return d.v.Sched().Done() }
+func (d *Scheduler) Done() bool { return d.s.Done() }
+
+// ParkEpoch moves whenever a worker parks or a parked worker may act
+// again: a driver that keeps its list of unparked workers rebuilds it only
+// when the epoch moved. Between steps only.
+func (d *Scheduler) ParkEpoch() uint64 { return *d.epoch }
 
 // Abort unwinds every task that is still suspended, so that their fibers
 // are released. The scheduler is unusable afterwards.
@@ -226,7 +240,12 @@ func (d *Scheduler) Tasks() []*sched.Task { return d.v.Tasks() }
 func (d *Scheduler) Nurseries() []*sched.Nursery { return d.v.Nurseries() }
 
 // FireTimers fires every timer due at now, in (time, creation) order.
-func (d *Scheduler) FireTimers(now uint64) { d.v.FireTimers(now) }
+func (d *Scheduler) FireTimers(now uint64) {
+	if d.due.Load() > now {
+		return // nothing due: the seeded driver asks before every step
+	}
+	d.v.FireTimers(now)
+}
 
 // NextTimer reports when the earliest pending timer fires.
 func (d *Scheduler) NextTimer() (uint64, bool) { return d.v.NextTimer() }

@@ -106,6 +106,30 @@ type Sink interface {
 	Emit(worker int, kind trace.Kind, fields []trace.Field)
 }
 
+// RunSink is a Sink with a path of its own for the run event, the one
+// event of every seeded step (kind run, one field: task=ID). A Sink that
+// implements it receives run events through EmitRun instead of Emit, so
+// that it need not build an event and look its field up by key.
+type RunSink interface {
+	Sink
+	EmitRun(worker int, task uint64)
+}
+
+// Stepper is a Sink whose driver can take its decisions between two
+// seeded steps from inside a task (docs/performance.md, "The seeded step,
+// third round"). At a checkpoint, where worker's step ends with its task
+// still current, the scheduler calls NextStep on the task's own fiber
+// instead of switching back to the driver. NextStep does what the driver
+// does after that step and before the next, in the same order (timers,
+// limits, the choice of the next worker): it reports true when that next
+// step is worker's own, which resumes the same task, so the task goes on
+// without a fiber switch; false ends the step as a switch back to the
+// driver would, and the driver goes on from what NextStep decided.
+type Stepper interface {
+	Sink
+	NextStep(worker int) bool
+}
+
 // Clock is the scheduler's source of time, in ticks. The seeded driver
 // injects a virtual clock (one tick per step, jumping to the next timer when
 // no worker can act); real mode uses wall time.

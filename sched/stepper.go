@@ -1,0 +1,33 @@
+package sched
+
+import "github.com/cbcsim/cbcsim/trace"
+
+// endStep ends a seeded step at a checkpoint of t, which stays its
+// worker's current task. Without a Stepper the task suspends and the
+// driver takes the next step. With one, the driver decides the next step
+// here, on t's fiber (link.Stepper); when that step is the same worker's,
+// it resumes t, so t goes on at once: what worker.Step and worker.run do
+// for a current task that has reached a checkpoint (its state, its
+// counters, the run event, in that order) is done here instead, without
+// the two fiber switches. Keep the two in step.
+func (t *Task) endStep() {
+	if st := t.s.stepper; st != nil {
+		w := t.w
+		// t stays in state running while the driver decides: between two
+		// steps nothing reads the state of a task that is its worker's
+		// current one (a driver tells a yield by the worker's current
+		// task first), and the two atomic stores, ready and running again,
+		// would be the only trace of the pause. If t suspends, the worker
+		// makes it ready as ever.
+		if st.NextStep(w.id) {
+			w.stats.Steps++
+			t.steps++
+			w.stats.Runs++
+			if w.em.on() {
+				w.em.emitInt(trace.KindRun, "task", int64(t.id))
+			}
+			return
+		}
+	}
+	t.suspend(reasonCheckpoint)
+}
