@@ -267,8 +267,28 @@ func Run(o Options, progress io.Writer) (*Report, error) {
 	if o.Quick {
 		opsMax = quickOpsMax
 	}
+	for _, sp := range rowSpecs(o, traceDir) {
+		row, err := measureRow(sp, o, opsMax, progress)
+		if err != nil {
+			return nil, err
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+
+	scaling, err := measureScaling(o, progress)
+	if err != nil {
+		return nil, err
+	}
+	rep.Scaling = scaling
+	rep.Targets = targets(rep)
+	return rep, nil
+}
+
+// rowSpecs are the rows Run measures, in the order of the report; the
+// simulator's rows write their traces under traceDir.
+func rowSpecs(o Options, traceDir string) []rowSpec {
 	one := func(f Func) func(string) Func { return func(string) Func { return f } }
-	specs := []rowSpec{
+	return []rowSpec{
 		{name: "SpawnJoin", op: "spawn+join 1 empty task", unit: "ns/op", impls: Join,
 			f: func(impl string) Func { return SpawnJoin(impl, o.Workers) }},
 		{name: "FanOutTree", op: fmt.Sprintf("1 tree: depth %d, %d spawns", TreeDepth, TreeTasks), unit: "ns/op",
@@ -303,21 +323,6 @@ func Run(o Options, progress io.Writer) (*Report, error) {
 		{name: "Check/jobs2", op: "rendezvous+twenty, workers 1-8, 2 jobs", unit: "runs/s",
 			impls: []string{Cbcsim}, f: one(CheckRuns(2)), metric: "runs/s"},
 	}
-	for _, sp := range specs {
-		row, err := measureRow(sp, o, opsMax, progress)
-		if err != nil {
-			return nil, err
-		}
-		rep.Rows = append(rep.Rows, row)
-	}
-
-	scaling, err := measureScaling(o, progress)
-	if err != nil {
-		return nil, err
-	}
-	rep.Scaling = scaling
-	rep.Targets = targets(rep)
-	return rep, nil
 }
 
 // measureScaling measures the three trees at every worker count of
