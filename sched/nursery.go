@@ -237,6 +237,7 @@ func (t *Task) protectNursery(body func(*Nursery) error, n *Nursery) (err error,
 			if t.s.aborting.Load() {
 				panic(r)
 			}
+			t.stepperPanicked(r)
 			p = capture(r)
 		} else if !returned && !t.s.aborting.Load() {
 			n.cancel(nursery.NurseryExited, t.w)

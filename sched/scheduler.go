@@ -49,6 +49,13 @@ type Scheduler struct {
 	parkEpoch uint64
 
 	stepper link.Stepper // stepped modes: the Sink, when it decides steps in a task (see Task.endStep)
+	// inStepper is set while the driver's own code runs on a task's fiber
+	// (Task.endStep), and stepperPanic holds a panic raised there: a bug
+	// of the simulator, not of the task, which Step raises again on the
+	// driver's side so that the run ends as a crash, not as that task's
+	// panic. Stepped modes only, where one goroutine runs at a time.
+	inStepper    bool
+	stepperPanic any
 
 	sharedTasks     sharedFree[Task] // overflow of the workers' free lists (see free.go)
 	sharedNurseries sharedFree[Nursery]

@@ -19,7 +19,10 @@ func (t *Task) endStep() {
 		// task first), and the two atomic stores, ready and running again,
 		// would be the only trace of the pause. If t suspends, the worker
 		// makes it ready as ever.
-		if st.NextStep(w.id) {
+		t.s.inStepper = true
+		next := st.NextStep(w.id)
+		t.s.inStepper = false
+		if next {
 			w.stats.Steps++
 			t.steps++
 			w.stats.Runs++
@@ -30,4 +33,19 @@ func (t *Task) endStep() {
 		}
 	}
 	t.suspend(reasonCheckpoint)
+}
+
+// stepperPanicked keeps r, a panic recovered on t's fiber, for Step to
+// raise on the driver's side when it was raised by the driver's own code
+// (Task.endStep), and reports whether it was.
+func (t *Task) stepperPanicked(r any) bool {
+	s := t.s
+	if !s.inStepper {
+		return false
+	}
+	s.inStepper = false
+	if s.stepperPanic == nil {
+		s.stepperPanic = r
+	}
+	return true
 }

@@ -209,6 +209,7 @@ func (t *Task) protectBody() (err error, p *PanicError) {
 			if t.s.aborting.Load() {
 				panic(r)
 			}
+			t.stepperPanicked(r)
 			p = capture(r)
 		} else if !returned && !t.s.aborting.Load() {
 			t.end(nil, goexitError())
@@ -279,6 +280,7 @@ func (t *Task) protect(fn func() error) (err error, p *PanicError) {
 			if t.s.aborting.Load() {
 				panic(r)
 			}
+			t.stepperPanicked(r)
 			p = capture(r)
 		} else if !returned && t.ending && !t.s.aborting.Load() {
 			t.cleanupDepth = 0

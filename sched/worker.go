@@ -72,6 +72,10 @@ func (w *worker) Parked() bool { return w.parked }
 // worker parked.
 func (w *worker) Step() bool {
 	did, _ := w.step()
+	if p := w.s.stepperPanic; p != nil {
+		w.s.stepperPanic = nil
+		panic(p) // the driver's own code panicked on a task's fiber
+	}
 	return did
 }
 

@@ -222,8 +222,9 @@ func (l *stepLoop) advance(did bool) {
 // switch to the driver's goroutine and back.
 //
 // A panic in the loop's own code here (a bug of the simulator or of the
-// timers) unwinds the task instead of the driver, and ends as that task's
-// panic rather than a crash of the run.
+// timers) unwinds the task's frames, but the scheduler keeps it and raises
+// it again from the worker's Step on the driver's goroutine, so the run
+// still ends as a crash (TestDriveCrashInTask), not as that task's panic.
 func (sk *sink) NextStep(worker int) bool {
 	l := sk.loop
 	if l == nil || !l.inTask {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"strings"
 	"testing"
 
@@ -48,5 +49,49 @@ func TestDriveCrash(t *testing.T) {
 	}
 	if sk.ev.Kind != trace.KindNote || sk.ev.Actor != "sim" {
 		t.Errorf("last event %s by %s, want the driver's note", sk.ev.Kind, sk.ev.Actor)
+	}
+}
+
+// panickyChooser picks the first ready worker, and panics at its n-th
+// pick: a bug of the driver's own code. It decides in tasks, so the panic
+// is raised on a task's fiber (sink.NextStep) when that step ends at a
+// checkpoint.
+type panickyChooser struct{ n, picks int }
+
+func (c *panickyChooser) pick(_ int64, ready []driver.Worker) (driver.Worker, error) {
+	if c.picks++; c.picks == c.n {
+		panic("driver bug")
+	}
+	return ready[0], nil
+}
+func (c *panickyChooser) done(int64) error { return nil }
+func (c *panickyChooser) inTask() bool     { return true }
+
+// A panic of the driver's own code while it decides the next step on a
+// task's fiber ends the run as a crash, as it would on the driver's
+// goroutine, not as that task's panic (a scheduler bug must not pass for
+// a scenario's failure).
+func TestDriveCrashInTask(t *testing.T) {
+	sc, err := scenario.Parse("crash.toml", []byte("version = 1\n[task.main]\nops = [ { compute = 5 } ]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Resolve(sc, Options{Seed: 1, HasSeed: true, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := newSink(c.Workers, nil)
+	s, err := newScheduler(sc, c, sk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Abort()
+	startRoot(s, sc, newProgram(sc, s))
+	run := &Run{Scenario: sc, Config: c}
+	if _, err := drive(run, s, sk, &panickyChooser{n: 4}); err != nil {
+		t.Fatalf("drive: %v", err)
+	}
+	if run.Outcome != OutcomeCrash || !strings.Contains(run.Crash, "driver bug") {
+		t.Fatalf("outcome %s, crash %q; want a crash with the driver's panic", run.Outcome, run.Crash)
 	}
 }
