@@ -288,8 +288,8 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	}
 	s.register(nil, n)
 	if owner.emitting() {
-		open := []trace.Field{trace.I("nursery", int64(n.id)), trace.S("label", n.label),
-			trace.S("mode", o.Mode.String()), trace.S("to", nursery.Open.String()), trace.S(trace.KeyCatch, "true")}
+		open := []trace.Field{trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyLabel, n.label),
+			trace.S(trace.KeyMode, o.Mode.String()), trace.S(trace.KeyTo, nursery.Open.String()), trace.S(trace.KeyCatch, "true")}
 		if !o.Catch {
 			open = open[:len(open)-1] // written only when set: the oracle needs it, other traces stay as they were
 		}
@@ -411,8 +411,8 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 	w.live.Add(1)
 	s.register(child, nil)
 	if w.em.on() {
-		w.em.emit(trace.KindSpawn, trace.I("task", int64(child.id)), trace.I("parent", int64(t.id)),
-			trace.I("nursery", int64(n.id)), trace.S("name", name), trace.S("admit", admit.String()))
+		w.em.emit(trace.KindSpawn, trace.I(trace.KeyTask, int64(child.id)), trace.I(trace.KeyParent, int64(t.id)),
+			trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyName, name), trace.S(trace.KeyAdmit, admit.String()))
 	}
 	switch admit {
 	case nursery.AdmitRun:
@@ -671,13 +671,13 @@ func (n *Nursery) apply(w *worker) {
 	if em.on() {
 		for _, tr := range e.Transitions {
 			if tr.To == nursery.Cancelling {
-				em.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),
-					trace.S("from", tr.From.String()), trace.S("to", tr.To.String()),
-					trace.S("reason", n.m.CancelReason().String()))
+				em.emit(trace.KindNursery, trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyLabel, n.label),
+					trace.S(trace.KeyFrom, tr.From.String()), trace.S(trace.KeyTo, tr.To.String()),
+					trace.S(trace.KeyReason, n.m.CancelReason().String()))
 				continue
 			}
-			em.emit(trace.KindNursery, trace.I("nursery", int64(n.id)), trace.S("label", n.label),
-				trace.S("from", tr.From.String()), trace.S("to", tr.To.String()))
+			em.emit(trace.KindNursery, trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyLabel, n.label),
+				trace.S(trace.KeyFrom, tr.From.String()), trace.S(trace.KeyTo, tr.To.String()))
 		}
 	}
 	for _, c := range e.Cancel {
@@ -704,10 +704,10 @@ func (n *Nursery) apply(w *worker) {
 			s.timers.kill(n.timer)
 		}
 		if em.on() {
-			fields := []trace.Field{trace.I("nursery", int64(n.id)), trace.S("label", n.label),
-				trace.S("outcome", n.m.Outcome().String())}
+			fields := []trace.Field{trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyLabel, n.label),
+				trace.S(trace.KeyOutcome, n.m.Outcome().String())}
 			if _, r, ok := n.m.FirstError(); ok {
-				fields = append(fields, trace.S("error", r.ErrorText()))
+				fields = append(fields, trace.S(trace.KeyError, r.ErrorText()))
 			}
 			if n.lean() {
 				// The lean path shows: a lean nursery keeps a record only of

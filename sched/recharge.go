@@ -15,7 +15,7 @@ import (
 // it fails with ResourceExhausted.
 func (t *Task) exhausted(comp Component, c Cost) error {
 	if t.emitting() {
-		t.emit(trace.KindExhausted, trace.S("comp", comp.String()))
+		t.emit(trace.KindExhausted, trace.S(trace.KeyComp, comp.String()))
 	}
 	for {
 		n := t.parent
@@ -27,7 +27,7 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 			x.selfRecharged = true
 			t.refill(*t.initial)
 			if t.emitting() {
-				t.emit(trace.KindRecharge, trace.S("from", "self"))
+				t.emit(trace.KindRecharge, trace.S(trace.KeyFrom, "self"))
 			}
 			if t.budget.short(c) == CompNone {
 				return nil
@@ -69,7 +69,7 @@ func (n *Nursery) rechargeTask(t *Task, c Cost) bool {
 	if credit != nil {
 		add(&t.budget, *credit)
 		if t.emitting() {
-			t.emit(trace.KindRecharge, trace.S("from", "supervisor"), trace.I("ops", credit.Ops))
+			t.emit(trace.KindRecharge, trace.S(trace.KeyFrom, "supervisor"), trace.I(trace.KeyOps, credit.Ops))
 		}
 		if t.budget.short(c) == CompNone {
 			return true
@@ -86,7 +86,7 @@ func (n *Nursery) rechargeTask(t *Task, c Cost) bool {
 	got := n.pool.take(want)
 	add(&t.budget, got)
 	if got != (Budget{}) && t.emitting() {
-		t.emit(trace.KindRecharge, trace.S("from", "pool"), trace.I("ops", got.Ops))
+		t.emit(trace.KindRecharge, trace.S(trace.KeyFrom, "pool"), trace.I(trace.KeyOps, got.Ops))
 	}
 	return t.budget.short(c) == CompNone
 }
@@ -168,7 +168,7 @@ func (view *taskOps) Recharge(name string, amount Budget) (bool, error) {
 				continue
 			}
 			if t.emitting() {
-				t.emit(trace.KindRecharge, trace.I("target", int64(c.id)), trace.S("as", name), trace.I("ops", amount.Ops))
+				t.emit(trace.KindRecharge, trace.I(trace.KeyTarget, int64(c.id)), trace.S(trace.KeyAs, name), trace.I(trace.KeyOps, amount.Ops))
 			}
 			if c.credit == nil {
 				c.credit = &Budget{}
@@ -187,7 +187,7 @@ func (view *taskOps) Recharge(name string, amount Budget) (bool, error) {
 		n.mu.Unlock()
 	}
 	if t.emitting() {
-		t.emit(trace.KindNote, trace.S("recharge", name), trace.S("found", "none"))
+		t.emit(trace.KindNote, trace.S(trace.KeyRecharge, name), trace.S(trace.KeyFound, "none"))
 	}
 	return false, nil
 }

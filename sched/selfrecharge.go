@@ -36,7 +36,7 @@ func (t *Task) RechargeSelf(amount Budget) error {
 	b.ChannelOps = up(b.ChannelOps, amount.ChannelOps, lim.ChannelOps)
 	b.Syscalls = up(b.Syscalls, amount.Syscalls, lim.Syscalls)
 	if t.emitting() {
-		t.emit(trace.KindRecharge, trace.S("from", "self"), trace.I("ops", b.Ops-before))
+		t.emit(trace.KindRecharge, trace.S(trace.KeyFrom, "self"), trace.I(trace.KeyOps, b.Ops-before))
 	}
 	return nil
 }

@@ -129,7 +129,7 @@ func (view *driverView) FireTimers(now uint64) {
 			}
 		case timerTimeout:
 			if s.em.on() {
-				s.em.emit(trace.KindNote, trace.I("nursery", int64(tm.n.id)), trace.S("timeout", tm.n.label))
+				s.em.emit(trace.KindNote, trace.I(trace.KeyNursery, int64(tm.n.id)), trace.S(trace.KeyTimeout, tm.n.label))
 			}
 			tm.n.timeout(nil)
 		}

@@ -27,7 +27,7 @@ func (t *Task) endStep() {
 			t.steps++
 			w.stats.Runs++
 			if w.em.on() {
-				w.em.emitInt(trace.KindRun, "task", int64(t.id))
+				w.em.emitInt(trace.KindRun, trace.KeyTask, int64(t.id))
 			}
 			return
 		}

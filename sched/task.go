@@ -393,7 +393,7 @@ func (t *Task) charge(c Cost) error {
 func (view *taskOps) Log(text string) {
 	t := (*Task)(view)
 	t.s.appendLog(text)
-	t.emit(trace.KindLog, trace.S("text", text))
+	t.emit(trace.KindLog, trace.S(trace.KeyText, text))
 }
 
 // Defer pushes a cleanup that runs when the task exits (or, inside a Using
@@ -425,7 +425,7 @@ func (t *Task) pushCleanup(label string, using bool, fn func(t *Task) error) {
 	t.ext().cleanupSeq++
 	t.cleanups = append(t.cleanups, cleanup{seq: t.cleanupSeq, label: label, using: using, fn: fn})
 	if t.emitting() {
-		t.emit(trace.KindCleanup, trace.S("do", "push"), trace.I("seq", t.cleanupSeq), trace.S("label", label))
+		t.emit(trace.KindCleanup, trace.S(trace.KeyDo, "push"), trace.I(trace.KeySeq, t.cleanupSeq), trace.S(trace.KeyLabel, label))
 	}
 }
 
@@ -445,7 +445,7 @@ func (t *Task) runCleanups(floor int) (p *PanicError, err error) {
 		c := t.cleanups[i]
 		t.cleanups = append(t.cleanups[:i], t.cleanups[i+1:]...)
 		if t.emitting() {
-			t.emit(trace.KindCleanup, trace.S("do", "run"), trace.I("seq", c.seq), trace.S("label", c.label))
+			t.emit(trace.KindCleanup, trace.S(trace.KeyDo, "run"), trace.I(trace.KeySeq, c.seq), trace.S(trace.KeyLabel, c.label))
 		}
 		if c.using {
 			t.ops().Log("release " + c.label)
@@ -471,7 +471,7 @@ func (t *Task) emit(kind trace.Kind, fields ...trace.Field) {
 	if t.w == nil || !t.w.em.on() {
 		return
 	}
-	t.w.em.buf = append(t.w.em.buf[:0], trace.I("task", int64(t.id)))
+	t.w.em.buf = append(t.w.em.buf[:0], trace.I(trace.KeyTask, int64(t.id)))
 	t.w.em.buf = append(t.w.em.buf, fields...)
 	t.w.em.sink.Emit(t.w.id, kind, t.w.em.buf)
 }
@@ -484,7 +484,7 @@ func (t *Task) markCancel(r nursery.Reason, w *worker) {
 		return
 	}
 	if em := t.s.emitter(w); em.on() {
-		em.emit(trace.KindCancel, trace.I("task", int64(t.id)), trace.S("reason", r.String()))
+		em.emit(trace.KindCancel, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyReason, r.String()))
 	}
 	if mutant.On(mutant.TransitiveSkipsLevel) {
 		return

@@ -129,14 +129,14 @@ func (w *worker) find() *Task {
 	if t := w.dq.Pop(); t != nil {
 		w.stats.Pops++
 		if w.em.on() {
-			w.em.emit(trace.KindPop, trace.I("task", int64(t.id)))
+			w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(t.id)))
 		}
 		return t
 	}
 	if t := w.s.global.pop(); t != nil {
 		w.stats.Globals++
 		if w.em.on() {
-			w.em.emit(trace.KindGlobal, trace.I("task", int64(t.id)))
+			w.em.emit(trace.KindGlobal, trace.I(trace.KeyTask, int64(t.id)))
 		}
 		return t
 	}
@@ -158,7 +158,7 @@ func (w *worker) steal() *Task {
 		}
 		w.stats.StealsFailed++
 		if w.em.on() {
-			w.em.emit(trace.KindStealFail, trace.I("victim", int64(v.id)))
+			w.em.emit(trace.KindStealFail, trace.I(trace.KeyVictim, int64(v.id)))
 		}
 	}
 	return nil
@@ -169,7 +169,7 @@ func (w *worker) stole(v *worker, t *Task) {
 	w.stats.Steals++
 	t.steals++
 	if w.em.on() {
-		w.em.emit(trace.KindSteal, trace.I("victim", int64(v.id)), trace.I("task", int64(t.id)))
+		w.em.emit(trace.KindSteal, trace.I(trace.KeyVictim, int64(v.id)), trace.I(trace.KeyTask, int64(t.id)))
 	}
 }
 
@@ -269,7 +269,7 @@ func (w *worker) running(t *Task) {
 	t.steps++
 	w.stats.Runs++
 	if w.em.on() {
-		w.em.emitInt(trace.KindRun, "task", int64(t.id))
+		w.em.emitInt(trace.KindRun, trace.KeyTask, int64(t.id))
 	}
 }
 
@@ -311,7 +311,7 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 			t.steps++
 			w.stats.Runs++
 			if w.em.on() {
-				w.em.emitInt(trace.KindRun, "task", int64(t.id))
+				w.em.emitInt(trace.KindRun, trace.KeyTask, int64(t.id))
 			}
 			var st fiber.Status
 			if why, st = t.fib.Resume(); st != fiber.Suspended {
@@ -347,7 +347,7 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 			if b.park(t, w) {
 				w.cur = nil
 				if w.em.on() {
-					w.em.emit(trace.KindBlock, trace.I("task", int64(t.id)), trace.S("on", b.describe()))
+					w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOn, b.describe()))
 				}
 				return
 			}
@@ -367,7 +367,7 @@ func (w *worker) emitYield(t *Task, why fiber.Reason) {
 	if why == reasonInterval {
 		kind = "interval"
 	}
-	w.em.emit(trace.KindYield, trace.I("task", int64(t.id)), trace.S("why", kind))
+	w.em.emit(trace.KindYield, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyWhy, kind))
 }
 
 // yieldToGlobal is a real-mode yield from a worker whose deque is empty:
@@ -381,7 +381,7 @@ func (w *worker) yieldToGlobal(t *Task) {
 	next := w.s.global.pushPop(t)
 	w.stats.Globals++
 	if w.em.on() {
-		w.em.emit(trace.KindGlobal, trace.I("task", int64(next.id)))
+		w.em.emit(trace.KindGlobal, trace.I(trace.KeyTask, int64(next.id)))
 	}
 	w.take(next)
 }
@@ -429,7 +429,7 @@ func (s *Scheduler) retire(t *Task, w *worker) {
 	}
 	t.state.Store(uint32(final))
 	if em := s.emitter(w); em.on() {
-		em.emit(trace.KindResult, trace.I("task", int64(t.id)), trace.S("result", t.result.String()))
+		em.emit(trace.KindResult, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyResult, t.result.String()))
 	}
 	if w != nil {
 		w.live.Add(-1)
@@ -494,7 +494,7 @@ func (s *Scheduler) pushFrom(w *worker, t *Task) {
 func (s *Scheduler) wakeFrom(w *worker, t *Task) {
 	t.state.Store(uint32(stateReady))
 	if em := s.emitter(w); em.on() {
-		em.emit(trace.KindWake, trace.I("task", int64(t.id)))
+		em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(t.id)))
 	}
 	s.pushFrom(w, t)
 }

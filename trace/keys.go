@@ -21,8 +21,19 @@ const (
 	KeyDo       = "do"      // a cleanup event's action: push or run
 	KeyVictim   = "victim"  // a steal's victim worker; the header's strategy
 	KeyMaxSteps = "max_steps"
-	KeyLive     = "live"  // a deadlock's live task count
-	KeyCrash    = "crash" // a note of the scheduler's own panic
+	KeyLive     = "live"     // a deadlock's live task count
+	KeyCrash    = "crash"    // a note of the scheduler's own panic
+	KeyAdmit    = "admit"    // a spawn's admission: run, or queued behind max_concurrent
+	KeyAs       = "as"       // a recharge's target, by its spawn's `as` name
+	KeyComp     = "comp"     // the budget component an exhaustion ran out of
+	KeyFound    = "found"    // a recharge note: what the target's lookup found
+	KeyOn       = "on"       // what a block waits on
+	KeyOps      = "ops"      // a recharge's operations
+	KeyRecharge = "recharge" // a recharge note: the target's name
+	KeyTarget   = "target"   // a recharge's target task
+	KeyText     = "text"     // a log event's text
+	KeyTimeout  = "timeout"  // a nursery timeout note: the nursery's label
+	KeyWhy      = "why"      // why a task yielded: explicit or budget
 
 	// Header keys.
 	KeyName          = "name"
