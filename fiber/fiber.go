@@ -100,6 +100,9 @@ type Fiber struct {
 	// exiting: the coroutine is parked in the middle of a Goexit (see
 	// finish) until release lets it exit.
 	exiting bool
+	// inBody: loop is inside a body (so a deferred finish that runs means
+	// the body did not return).
+	inBody bool
 
 	body     Body
 	panicErr *PanicError
@@ -149,13 +152,26 @@ func New(body Body) *Fiber {
 // loop is the coroutine's sequence function. It loops so that one coroutine
 // serves many bodies: after a body ends it yields a "finished" switch and, on
 // the next Resume, runs whatever body Pool.Get bound in the meantime. It
-// returns, ending the coroutine, when Close resumes it: before its first
-// body, while it sat finished, or once Close has unwound a body.
+// returns, ending the coroutine, when Close resumes it (before its first
+// body, while it sat finished, or once Close has unwound a body) and after a
+// body panicked: the recover is in a deferred call of this frame, so that
+// the frames below a suspended body are as few as can be (the collector
+// walks every parked fiber's frames at each cycle: docs/performance.md), and
+// a recovered panic ends the frame. A panicked fiber therefore does not keep
+// its coroutine: rebind gives it a new one, which costs iter.Pull's
+// allocations only after a panic. The deferred call also catches panics
+// raised by the body's own deferred functions.
 // Runs only on the fiber's coroutine.
 func (f *Fiber) loop(yield func(struct{}) bool) {
 	f.yield = yield
+	defer f.finish()
 	for !f.closed {
-		f.runBody()
+		f.inBody = true
+		f.body.RunFiber(f)
+		f.inBody = false
+		f.status = Done
+		f.reason = 0
+		f.body = nil // drop the task so a parked fiber pins no memory
 		if f.closed {
 			return
 		}
@@ -163,25 +179,17 @@ func (f *Fiber) loop(yield func(struct{}) bool) {
 	}
 }
 
-// runBody runs the current body to its end, turning a panic into status
-// Panicked. The recover is in a deferred call of this frame, not of the body,
-// so panics raised by the body's own deferred functions are caught too.
-// Runs only on the fiber's coroutine.
-func (f *Fiber) runBody() {
-	defer f.finish()
-	f.body.RunFiber(f)
-	f.status = Done
-}
-
-// finish records how the body ended. It is deferred by runBody and must call
+// finish records how a body ended that did not return: a panic, an unwind
+// by Close, or a runtime.Goexit. It is deferred by loop and must call
 // recover itself (recover only works directly in a deferred function).
 // Runs only on the fiber's coroutine.
 func (f *Fiber) finish() {
-	f.reason = 0
-	f.body = nil // drop the task so a parked fiber pins no memory
-	if f.status == Done {
-		return
+	if !f.inBody {
+		return // loop returned: Close resumed it outside a body
 	}
+	f.inBody = false
+	f.reason = 0
+	f.body = nil // drop the task so a dead fiber pins no memory
 	switch v := recover().(type) {
 	case unwinding:
 		// Close stopped the body at a Yield and its defers have run. That
@@ -220,10 +228,13 @@ func (f *Fiber) Resume() (Reason, Status) {
 		f.badResume()
 	}
 	if _, ok := f.next(); !ok {
-		// loop never returns while it is being resumed, so the coroutine
-		// can only have ended through Close or Goexit, both of which
-		// replace next. Reaching here means the invariant broke.
-		panic("fiber: Resume: coroutine ended")
+		// loop returns while it is being resumed only after its body
+		// panicked (Close and Goexit replace next): the coroutine has
+		// ended, and rebind makes the fiber a new one if it is reused.
+		if f.status != Panicked {
+			panic("fiber: Resume: coroutine ended")
+		}
+		f.next = nil
 	}
 	return f.reason, f.status
 }
@@ -285,6 +296,9 @@ func (f *Fiber) Close() {
 	f.closed = true
 	next := f.next
 	f.next = closedNext
+	if next == nil {
+		return // its body panicked, and the coroutine has ended (Resume)
+	}
 	// next cannot panic here: finish recovers everything the body raises,
 	// so the sequence function always returns normally, and it does
 	// return: the coroutine sees closed wherever it was suspended.
@@ -295,6 +309,9 @@ func (f *Fiber) Close() {
 // same coroutine.
 // Called only by Pool.Get, on a fiber no other goroutine can reach.
 func (f *Fiber) rebind(body Body) {
+	if f.next == nil {
+		f.next, _ = iter.Pull(f.loop) // the last body panicked (Resume)
+	}
 	f.body = body
 	f.status = Suspended
 	f.reason = 0
