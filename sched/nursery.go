@@ -160,7 +160,7 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if t.s.cfg.Profile == ProfileCore {
 		return &SchedError{Code: CodeCapabilityDenied, Detail: "nursery under the core profile"}
 	}
-	if err := t.point(Cost{Ops: 1}); err != nil {
+	if err := t.pointOp(); err != nil {
 		return err
 	}
 	t.enlist() // a cancellation of t's nursery must reach this one (lean.go)
@@ -369,7 +369,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 	if t.caps&CapSpawn == 0 && !mutant.On(mutant.SkipCapabilityCheck) {
 		return nil, &SchedError{Code: CodeCapabilityDenied, Detail: "spawn without the spawn capability"}
 	}
-	if err := t.point(Cost{Ops: 1}); err != nil {
+	if err := t.pointOp(); err != nil {
 		return nil, err
 	}
 	s, w := n.owner.s, t.w
