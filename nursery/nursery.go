@@ -148,6 +148,22 @@ func (n *Nursery) Spawn(out *Effects) (Child, Admit, error) {
 	return c, AdmitRun, nil
 }
 
+// AdmitLean is Spawn's common case in a Lean nursery, for a caller that
+// would otherwise pay for Spawn's effects and for applying none: when
+// Spawn would admit the next child to run (AdmitRun), AdmitLean does what
+// Spawn does and returns the child and true, producing no effects and
+// leaving Scratch as it was; otherwise it changes nothing and returns
+// false, and the caller calls Spawn.
+func (n *Nursery) AdmitLean() (Child, bool) {
+	if !n.cfg.Lean || (n.state != Open && n.state != Closing) || (n.awaiting && !n.cfg.ChildSpawns) {
+		return -1, false
+	}
+	c := Child(n.spawned)
+	n.spawned++
+	n.running++
+	return c, true
+}
+
 // Start records that child c ran its first step. It refuses a child that is
 // unknown, pending, finished or already started. A child marked cancelled
 // before it started may still be started: it then observes the mark at its

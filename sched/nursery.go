@@ -388,7 +388,13 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		n.unspawn(child, w)
 		return nil, errFull
 	}
-	c, admit, err := n.m.Spawn(nil)
+	// A lean nursery admitting a child to run (most spawns) has no
+	// effects to carry out: AdmitLean skips making and applying them.
+	c, lean := n.m.AdmitLean()
+	admit := nursery.AdmitRun
+	if !lean {
+		c, admit, err = n.m.Spawn(nil)
+	}
 	if err != nil {
 		// Only a terminal nursery refuses (ChildSpawns): a handle used
 		// after its nursery ended.
@@ -422,7 +428,9 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		child.mark.Store(uint32(child.result.Reason))
 		s.retire(child, w)
 	}
-	n.apply(w)
+	if !lean {
+		n.apply(w)
+	}
 	n.mu.Unlock()
 	return child, nil
 }
