@@ -118,11 +118,24 @@ func (t *Task) enlist() {
 // the cancellation walk's markCancel instead, which also cancels the
 // nurseries it owns (and would skip them if the mark were already set).
 // Only t itself, or a worker while t does not run, calls it.
+//
+// It is small enough to be inlined at its many checkpoints (a fan-out
+// tree's node reads it seven times); leanMarked is the rest.
 func (t *Task) marked() uint32 {
+	if t.child < 0 && t.parent != nil {
+		return t.leanMarked()
+	}
+	return t.mark.Load()
+}
+
+// leanMarked is marked for a child of a nursery that never enlisted. Not inlined, so that marked is.
+//
+//go:noinline
+func (t *Task) leanMarked() uint32 {
 	if r := t.mark.Load(); r != 0 {
 		return r
 	}
-	if n := t.parent; n != nil && t.child < 0 && n.lean() {
+	if n := t.parent; n.lean() {
 		if r := n.fast.cancelled.Load(); r != 0 {
 			t.mark.CompareAndSwap(0, r)
 			return t.mark.Load()
