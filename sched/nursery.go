@@ -415,10 +415,11 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		n.fast.pending.Add(1)
 	}
 	w.live.Add(1)
-	s.register(child, nil)
+	if s.keep { // register is a call, and a spawn that keeps nothing need not make it
+		s.register(child, nil)
+	}
 	if w.em.on() {
-		w.em.emit(trace.KindSpawn, trace.I(trace.KeyTask, int64(child.id)), trace.I(trace.KeyParent, int64(t.id)),
-			trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyName, name), trace.S(trace.KeyAdmit, admit.String()))
+		n.emitSpawn(w, child, t, admit)
 	}
 	switch admit {
 	case nursery.AdmitRun:
@@ -433,6 +434,12 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 	}
 	n.mu.Unlock()
 	return child, nil
+}
+
+// emitSpawn writes the spawn event of child, spawned by t.
+func (n *Nursery) emitSpawn(w *worker, child, t *Task, admit nursery.Admit) {
+	w.em.emit(trace.KindSpawn, trace.I(trace.KeyTask, int64(child.id)), trace.I(trace.KeyParent, int64(t.id)),
+		trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyName, child.name), trace.S(trace.KeyAdmit, admit.String()))
 }
 
 // newChild makes the task t spawns into n, not yet published: from w's
