@@ -286,7 +286,9 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 			n.quota = p.quota
 		}
 	}
-	s.register(nil, n)
+	if s.keep {
+		s.register(nil, n)
+	}
 	if owner.emitting() {
 		open := []trace.Field{trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyLabel, n.label),
 			trace.S(trace.KeyMode, o.Mode.String()), trace.S(trace.KeyTo, nursery.Open.String()), trace.S(trace.KeyCatch, "true")}
