@@ -339,7 +339,7 @@ func (t *Task) Yield() error {
 func (view *taskOps) Compute(n int64) error {
 	t := (*Task)(view)
 	for i := int64(0); i < n; i++ {
-		if err := t.point(Cost{Ops: 1}); err != nil {
+		if err := t.pointOp(); err != nil {
 			return err
 		}
 	}
