@@ -1,10 +1,10 @@
 package sim
 
 import (
-	"github.com/cbcsim/cbcsim/sched/driver"
 	"strings"
 	"testing"
 
+	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 	"github.com/cbcsim/cbcsim/trace"
 )
@@ -15,27 +15,8 @@ import (
 // panic here is the history's, made to write a new task into a nil map
 // once the root task is recorded: the first spawn, inside a step, panics.
 func TestDriveCrash(t *testing.T) {
-	sc, err := scenario.Parse("crash.toml", []byte("version = 1\n[task.main]\nops = [ { compute = 3 }, { nursery = \"n\", body = [ { spawn = \"c\" } ] } ]\n[task.c]\nops = [ { compute = 1 } ]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Resolve(sc, Options{Seed: 1, HasSeed: true, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sk := newSink(c.Workers, nil)
-	ch, victims, err := newChooser(c, Options{}, func() int64 { return pctLength(sc, c) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := newScheduler(sc, c, sk, victims)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Abort()
-	startRoot(s, sc, newProgram(sc, s))
+	run, s, sk, ch := driveSetup(t, "version = 1\n[task.main]\nops = [ { compute = 3 }, { nursery = \"n\", body = [ { spawn = \"c\" } ] } ]\n[task.c]\nops = [ { compute = 1 } ]\n", 2)
 	sk.hist.tasks = nil // the next new task panics
-	run := &Run{Scenario: sc, Config: c}
 	step, err := drive(run, s, sk, ch)
 	if err != nil {
 		t.Fatalf("drive: %v", err)
@@ -72,26 +53,38 @@ func (c *panickyChooser) inTask() bool     { return true }
 // goroutine, not as that task's panic (a scheduler bug must not pass for
 // a scenario's failure).
 func TestDriveCrashInTask(t *testing.T) {
-	sc, err := scenario.Parse("crash.toml", []byte("version = 1\n[task.main]\nops = [ { compute = 5 } ]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Resolve(sc, Options{Seed: 1, HasSeed: true, Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sk := newSink(c.Workers, nil)
-	s, err := newScheduler(sc, c, sk, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Abort()
-	startRoot(s, sc, newProgram(sc, s))
-	run := &Run{Scenario: sc, Config: c}
+	run, s, sk, _ := driveSetup(t, "version = 1\n[task.main]\nops = [ { compute = 5 } ]\n", 1)
 	if _, err := drive(run, s, sk, &panickyChooser{n: 4}); err != nil {
 		t.Fatalf("drive: %v", err)
 	}
 	if run.Outcome != OutcomeCrash || !strings.Contains(run.Crash, "driver bug") {
 		t.Fatalf("outcome %s, crash %q; want a crash with the driver's panic", run.Outcome, run.Crash)
 	}
+}
+
+// driveSetup loads src and sets a seeded run of it up on workers as
+// Execute does, to the point where drive takes over; the scheduler is
+// aborted when the test ends.
+func driveSetup(t *testing.T, src string, workers int) (*Run, *driver.Scheduler, *sink, chooser) {
+	t.Helper()
+	sc, err := scenario.Parse("crash.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Resolve(sc, Options{Seed: 1, HasSeed: true, Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := newSink(c.Workers, nil)
+	ch, victims, err := newChooser(c, Options{}, func() int64 { return pctLength(sc, c) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newScheduler(sc, c, sk, victims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Abort)
+	startRoot(s, sc, newProgram(sc, s))
+	return &Run{Scenario: sc, Config: c}, s, sk, ch
 }

@@ -119,7 +119,7 @@ func (ff *fuzzFlags) options(cmd *cobra.Command) (gen.FuzzOptions, error) {
 	case ff.shrinkBudget < 1:
 		return gen.FuzzOptions{}, badInput(fmt.Errorf("--shrink-budget must be at least 1, not %d", ff.shrinkBudget))
 	}
-	opts := gen.FuzzOptions{Seeds: sw.seeds, Duration: ff.duration, Start: sw.seedStart, Workers: sw.workerList,
+	opts := gen.FuzzOptions{Seeds: sw.seeds, Duration: ff.duration, SeedStart: sw.seedStart, Workers: sw.workerList,
 		Out: ff.out, ShrinkBudget: ff.shrinkBudget, Failing: fuzzFailing, Jobs: sw.jobs, Shard: sw.shardOf,
 		ProgressTerminal: isTerminal(cmd.ErrOrStderr()), Strategy: sw.strategy.name, PCTDepth: sw.strategy.depth,
 		Corpus: ff.corpus}
@@ -136,12 +136,12 @@ func printHeader(w io.Writer, o gen.FuzzOptions) {
 	for i, n := range o.Workers {
 		ws[i] = fmt.Sprint(n)
 	}
-	bound := fmt.Sprintf("seeds %d..%d", o.Start, o.Start+uint64(o.Seeds)-1)
+	bound := fmt.Sprintf("seeds %d..%d", o.SeedStart, o.SeedStart+uint64(o.Seeds)-1)
 	if o.Duration > 0 {
-		bound = fmt.Sprintf("seeds %d.. for %s", o.Start, o.Duration)
+		bound = fmt.Sprintf("seeds %d.. for %s", o.SeedStart, o.Duration)
 	}
 	if !o.Shard.Whole() {
-		bound += fmt.Sprintf(" (shard %s: every %d-th from %d)", o.Shard, o.Shard.N, o.Start+uint64(o.Shard.K-1))
+		bound += fmt.Sprintf(" (shard %s: every %d-th from %d)", o.Shard, o.Shard.N, o.SeedStart+uint64(o.Shard.K-1))
 	}
 	strategy := ""
 	if o.Strategy == sim.StrategyPCT {
@@ -154,9 +154,9 @@ func printHeader(w io.Writer, o gen.FuzzOptions) {
 // printFuzzReport prints the summary, and the failure with its replay
 // command; a failure is exit status 1.
 func printFuzzReport(w io.Writer, rep *gen.FuzzReport) error {
-	first, last := rep.Start+uint64(rep.Shard.Index(0)), rep.Start+uint64(rep.Shard.Index(int64(rep.Runs)-1))
+	first, last := rep.SeedStart+uint64(rep.Shard.Index(0)), rep.SeedStart+uint64(rep.Shard.Index(int64(rep.Runs)-1))
 	if rep.Runs == 0 {
-		first, last = rep.Start, rep.Start
+		first, last = rep.SeedStart, rep.SeedStart
 	}
 	shard := ""
 	if !rep.Shard.Whole() {

@@ -14,7 +14,7 @@ import (
 // named "seed N" with the command that replays it.
 func (r *FuzzReport) CI(o FuzzOptions) *ci.Report {
 	out := &ci.Report{Format: ci.Format, Runs: int64(r.Runs), Failed: int64(r.Failures)}
-	out.Sweep = ci.Sweep{Tool: "fuzz", Seeds: o.Seeds, SeedStart: r.Start, Workers: o.Workers,
+	out.Sweep = ci.Sweep{Tool: "fuzz", Seeds: o.Seeds, SeedStart: r.SeedStart, Workers: o.Workers,
 		Strategy: o.Strategy, PCTDepth: o.PCTDepth}
 	if o.Duration > 0 {
 		out.Sweep.Duration = o.Duration.String()

@@ -39,11 +39,11 @@ var DefaultWorkers = []int{1, 2, 4, 8}
 // FuzzOptions configures Fuzz. The zero value is not enough: set Seeds or
 // Duration.
 type FuzzOptions struct {
-	Seeds    int           // scenarios to run: seeds Start..Start+Seeds-1; 0: until Duration
-	Duration time.Duration // stop handing out seeds after this long; 0: run all Seeds
-	Start    uint64        // first seed; 0 means DefaultStart
-	Workers  []int         // worker counts to pick from; nil means DefaultWorkers
-	Out      string        // where repros go; "" means DefaultOut
+	Seeds     int           // scenarios to run: seeds SeedStart..SeedStart+Seeds-1; 0: until Duration
+	Duration  time.Duration // stop handing out seeds after this long; 0: run all Seeds
+	SeedStart uint64        // first seed (--seed-start); 0 means DefaultStart
+	Workers   []int         // worker counts to pick from; nil means DefaultWorkers
+	Out       string        // where repros go; "" means DefaultOut
 	// ShrinkBudget bounds the shrinker's evaluations of a candidate (each
 	// one is up to 1+16 runs); 0 means DefaultShrinkBudget.
 	ShrinkBudget int
@@ -56,7 +56,7 @@ type FuzzOptions struct {
 	// the fuzzer find, shrink and write a failure.
 	Failing func(*sim.Run) []string
 	// Shard selects the seeds this process runs: shard K of N runs the
-	// seeds Start+K-1, Start+K-1+N, ... (the zero value: all).
+	// seeds SeedStart+K-1, SeedStart+K-1+N, ... (the zero value: all).
 	Shard sweep.Shard
 	// ProgressTerminal makes the progress line rewrite itself.
 	ProgressTerminal bool
@@ -71,9 +71,9 @@ type FuzzOptions struct {
 
 // FuzzReport is what Fuzz did.
 type FuzzReport struct {
-	Start      uint64        // the first seed
+	SeedStart  uint64        // the first seed
 	Shard      sweep.Shard   // the shard run
-	Runs       int           // scenarios generated and run (this shard's first Runs seeds from Start)
+	Runs       int           // scenarios generated and run (this shard's first Runs seeds from SeedStart)
 	Failures   int           // how many of them failed
 	Elapsed    time.Duration // the whole call, shrinking and writing included
 	RunsPerSec float64       // runs per second of the fuzzing itself
@@ -126,7 +126,7 @@ func RunSeed(seed uint64, workers []int) (uint64, int) {
 	return runSeed, w
 }
 
-// Fuzz generates scenarios from seeds Start, Start+1, ... (Scenario().
+// Fuzz generates scenarios from seeds SeedStart, SeedStart+1, ... (Scenario().
 // Example(seed)), runs each once under the seeded simulator with a run seed
 // and worker count derived from the seed (RunSeed, Execute), and checks it
 // with o.Failing: by default the invariants, the oracles and the outcome.
@@ -161,8 +161,8 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 		total = math.MaxInt64
 	}
 	// Seeds must stay within what Example takes (an int) and sim.Resolve
-	// takes; Normalize checked Start, and here the range is capped.
-	if lim := int64(math.MaxInt64 - o.Start); total > lim {
+	// takes; Normalize checked SeedStart, and here the range is capped.
+	if lim := int64(math.MaxInt64 - o.SeedStart); total > lim {
 		total = lim
 	}
 	var (
@@ -191,7 +191,7 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 
 	// Every job below the highest one handed out has finished, so the
 	// runs are exactly this shard's first Runs seeds.
-	rep := &FuzzReport{Start: o.Start, Shard: o.Shard, Runs: int(st.Handed), Failures: int(st.Failed)}
+	rep := &FuzzReport{SeedStart: o.SeedStart, Shard: o.Shard, Runs: int(st.Handed), Failures: int(st.Failed)}
 	if errIdx >= 0 && (firstIdx < 0 || errIdx < firstIdx) {
 		return nil, firstErr
 	}
@@ -210,7 +210,7 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 }
 
 // seed is the generator seed of this shard's j-th run.
-func (o *FuzzOptions) seed(j int64) uint64 { return o.Start + uint64(o.Shard.Index(j)) }
+func (o *FuzzOptions) seed(j int64) uint64 { return o.SeedStart + uint64(o.Shard.Index(j)) }
 
 // Normalize fills in the defaults and checks the options; Fuzz calls it
 // first, and a caller may call it before to tell bad input from a failed
@@ -225,14 +225,14 @@ func (o *FuzzOptions) Normalize() error {
 	if o.Seeds == 0 && o.Duration == 0 {
 		return errors.New("give a number of seeds or a duration")
 	}
-	if o.Start == 0 {
-		o.Start = DefaultStart
+	if o.SeedStart == 0 {
+		o.SeedStart = DefaultStart
 	}
-	if o.Start >= math.MaxInt64 {
-		return fmt.Errorf("start seed %d out of range 1..%d", o.Start, int64(math.MaxInt64-1))
+	if o.SeedStart >= math.MaxInt64 {
+		return fmt.Errorf("start seed %d out of range 1..%d", o.SeedStart, int64(math.MaxInt64-1))
 	}
-	if o.Seeds > 0 && o.Start+uint64(o.Seeds) > math.MaxInt64 {
-		return fmt.Errorf("seeds %d..%d go past %d", o.Start, o.Start+uint64(o.Seeds)-1, int64(math.MaxInt64))
+	if o.Seeds > 0 && o.SeedStart+uint64(o.Seeds) > math.MaxInt64 {
+		return fmt.Errorf("seeds %d..%d go past %d", o.SeedStart, o.SeedStart+uint64(o.Seeds)-1, int64(math.MaxInt64))
 	}
 	if o.Workers == nil {
 		o.Workers = DefaultWorkers

@@ -34,7 +34,7 @@ func TestFuzzPasses(t *testing.T) {
 		f := rep.First
 		t.Fatalf("seed %d broke %v: %v\nshrunk:\n%s\nreplay: %s", f.Seed, f.Failed, f.Details, f.Shrunk.Source, f.Command)
 	}
-	if rep.Runs != n || rep.Failures != 0 || rep.Start != 1 {
+	if rep.Runs != n || rep.Failures != 0 || rep.SeedStart != 1 {
 		t.Fatalf("report %+v, want %d runs from seed 1 and no failure", rep, n)
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
@@ -155,7 +155,7 @@ func TestFuzzFindsAndShrinks(t *testing.T) {
 func TestFuzzSameForAnyJobs(t *testing.T) {
 	var first *Failure
 	for _, par := range []int{1, 3, 8} {
-		rep, err := Fuzz(FuzzOptions{Seeds: 300, Start: 40, Out: t.TempDir(), Failing: anyPanic, Jobs: par}, nil)
+		rep, err := Fuzz(FuzzOptions{Seeds: 300, SeedStart: 40, Out: t.TempDir(), Failing: anyPanic, Jobs: par}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,11 +175,11 @@ func TestFuzzSameForAnyJobs(t *testing.T) {
 
 // TestFuzzDuration: a time bound instead of a count.
 func TestFuzzDuration(t *testing.T) {
-	rep, err := Fuzz(FuzzOptions{Duration: 200 * time.Millisecond, Start: 1000, Out: t.TempDir()}, nil)
+	rep, err := Fuzz(FuzzOptions{Duration: 200 * time.Millisecond, SeedStart: 1000, Out: t.TempDir()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Runs < 1 || rep.First != nil || rep.Start != 1000 {
+	if rep.Runs < 1 || rep.First != nil || rep.SeedStart != 1000 {
 		t.Fatalf("report %+v", rep)
 	}
 	if rep.Elapsed > 20*time.Second {
@@ -196,7 +196,7 @@ func TestFuzzOptionErrors(t *testing.T) {
 		{Seeds: 1, Workers: []int{0}},
 		{Seeds: 1, Workers: []int{257}},
 		{Seeds: 1, ShrinkBudget: -1},
-		{Seeds: 10, Start: 1<<63 - 5},
+		{Seeds: 10, SeedStart: 1<<63 - 5},
 	} {
 		if _, err := Fuzz(o, nil); err == nil {
 			t.Errorf("%+v: no error", o)
@@ -226,7 +226,7 @@ func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 // a correct generated program by itself. Seed 101884 needed 20,085 steps
 // on 256 workers when idle looks for work counted against max_steps.
 func TestFuzzManyWorkersNoFalseLivelock(t *testing.T) {
-	rep, err := Fuzz(FuzzOptions{Seeds: 1, Start: 101884, Workers: []int{256}, Out: t.TempDir(), Jobs: 1}, nil)
+	rep, err := Fuzz(FuzzOptions{Seeds: 1, SeedStart: 101884, Workers: []int{256}, Out: t.TempDir(), Jobs: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

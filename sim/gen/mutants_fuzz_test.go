@@ -74,7 +74,7 @@ func TestFuzzFindsDroppedChildError(t *testing.T) {
 	mutant.Set(mutant.ChildErrorDroppedOnCancel)
 	defer mutant.Set(mutant.None)
 	for _, strategy := range []string{"random", "pct"} {
-		rep, err := Fuzz(FuzzOptions{Seeds: droppedErrorSeeds, Start: 1, Out: t.TempDir(), Strategy: strategy}, nil)
+		rep, err := Fuzz(FuzzOptions{Seeds: droppedErrorSeeds, SeedStart: 1, Out: t.TempDir(), Strategy: strategy}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
