@@ -15,7 +15,8 @@ import (
 func TestLeanMatchesFull(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		mode := rapid.SampledFrom([]Mode{FailFast, CollectAll}).Draw(rt, "mode")
-		full, lean := New(Config{Mode: mode}), New(Config{Mode: mode, Lean: true})
+		spawns := rapid.Bool().Draw(rt, "child_spawns")
+		full, lean := New(Config{Mode: mode, ChildSpawns: spawns}), New(Config{Mode: mode, Lean: true, ChildSpawns: spawns})
 		if full.Lean() || !lean.Lean() {
 			rt.Fatalf("Lean() = %v, %v", full.Lean(), lean.Lean())
 		}
@@ -43,7 +44,7 @@ func TestLeanMatchesFull(t *testing.T) {
 		rt.Repeat(map[string]func(*rapid.T){
 			"Spawn": func(rt *rapid.T) {
 				fc, fa, ferr := full.Spawn(&fe)
-				lc, la, lerr := lean.Spawn(&le)
+				lc, la, lerr := leanSpawn(rt, lean, &le, ferr == nil && fa == AdmitRun)
 				if fc != lc || fa != la || (ferr == nil) != (lerr == nil) {
 					rt.Fatalf("Spawn: full %d %s %v, lean %d %s %v", fc, fa, ferr, lc, la, lerr)
 				}
@@ -119,4 +120,30 @@ func TestLeanNotAllowed(t *testing.T) {
 			t.Fatalf("%+v: nursery is lean", cfg)
 		}
 	}
+}
+
+// leanSpawn is lean.Spawn, or, when drawn, AdmitLean first: it must admit
+// exactly when Spawn would admit to run (run), leave out untouched (it
+// produces no effects; out is then reset as Spawn would), and change
+// nothing when it declines, Spawn then doing the spawn.
+func leanSpawn(rt *rapid.T, lean *Nursery, out *Effects, run bool) (Child, Admit, error) {
+	if !rapid.Bool().Draw(rt, "admit_lean") {
+		return lean.Spawn(out)
+	}
+	before, n, running := *out, lean.Len(), lean.Running()
+	c, ok := lean.AdmitLean()
+	if ok != run {
+		rt.Fatalf("AdmitLean admitted %v, Spawn would admit to run %v", ok, run)
+	}
+	if !ok {
+		if c != -1 || lean.Len() != n || lean.Running() != running {
+			rt.Fatalf("AdmitLean declined but returned %d, Len %d to %d, Running %d to %d", c, n, lean.Len(), running, lean.Running())
+		}
+		return lean.Spawn(out)
+	}
+	if !slices.Equal(before.Transitions, out.Transitions) || before.Terminal != out.Terminal || before.CancelAll != out.CancelAll {
+		rt.Fatalf("AdmitLean changed the effects: %+v to %+v", before, *out)
+	}
+	out.Reset()
+	return c, AdmitRun, nil
 }

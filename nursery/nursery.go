@@ -52,18 +52,21 @@ func New(cfg Config) *Nursery {
 
 // Reset makes n a new Open nursery with configuration cfg, keeping the
 // memory of its per-child records.
+//
+// It writes each field rather than assigning a whole new Nursery: that
+// assignment copied the struct's 300-odd bytes through a temporary and
+// cost 194 instructions a nursery, a tenth of a fan-out tree's nursery
+// bookkeeping (docs/performance.md). TestResetIsNew checks that every
+// field is covered.
 func (n *Nursery) Reset(cfg Config) {
-	results, kids := n.results, n.kids
-	results.Reset()
-	kids.Reset()
-	*n = Nursery{
-		cfg:     cfg,
-		results: results,
-		kids:    kids,
-		queue:   n.queue[:0],
-		scratch: n.scratch,
-	}
-	n.cfg.Lean = cfg.Lean && cfg.Mode != CancelRemaining && cfg.MaxConcurrent <= 0
+	n.results.Reset()
+	n.kids.Reset()
+	cfg.Lean = cfg.Lean && cfg.Mode != CancelRemaining && cfg.MaxConcurrent <= 0
+	n.cfg = cfg
+	n.state, n.awaiting, n.reason = Open, false, NoReason
+	n.hasErr, n.firstErr, n.firstRes, n.order = false, 0, Result{}, nil
+	n.queue, n.head = n.queue[:0], 0
+	n.running, n.finished, n.spawned = 0, 0, 0
 	n.scratch.Reset()
 }
 
@@ -143,6 +146,22 @@ func (n *Nursery) Spawn(out *Effects) (Child, Admit, error) {
 	n.kids.Append(kid{flags: admitted})
 	n.running++
 	return c, AdmitRun, nil
+}
+
+// AdmitLean is Spawn's common case in a Lean nursery, for a caller that
+// would otherwise pay for Spawn's effects and for applying none: when
+// Spawn would admit the next child to run (AdmitRun), AdmitLean does what
+// Spawn does and returns the child and true, producing no effects and
+// leaving Scratch as it was; otherwise it changes nothing and returns
+// false, and the caller calls Spawn.
+func (n *Nursery) AdmitLean() (Child, bool) {
+	if !n.cfg.Lean || (n.state != Open && n.state != Closing) || (n.awaiting && !n.cfg.ChildSpawns) {
+		return -1, false
+	}
+	c := Child(n.spawned)
+	n.spawned++
+	n.running++
+	return c, true
 }
 
 // Start records that child c ran its first step. It refuses a child that is

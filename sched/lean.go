@@ -32,7 +32,9 @@ import (
 //     it takes a slot in the nursery's children under the lock, and from
 //     then on is marked by the cancellation walk and ends under the lock.
 //   - A child ending with an error takes the lock (first error wins, in
-//     the order errors take it).
+//     the order errors take it). An enlisted child ending without one
+//     takes it only to give back its slot, and is then counted as those
+//     that ended lock-free.
 
 // awaitBit in pending says the owner awaits; the bits below it count the
 // admitted children that have not ended.
@@ -47,12 +49,26 @@ type leanState struct {
 // lean reports whether n keeps no per-child records; fixed for n's life.
 func (n *Nursery) lean() bool { return n.m.Lean() }
 
-// completeFast ends child t of lean nursery n without the lock when it may:
-// it never enlisted and ended without an error. It reports false when the
-// caller must take the locked path.
+// completeFast ends child t of lean nursery n, which ended without an
+// error, without telling the state machine: a child that never enlisted
+// without the lock; an enlisted one (a fan-out tree's inner node, which
+// opened a nursery) takes the lock only to leave the cancellation walk's
+// slots, and then ends as the others do, counted by pending, so that
+// finishRest ends it with them (one FinishMany instead of a Complete and
+// its effects). It reports false, for an error, when the caller must take
+// the locked path.
 func (n *Nursery) completeFast(t *Task, w *worker) bool {
-	if t.child >= 0 || t.result.IsError() {
+	if t.result.IsError() {
 		return false
+	}
+	if t.child >= 0 {
+		n.mu.Lock()
+		n.freeSlot(t.child)
+		if n.fast.pending.Add(-1) == awaitBit {
+			n.finishRest(w)
+		}
+		n.mu.Unlock()
+		return true
 	}
 	if mutant.On(mutant.LeanCountedTwice) && n.fast.pending.Load() == 1 {
 		n.fast.pending.Add(-1)
@@ -102,11 +118,24 @@ func (t *Task) enlist() {
 // the cancellation walk's markCancel instead, which also cancels the
 // nurseries it owns (and would skip them if the mark were already set).
 // Only t itself, or a worker while t does not run, calls it.
+//
+// It is small enough to be inlined at its many checkpoints (a fan-out
+// tree's node reads it seven times); leanMarked is the rest.
 func (t *Task) marked() uint32 {
+	if t.child < 0 && t.parent != nil {
+		return t.leanMarked()
+	}
+	return t.mark.Load()
+}
+
+// leanMarked is marked for a child of a nursery that never enlisted. Not inlined, so that marked is.
+//
+//go:noinline
+func (t *Task) leanMarked() uint32 {
 	if r := t.mark.Load(); r != 0 {
 		return r
 	}
-	if n := t.parent; n != nil && t.child < 0 && n.lean() {
+	if n := t.parent; n.lean() {
 		if r := n.fast.cancelled.Load(); r != 0 {
 			t.mark.CompareAndSwap(0, r)
 			return t.mark.Load()

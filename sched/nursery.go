@@ -160,7 +160,7 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if t.s.cfg.Profile == ProfileCore {
 		return &SchedError{Code: CodeCapabilityDenied, Detail: "nursery under the core profile"}
 	}
-	if err := t.point(Cost{Ops: 1}); err != nil {
+	if err := t.pointOp(); err != nil {
 		return err
 	}
 	t.enlist() // a cancellation of t's nursery must reach this one (lean.go)
@@ -286,7 +286,9 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 			n.quota = p.quota
 		}
 	}
-	s.register(nil, n)
+	if s.keep {
+		s.register(nil, n)
+	}
 	if owner.emitting() {
 		open := []trace.Field{trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyLabel, n.label),
 			trace.S(trace.KeyMode, o.Mode.String()), trace.S(trace.KeyTo, nursery.Open.String()), trace.S(trace.KeyCatch, "true")}
@@ -369,7 +371,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 	if t.caps&CapSpawn == 0 && !mutant.On(mutant.SkipCapabilityCheck) {
 		return nil, &SchedError{Code: CodeCapabilityDenied, Detail: "spawn without the spawn capability"}
 	}
-	if err := t.point(Cost{Ops: 1}); err != nil {
+	if err := t.pointOp(); err != nil {
 		return nil, err
 	}
 	s, w := n.owner.s, t.w
@@ -388,7 +390,13 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		n.unspawn(child, w)
 		return nil, errFull
 	}
-	c, admit, err := n.m.Spawn(nil)
+	// A lean nursery admitting a child to run (most spawns) has no
+	// effects to carry out: AdmitLean skips making and applying them.
+	c, lean := n.m.AdmitLean()
+	admit := nursery.AdmitRun
+	if !lean {
+		c, admit, err = n.m.Spawn(nil)
+	}
 	if err != nil {
 		// Only a terminal nursery refuses (ChildSpawns): a handle used
 		// after its nursery ended.
@@ -409,10 +417,11 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		n.fast.pending.Add(1)
 	}
 	w.live.Add(1)
-	s.register(child, nil)
+	if s.keep { // register is a call, and a spawn that keeps nothing need not make it
+		s.register(child, nil)
+	}
 	if w.em.on() {
-		w.em.emit(trace.KindSpawn, trace.I(trace.KeyTask, int64(child.id)), trace.I(trace.KeyParent, int64(t.id)),
-			trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyName, name), trace.S(trace.KeyAdmit, admit.String()))
+		n.emitSpawn(w, child, t, admit)
 	}
 	switch admit {
 	case nursery.AdmitRun:
@@ -422,9 +431,17 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		child.mark.Store(uint32(child.result.Reason))
 		s.retire(child, w)
 	}
-	n.apply(w)
+	if !lean {
+		n.apply(w)
+	}
 	n.mu.Unlock()
 	return child, nil
+}
+
+// emitSpawn writes the spawn event of child, spawned by t.
+func (n *Nursery) emitSpawn(w *worker, child, t *Task, admit nursery.Admit) {
+	w.em.emit(trace.KindSpawn, trace.I(trace.KeyTask, int64(child.id)), trace.I(trace.KeyParent, int64(t.id)),
+		trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyName, child.name), trace.S(trace.KeyAdmit, admit.String()))
 }
 
 // newChild makes the task t spawns into n, not yet published: from w's
