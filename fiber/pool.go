@@ -159,3 +159,71 @@ func (c *Cache) Flush() {
 	clear(c.idle)
 	c.idle = c.idle[:0]
 }
+
+// SharedMax bounds the idle fibers kept for the whole process between
+// pools' lives (see NewShared). Each holds a parked goroutine and a stack
+// that may have grown, so 256 cost about 2 MiB or more.
+const SharedMax = 256
+
+// shared is the process-wide list of idle fibers that pools made by
+// NewShared hand back when they are released.
+var shared struct {
+	mu   sync.Mutex
+	idle []*Fiber // guarded by mu; len(idle) <= SharedMax
+}
+
+// NewShared returns a pool like NewPool(max) that starts with the
+// process's shared idle fibers, all of them (or none, when another such
+// pool holds them), and hands its own idle fibers back at Release. Their
+// goroutines and their stacks, grown by earlier bodies, are reused instead
+// of made and grown again: what a simulator that runs many short runs, one
+// scheduler each, pays at the start of every run. Taking them is one
+// slice swap. Which fiber a body gets must not be observable; a fiber
+// carries nothing of its last body (finish drops it).
+// Can be called from any goroutine.
+func NewShared(max int) *Pool {
+	p := NewPool(max)
+	shared.mu.Lock()
+	p.idle, shared.idle = shared.idle, nil
+	shared.mu.Unlock()
+	if len(p.idle) > p.max {
+		// A max below SharedMax: keep the pool within its own bound.
+		excess := append([]*Fiber(nil), p.idle[p.max:]...)
+		clear(p.idle[p.max:])
+		p.idle = p.idle[:p.max]
+		giveBack(excess)
+	}
+	return p
+}
+
+// Release is Close for a pool made by NewShared: its idle fibers go back
+// to the shared list, up to SharedMax, and the rest are closed; later Puts
+// close their fiber. Fibers that are out of the pool are not touched: the
+// caller must have closed or put back every fiber whose body is still
+// suspended, so that no shared fiber holds a body.
+// Can be called from any goroutine.
+func (p *Pool) Release() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.closed = true
+	p.mu.Unlock()
+	giveBack(idle)
+}
+
+// giveBack adds idle fibers to the shared list and closes those past its
+// bound, outside the lock (each Close switches to a coroutine).
+func giveBack(idle []*Fiber) {
+	shared.mu.Lock()
+	if shared.idle == nil && len(idle) <= SharedMax {
+		shared.idle, idle = idle, nil // the common case: the slice itself
+	} else {
+		n := min(len(idle), SharedMax-len(shared.idle))
+		shared.idle = append(shared.idle, idle[:n]...)
+		idle = idle[n:]
+	}
+	shared.mu.Unlock()
+	for _, f := range idle {
+		f.Close()
+	}
+}

@@ -307,7 +307,11 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 		if why == 0 {
 			// running(t), written out: drive is the hot path, and running
 			// is not inlined.
-			t.state.Store(uint32(stateRunning))
+			if w.s.cfg.Mode.Stepped() {
+				t.storeStepped(stateRunning)
+			} else {
+				t.state.Store(uint32(stateRunning))
+			}
 			t.steps++
 			w.stats.Runs++
 			if w.em.on() {
@@ -320,8 +324,8 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 			}
 		}
 		switch why {
-		case reasonCheckpoint:
-			t.state.Store(uint32(stateReady))
+		case reasonCheckpoint: // stepped modes only
+			t.storeStepped(stateReady)
 			return // stays current: the next step resumes it
 		case reasonYield, reasonInterval:
 			w.cur = nil
@@ -353,7 +357,7 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 			}
 			// The wait was already over: keep running.
 			if w.s.cfg.Mode.Stepped() {
-				t.state.Store(uint32(stateReady))
+				t.storeStepped(stateReady)
 				return
 			}
 		}
