@@ -317,11 +317,16 @@ func (view *taskOps) Send(c *channel, v int64) error {
 			return nil
 		}
 		c.mu.Unlock()
-		if err := t.blockOnChannel(c, true, v); err != nil || t.wait.state == waitDone {
-			return err
-		}
-		if t.wait.state == waitClosed {
+		t.waitOnChannel(c, true, v)
+		t.suspend(reasonBlock)
+		switch t.wait.state {
+		case waitDone:
+			return nil
+		case waitClosed:
 			return &SchedError{Code: CodeChannelClosed, Detail: "send on closed channel " + c.name}
+		}
+		if err := t.channelWaitErr(); err != nil {
+			return err
 		}
 	}
 }
@@ -359,14 +364,16 @@ func (view *taskOps) Recv(c *channel) (v int64, ok bool, err error) {
 			return 0, false, nil
 		}
 		c.mu.Unlock()
-		if err := t.blockOnChannel(c, false, 0); err != nil {
-			return 0, false, err
-		}
+		t.waitOnChannel(c, false, 0)
+		t.suspend(reasonBlock)
 		switch t.wait.state {
 		case waitDone:
 			return t.wait.val, true, nil
 		case waitClosed:
 			return 0, false, nil
+		}
+		if err := t.channelWaitErr(); err != nil {
+			return 0, false, err
 		}
 	}
 }
@@ -394,18 +401,23 @@ func (view *taskOps) Close(c *channel) error {
 	return nil
 }
 
-// blockOnChannel suspends t until its channel operation completes, the
-// channel closes, or (outside cleanups) it is cancelled. A state of
-// waitPending on return means the worker found the operation could proceed
-// and did not park: the caller retries. It allocates t's wait record at
-// t's first block and nothing after that.
-func (t *Task) blockOnChannel(c *channel, send bool, v int64) error {
+// waitOnChannel readies t to block on its channel operation: the wait
+// record (made at t's first block, reused after that) and the blocker the
+// worker parks it on. Send and Recv then suspend t themselves, rather than
+// in a function of their own, so that a parked task's stack holds one frame
+// less (docs/performance.md); this function is not on it.
+func (t *Task) waitOnChannel(c *channel, send bool, v int64) {
 	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
 	interruptible := t.cleanupDepth == 0
-	b := c.blocker(send, interruptible)
 	*t.waitRec() = waitSlot{state: waitPending, val: v, interruptible: interruptible, send: send}
-	t.w.blockOn = b
-	t.suspend(reasonBlock)
+	t.w.blockOn = c.blocker(send, interruptible)
+}
+
+// channelWaitErr is what a channel wait that ended (t resumed) neither done
+// nor closed reports: a cancellation that interrupted it, or one that came
+// before it parked, or nil (a state of waitPending means the worker found
+// the operation could proceed and did not park: the caller retries).
+func (t *Task) channelWaitErr() error {
 	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.marked() != 0) {
 		return t.observe()
 	}

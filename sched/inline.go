@@ -113,7 +113,7 @@ func (w *worker) carry() {
 }
 
 // lostLoop ends the task w was running inline on its loop fiber f, whose
-// body ended abnormally: a runtime.Goexit in the task (Task.protectBody
+// body ended abnormally: a runtime.Goexit in the task (taskBody.RunFiber
 // has ended it already, as ErrGoexit), or a panic that escaped the task's
 // body, which is a scheduler bug reported as the task's panic, as run does
 // for a task on a fiber of its own. A panic of the loop itself, outside

@@ -188,36 +188,37 @@ type taskBody Task
 
 // RunFiber is the fiber body of every task: run the task's function, then its
 // remaining cleanups in LIFO order, and record the result.
+//
+// It captures a panic of the function as protect does, in one frame with
+// the call of the function rather than a frame of its own: every parked
+// task's stack holds this frame, and the collector walks each frame of
+// every parked stack at each cycle (docs/performance.md). A runtime.Goexit
+// cannot be stopped or captured: the deferred call sees it (no panic, yet
+// the function did not return) and ends the task from there, in the
+// middle of the Goexit, as if the body had panicked with ErrGoexit; the
+// fiber then hands control back to the worker (package fiber). A Goexit in
+// a cleanup is handled likewise by protect. After a panic the task ends
+// from the deferred call too, once the panic is recovered.
 func (b *taskBody) RunFiber(_ *fiber.Fiber) {
 	t := (*Task)(b)
-	err, p := t.protectBody()
-	t.end(err, p)
-}
-
-// protectBody runs t's function, capturing a panic as protect does. A
-// runtime.Goexit cannot be stopped or captured: the deferred call sees it
-// (no panic, yet the function did not return) and ends the task from
-// there, in the middle of the Goexit, as if the body had panicked with
-// ErrGoexit; the fiber then hands control back to the worker (package
-// fiber). A Goexit in a cleanup is handled likewise by protect.
-//
-//lint:ignore ST1008 the panic is a second result beside the error, not the error itself
-func (t *Task) protectBody() (err error, p *PanicError) {
 	returned := false
 	defer func() {
+		if returned {
+			return // a panic of end itself goes on to the fiber
+		}
 		if r := recover(); r != nil {
 			if t.s.aborting.Load() {
 				panic(r)
 			}
 			t.stepperPanicked(r)
-			p = capture(r)
-		} else if !returned && !t.s.aborting.Load() {
+			t.end(nil, capture(r))
+		} else if !t.s.aborting.Load() {
 			t.end(nil, goexitError())
 		}
 	}()
-	err = t.fn(t)
+	err := t.fn(t)
 	returned = true
-	return err, nil
+	t.end(err, nil)
 }
 
 // goexitError is the panic a runtime.Goexit in a task stands for.
@@ -283,7 +284,7 @@ func (t *Task) panicResult(p *PanicError) Result {
 // the task from the deferred call: end runs again, the remaining cleanups
 // first, and records ErrGoexit. Elsewhere (a Using body, a cleanup a
 // Using block runs) the Goexit goes on to the enclosing nursery or to
-// protectBody, which unwind in the program's order.
+// RunFiber, which unwind in the program's order.
 //
 //lint:ignore ST1008 the panic is a second result beside the error, not the error itself
 func (t *Task) protect(fn func() error) (err error, p *PanicError) {
