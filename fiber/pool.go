@@ -170,6 +170,31 @@ const SharedMax = 256
 var shared struct {
 	mu   sync.Mutex
 	idle []*Fiber // guarded by mu; len(idle) <= SharedMax
+	off  bool     // guarded by mu; see SetSharing
+}
+
+// SetSharing turns the process-wide list of idle fibers on (the default)
+// or off, and reports whether it was on. Off, a pool made by NewShared
+// starts empty and closes its idle fibers at Release, so that every fiber
+// a pool uses was made during its life. That matters to a caller that
+// tells the goroutines a run started by their pprof labels (package
+// simtest): a goroutine takes its labels from the one that made it, and a
+// coroutine's are those of the goroutine that made the fiber, so a
+// goroutine that a body started on a fiber kept from an earlier run would
+// carry that run's labels. Turning it off closes the fibers kept so far.
+// Can be called from any goroutine.
+func SetSharing(on bool) (was bool) {
+	shared.mu.Lock()
+	was, shared.off = !shared.off, !on
+	var idle []*Fiber
+	if !on {
+		idle, shared.idle = shared.idle, nil
+	}
+	shared.mu.Unlock()
+	for _, f := range idle {
+		f.Close()
+	}
+	return was
 }
 
 // NewShared returns a pool like NewPool(max) that starts with the
@@ -184,7 +209,7 @@ var shared struct {
 func NewShared(max int) *Pool {
 	p := NewPool(max)
 	shared.mu.Lock()
-	p.idle, shared.idle = shared.idle, nil
+	p.idle, shared.idle = shared.idle, nil // nil when sharing is off
 	shared.mu.Unlock()
 	if len(p.idle) > p.max {
 		// A max below SharedMax: keep the pool within its own bound.
@@ -215,9 +240,12 @@ func (p *Pool) Release() {
 // bound, outside the lock (each Close switches to a coroutine).
 func giveBack(idle []*Fiber) {
 	shared.mu.Lock()
-	if shared.idle == nil && len(idle) <= SharedMax {
+	switch {
+	case shared.off:
+		// Sharing is off: every one is closed below.
+	case shared.idle == nil && len(idle) <= SharedMax:
 		shared.idle, idle = idle, nil // the common case: the slice itself
-	} else {
+	default:
 		n := min(len(idle), SharedMax-len(shared.idle))
 		shared.idle = append(shared.idle, idle[:n]...)
 		idle = idle[n:]

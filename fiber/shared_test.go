@@ -91,3 +91,43 @@ func TestSharedBound(t *testing.T) {
 		t.Fatalf("after Release the shared list holds %d, want %d", n, SharedMax)
 	}
 }
+
+// TestSharingOff: with sharing off a released pool's fibers are closed,
+// not kept, and the next pool starts empty; turning it off closes the
+// fibers kept so far, and turning it on again keeps them again.
+func TestSharingOff(t *testing.T) {
+	drainShared()
+	defer drainShared()
+	body := BodyFunc(func(*Fiber) {})
+	p := NewShared(0)
+	kept := p.Get(body)
+	kept.Resume()
+	p.Put(kept)
+	p.Release()
+	if !SetSharing(false) {
+		t.Fatal("sharing was not on by default")
+	}
+	defer SetSharing(true)
+	if !kept.closed || len(shared.idle) != 0 {
+		t.Fatal("turning sharing off kept the shared fibers")
+	}
+	q := NewShared(0)
+	f := q.Get(body)
+	f.Resume()
+	q.Put(f)
+	q.Release()
+	if !f.closed || len(shared.idle) != 0 {
+		t.Fatal("a pool released with sharing off kept its fibers")
+	}
+	if SetSharing(true) {
+		t.Fatal("SetSharing(false) did not turn it off")
+	}
+	r := NewShared(0)
+	g := r.Get(body)
+	g.Resume()
+	r.Put(g)
+	r.Release()
+	if len(shared.idle) != 1 || shared.idle[0] != g {
+		t.Fatal("sharing on again did not keep the released fiber")
+	}
+}

@@ -15,6 +15,11 @@ package simtest
 // channel) is never seen alive; it is found only if its timing changes a
 // trace, or by the race detector. Finding it at every step would need a
 // hook in the driver that sim does not offer.
+//
+// The label reaches the body's goroutines only if every fiber of the run
+// was made during the run (a coroutine takes the labels of the goroutine
+// that made it): the scheduler's process-wide list of idle fibers kept
+// between runs is turned off in a process that imports simtest (init).
 
 import (
 	"bytes"
@@ -24,11 +29,15 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/cbcsim/cbcsim/fiber"
 )
 
 const createdMetric = "/sched/goroutines-created:goroutines"
 
 var runIDs atomic.Uint64 // labels of runs in this process
+
+func init() { fiber.SetSharing(false) }
 
 // goroutineWatch looks for goroutines a run started outside the scheduler.
 // Only the run's own goroutine calls its methods.
