@@ -98,12 +98,7 @@ func TestSharedBound(t *testing.T) {
 func TestSharingOff(t *testing.T) {
 	drainShared()
 	defer drainShared()
-	body := BodyFunc(func(*Fiber) {})
-	p := NewShared(0)
-	kept := p.Get(body)
-	kept.Resume()
-	p.Put(kept)
-	p.Release()
+	kept := runReleased()
 	if !SetSharing(false) {
 		t.Fatal("sharing was not on by default")
 	}
@@ -111,23 +106,26 @@ func TestSharingOff(t *testing.T) {
 	if !kept.closed || len(shared.idle) != 0 {
 		t.Fatal("turning sharing off kept the shared fibers")
 	}
-	q := NewShared(0)
-	f := q.Get(body)
-	f.Resume()
-	q.Put(f)
-	q.Release()
+	f := runReleased()
 	if !f.closed || len(shared.idle) != 0 {
 		t.Fatal("a pool released with sharing off kept its fibers")
 	}
 	if SetSharing(true) {
 		t.Fatal("SetSharing(false) did not turn it off")
 	}
-	r := NewShared(0)
-	g := r.Get(body)
-	g.Resume()
-	r.Put(g)
-	r.Release()
+	g := runReleased()
 	if len(shared.idle) != 1 || shared.idle[0] != g {
 		t.Fatal("sharing on again did not keep the released fiber")
 	}
+}
+
+// runReleased runs an empty body on a fiber of a new shared pool, puts
+// the fiber back and releases the pool; it returns the fiber.
+func runReleased() *Fiber {
+	p := NewShared(0)
+	f := p.Get(BodyFunc(func(*Fiber) {}))
+	f.Resume()
+	p.Put(f)
+	p.Release()
+	return f
 }
