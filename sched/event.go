@@ -37,17 +37,17 @@ func (e *emitter) emit(kind trace.Kind, fields ...trace.Field) {
 	e.sink.Emit(e.worker, kind, buf)
 }
 
-// emitInt is emit for an event with one integer field: the run event that
-// every seeded step writes, without building a variadic slice to copy. A
-// run event goes to a RunSink's EmitRun (key is then task).
-func (e *emitter) emitInt(kind trace.Kind, key string, v int64) {
-	if e.runs != nil && kind == trace.KindRun {
-		e.runs.EmitRun(e.worker, uint64(v))
+// emitRun emits the run event of task, the one every seeded step writes:
+// to a RunSink's EmitRun when the sink has one, else as an event with its
+// one field, without building a variadic slice to copy.
+func (e *emitter) emitRun(task uint64) {
+	if e.runs != nil {
+		e.runs.EmitRun(e.worker, task)
 		return
 	}
 	if e.sink == nil {
 		return
 	}
-	e.buf = append(e.buf[:0], trace.I(key, v))
-	e.sink.Emit(e.worker, kind, e.buf)
+	e.buf = append(e.buf[:0], trace.I(trace.KeyTask, int64(task)))
+	e.sink.Emit(e.worker, trace.KindRun, e.buf)
 }

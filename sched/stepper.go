@@ -1,7 +1,5 @@
 package sched
 
-import "github.com/cbcsim/cbcsim/trace"
-
 // endStep ends a seeded step at a checkpoint of t, which stays its
 // worker's current task. Without a Stepper the task suspends and the
 // driver takes the next step. With one, the driver decides the next step
@@ -27,7 +25,7 @@ func (t *Task) endStep() {
 			t.steps++
 			w.stats.Runs++
 			if w.em.on() {
-				w.em.emitInt(trace.KindRun, trace.KeyTask, int64(t.id))
+				w.em.emitRun(t.id)
 			}
 			return
 		}
@@ -37,15 +35,14 @@ func (t *Task) endStep() {
 
 // stepperPanicked keeps r, a panic recovered on t's fiber, for Step to
 // raise on the driver's side when it was raised by the driver's own code
-// (Task.endStep), and reports whether it was.
-func (t *Task) stepperPanicked(r any) bool {
+// (Task.endStep).
+func (t *Task) stepperPanicked(r any) {
 	s := t.s
 	if !s.inStepper {
-		return false
+		return
 	}
 	s.inStepper = false
 	if s.stepperPanic == nil {
 		s.stepperPanic = r
 	}
-	return true
 }

@@ -269,7 +269,7 @@ func (w *worker) running(t *Task) {
 	t.steps++
 	w.stats.Runs++
 	if w.em.on() {
-		w.em.emitInt(trace.KindRun, trace.KeyTask, int64(t.id))
+		w.em.emitRun(t.id)
 	}
 }
 
@@ -315,7 +315,7 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 			t.steps++
 			w.stats.Runs++
 			if w.em.on() {
-				w.em.emitInt(trace.KindRun, trace.KeyTask, int64(t.id))
+				w.em.emitRun(t.id)
 			}
 			var st fiber.Status
 			if why, st = t.fib.Resume(); st != fiber.Suspended {
