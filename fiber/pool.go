@@ -94,16 +94,23 @@ func (p *Pool) Put(f *Fiber) {
 // new fiber. Fibers that are out of the pool are not touched.
 // Can be called from any goroutine.
 func (p *Pool) Close() {
+	// Closing outside the lock: each Close switches to a coroutine, and a
+	// concurrent Get or Put should not wait for that.
+	for _, f := range p.shut() {
+		f.Close()
+	}
+}
+
+// shut marks p closed (later Puts close their fiber) and returns its idle
+// fibers, which it no longer holds: Close and Release then close them or
+// hand them back.
+func (p *Pool) shut() []*Fiber {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	idle := p.idle
 	p.idle = nil
 	p.closed = true
-	p.mu.Unlock()
-	// Closing outside the lock: each Close switches to a coroutine, and a
-	// concurrent Get or Put should not wait for that.
-	for _, f := range idle {
-		f.Close()
-	}
+	return idle
 }
 
 // Cache is a small unsynchronized front of a Pool for one goroutine at a
@@ -227,14 +234,7 @@ func NewShared(max int) *Pool {
 // caller must have closed or put back every fiber whose body is still
 // suspended, so that no shared fiber holds a body.
 // Can be called from any goroutine.
-func (p *Pool) Release() {
-	p.mu.Lock()
-	idle := p.idle
-	p.idle = nil
-	p.closed = true
-	p.mu.Unlock()
-	giveBack(idle)
-}
+func (p *Pool) Release() { giveBack(p.shut()) }
 
 // giveBack adds idle fibers to the shared list and closes those past its
 // bound, outside the lock (each Close switches to a coroutine).
