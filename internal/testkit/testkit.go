@@ -30,12 +30,12 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 		t.Fatalf("%v (run the test with -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs at %s\nrerun with -update and review the diff", path, firstDiff(got, want))
+		t.Fatalf("%s differs at %s\nrerun with -update and review the diff", path, FirstDiff(got, want))
 	}
 }
 
-// firstDiff describes the first line at which got and want differ.
-func firstDiff(got, want []byte) string {
+// FirstDiff describes the first line at which got and want differ.
+func FirstDiff(got, want []byte) string {
 	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
 	for i := range max(len(g), len(w)) {
 		var x, y string

@@ -16,6 +16,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/cbcsim/cbcsim/internal/testkit"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -57,7 +58,7 @@ func chromeOut(t fataler, tr *trace.Trace) []byte {
 		t.Fatalf("Write: %v", err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Fatalf("Write is not deterministic:\n%s", firstDiff(a.Bytes(), b.Bytes()))
+		t.Fatalf("Write is not deterministic:\n%s", testkit.FirstDiff(a.Bytes(), b.Bytes()))
 	}
 	return a.Bytes()
 }
@@ -398,7 +399,7 @@ func TestChromeGolden(t *testing.T) {
 				t.Fatalf("%v (run go test ./trace -update to create it)", err)
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("export of %s differs from %s (run go test ./trace/chrome -update to accept):\n%s", in, golden, firstDiff(got, want))
+				t.Errorf("export of %s differs from %s (run go test ./trace/chrome -update to accept):\n%s", in, golden, testkit.FirstDiff(got, want))
 			}
 		})
 	}

@@ -101,26 +101,6 @@ func drawTrace(t *rapid.T) (*trace.Header, []trace.Event) {
 	return h, events
 }
 
-// firstDiff describes the first line where a and b differ.
-func firstDiff(a, b []byte) string {
-	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return "line " + itoa(i+1) + ":\n  got:  " + x + "\n  want: " + y
-		}
-	}
-	return "(no line differs)"
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }
-
 // badBase is a valid trace; the table below breaks it in one place.
 const badBase = `# cbcsim-trace 1
 # name: "fail fast"
