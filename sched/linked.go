@@ -69,10 +69,7 @@ func (view *driverView) MakeChannel(name string, capacity int) any {
 	return view.NewChannel(name, capacity)
 }
 
-// SendTo, RecvFrom and CloseChan are Send, Recv and Close on a channel
-// made by MakeChannel.
-func (view *taskOps) SendTo(c any, v int64) error { return view.Send(c.(*channel), v) }
-
-func (view *taskOps) RecvFrom(c any) (int64, bool, error) { return view.Recv(c.(*channel)) }
-
+// CloseChan is Close on a channel made by MakeChannel. SendTo and RecvFrom,
+// Send and Recv on such a channel, are in channel.go: they are the send
+// and the receive themselves, which Send and Recv call.
 func (view *taskOps) CloseChan(c any) error { return view.Close(c.(*channel)) }
