@@ -294,17 +294,19 @@ func (c *channel) complete(t *Task, state uint8, w *worker) {
 // receiver takes the value). Sending on a closed channel fails the task
 // with ChannelClosed.
 //
-// It is SendTo with c typed, a call the compiler inlines: the send is one
-// function whichever way it is reached, the typed Chan's or the driver's
-// Channel (an interface), so that a task parked in it has one frame for
-// it, not two (docs/performance.md).
-func (view *taskOps) Send(c *channel, v int64) error { return view.SendTo(c, v) }
+// It is sendOn, a call the compiler inlines: the send is one function
+// whichever way it is reached (the typed Chan, the driver's Channel
+// through its registered sendOn), so that a task parked in it has one
+// frame for it and none for the layers that led there
+// (docs/performance.md).
+func (view *taskOps) Send(c *channel, v int64) error { return sendOn((*Task)(view), c, v) }
 
-// SendTo is Send on a channel passed as any, as the driver's Channel is:
-// the send itself.
-func (view *taskOps) SendTo(ca any, v int64) error {
+// sendOn is the send itself, on a channel made by NewChannel passed as
+// any: a plain function, so that package driver calls it through a
+// registered func value (linked.go), one call that inlines into its
+// caller, rather than through its task view's interface.
+func sendOn(t *Task, ca any, v int64) error {
 	c := ca.(*channel)
-	t := (*Task)(view)
 	if err := t.point(Cost{Ops: 1, ChannelOps: 1}); err != nil {
 		return err
 	}
@@ -343,15 +345,13 @@ func (view *taskOps) SendTo(ca any, v int64) error {
 
 // Recv receives from c. It is a checkpoint costing one op and one
 // channel_ops; it blocks while the channel is empty. On a closed, empty
-// channel it returns at once with ok false. It is RecvFrom with c typed, a
-// call the compiler inlines (see Send).
-func (view *taskOps) Recv(c *channel) (int64, bool, error) { return view.RecvFrom(c) }
+// channel it returns at once with ok false. It is recvOn, a call the
+// compiler inlines (see Send).
+func (view *taskOps) Recv(c *channel) (int64, bool, error) { return recvOn((*Task)(view), c) }
 
-// RecvFrom is Recv on a channel passed as any, as the driver's Channel is:
-// the receive itself.
-func (view *taskOps) RecvFrom(ca any) (v int64, ok bool, err error) {
+// recvOn is the receive itself, as sendOn is the send.
+func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 	c := ca.(*channel)
-	t := (*Task)(view)
 	if err := t.point(Cost{Ops: 1, ChannelOps: 1}); err != nil {
 		return 0, false, err
 	}

@@ -38,6 +38,8 @@ func init() {
 	link.Driver = func(s *Scheduler) any { return (*driverView)(s) }
 	link.Task = func(t *Task) any { return (*taskOps)(t) }
 	link.Nursery = func(n *Nursery) any { return (*nurseryView)(n) }
+	link.Send = sendOn
+	link.Recv = recvOn
 }
 
 func (s *Scheduler) drv() *driverView { return (*driverView)(s) }
@@ -69,7 +71,7 @@ func (view *driverView) MakeChannel(name string, capacity int) any {
 	return view.NewChannel(name, capacity)
 }
 
-// CloseChan is Close on a channel made by MakeChannel. SendTo and RecvFrom,
-// Send and Recv on such a channel, are in channel.go: they are the send
-// and the receive themselves, which Send and Recv call.
+// CloseChan is Close on a channel made by MakeChannel. A send and a
+// receive on such a channel are sendOn and recvOn (channel.go), which
+// package driver calls directly (link.Send and link.Recv).
 func (view *taskOps) CloseChan(c any) error { return view.Close(c.(*channel)) }
