@@ -134,3 +134,53 @@ func (w *worker) lostLoop(f *fiber.Fiber) {
 	w.cur = nil
 	w.finish(t)
 }
+
+// host runs w's loop on t's stack: t, resumed by w's loop fiber, is about
+// to suspend for why, a yield, and w is its run's only worker (see
+// "Hosting" above). host acts on t's suspension as drive would once t's
+// fiber had yielded, and then steps w as the loop would, resuming the
+// tasks it takes from here, until the loop takes t again: host then
+// reports true, and t goes on without a switch. It reports false when
+// the loop must go on on its own fiber (it takes a task without a fiber,
+// which the loop runs inline, or finds no work, or the run is over): t
+// then yields with reasonHosted, on which drive acts no further.
+//
+// While t hosts, w.loopFib is nil: no task the host resumes hosts in
+// turn (each returns to this stack when it suspends), and none is given
+// the loop fiber, which waits in drive for t.
+func (w *worker) host(t *Task, why fiber.Reason) bool {
+	s := w.s
+	loop := w.loopFib
+	w.loopFib = nil
+	w.hosted++
+	w.suspended(t, why) // a yield: t is queued, and w.cur is what comes next
+	for !s.rootDone.Load() && !s.park.done.Load() {
+		c := w.cur
+		if c == t {
+			// The step that resumes t, written out: t is running already.
+			w.stats.Steps++
+			t.state.Store(uint32(stateRunning))
+			t.steps++
+			w.stats.Runs++
+			if w.em.on() {
+				w.em.emitRun(t.id)
+			}
+			w.counted()
+			w.loopFib = loop
+			return true
+		}
+		if c != nil && c.fib == nil {
+			break // the loop runs c on its own fiber, inline
+		}
+		if c == nil && w.dq.Len() == 0 && s.global.len() == 0 {
+			break // the loop parks (a lone worker has no one to steal from)
+		}
+		if did, _ := w.step(); did {
+			w.counted()
+		} else {
+			w.idle()
+		}
+	}
+	w.loopFib = loop
+	return false
+}

@@ -43,6 +43,7 @@ func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) R
 	}
 	var wg sync.WaitGroup
 	for _, w := range s.workers {
+		w.solo = len(s.workers) == 1 // a lone worker's tasks may host its loop (inline.go)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -132,24 +133,30 @@ func (w *worker) loop() *Task {
 			w.idle()
 			continue
 		}
-		// Only steps that did something count against MaxSteps: an idle
-		// worker looking for work is not a livelock.
-		if s.cfg.MaxSteps > 0 && s.steps.Add(1) > s.cfg.MaxSteps && s.limitHit.CompareAndSwap(false, true) {
-			s.root.markCancel(nursery.ResourceExhausted, w)
-		}
-		// When every processor runs a worker, the clock goroutine waits
-		// for Go's 10 ms preemption to fire a timer. So a busy worker
-		// looks at the earliest deadline now and then and fires due
-		// timers itself (yielding the processor instead measured 50 ns a
-		// step).
-		if w.stats.Steps%timerCheck == 0 {
-			s.fireDue()
-		}
+		w.counted()
 		if inline != nil {
 			return inline
 		}
 	}
 	return nil
+}
+
+// counted follows a step that did something: the run's step count and,
+// now and then, the timers.
+func (w *worker) counted() {
+	s := w.s
+	// Only steps that did something count against MaxSteps: an idle
+	// worker looking for work is not a livelock.
+	if s.cfg.MaxSteps > 0 && s.steps.Add(1) > s.cfg.MaxSteps && s.limitHit.CompareAndSwap(false, true) {
+		s.root.markCancel(nursery.ResourceExhausted, w)
+	}
+	// When every processor runs a worker, the clock goroutine waits for
+	// Go's 10 ms preemption to fire a timer. So a busy worker looks at
+	// the earliest deadline now and then and fires due timers itself
+	// (yielding the processor instead measured 50 ns a step).
+	if w.stats.Steps%timerCheck == 0 {
+		s.fireDue()
+	}
 }
 
 // timerCheck is how many steps a busy worker takes between looks at the

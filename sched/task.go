@@ -24,6 +24,7 @@ const (
 	reasonYield                              // explicit yield: requeue
 	reasonInterval                           // forced yield every YieldInterval ops: requeue
 	reasonBlock                              // blocked on the worker's blockOn
+	reasonHosted                             // hosted the worker's loop, which acted on the suspension (inline.go)
 )
 
 // blocker is something a task can block on. park is called by the worker
@@ -346,7 +347,7 @@ func (t *Task) pointOp() error {
 	if int(t.opsSinceYield) >= t.s.cfg.YieldInterval {
 		t.opsSinceYield = 0
 		t.yields++
-		t.suspend(reasonInterval)
+		t.turn(reasonInterval)
 	}
 	if t.s.cfg.Mode.Stepped() {
 		t.endStep()
@@ -370,8 +371,24 @@ func (t *Task) observe() error {
 // It is a checkpoint and costs no budget (seed 001 section 4.2.2).
 func (t *Task) Yield() error {
 	t.yields++
-	t.suspend(reasonYield)
+	t.turn(reasonYield)
 	return t.observe()
+}
+
+// turn is suspend for a yield (why is reasonYield or reasonInterval): when
+// t's worker is alone and its loop fiber resumed t, t hosts the loop on
+// its own stack instead of switching back to it, and goes on without a
+// switch if the loop takes t again (inline.go). Blocks keep suspend,
+// which stays inlined: a frame more under every parked task is what a
+// million of them pay for at each collection.
+func (t *Task) turn(why fiber.Reason) {
+	if w := t.w; w.solo && w.loopFib != nil && t.fib != w.loopFib {
+		if w.host(t, why) {
+			return
+		}
+		why = reasonHosted
+	}
+	t.fib.Yield(why)
 }
 
 // Compute runs n loop iterations, each costing one op and each a checkpoint.
@@ -423,7 +440,7 @@ func (t *Task) charge(c Cost) error {
 	if int(t.opsSinceYield) >= t.s.cfg.YieldInterval {
 		t.opsSinceYield = 0
 		t.yields++
-		t.suspend(reasonInterval)
+		t.turn(reasonInterval)
 	}
 	return nil
 }

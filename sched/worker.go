@@ -34,6 +34,11 @@ type worker struct {
 	// worker's carry goroutine before it resumes that fiber (the switch
 	// orders it), read by the loop on it.
 	loopFib *fiber.Fiber
+	// solo: w is its run's only worker (real mode), so its tasks may host
+	// its loop (inline.go). Written by Run before w's goroutine starts.
+	solo bool
+	// hosted counts the yields a task hosted w's loop for (tests).
+	hosted int64
 	// blockOn is what the current task blocks on, set by the task just
 	// before its fiber yields with reasonBlock. It travels here, read at
 	// once, rather than in a Task field that would be empty but while a
@@ -323,46 +328,62 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 				return
 			}
 		}
-		switch why {
-		case reasonCheckpoint: // stepped modes only
-			t.storeStepped(stateReady)
-			return // stays current: the next step resumes it
-		case reasonYield, reasonInterval:
-			w.cur = nil
-			t.state.Store(uint32(stateReady))
-			if w.em.on() {
-				w.emitYield(t, why)
-			}
-			if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 {
-				w.yieldToGlobal(t)
-				return
-			}
-			w.s.global.push(t)
-			// This worker takes the task back from the global queue as soon
-			// as its own deque is empty, so waking an idle worker for it
-			// only pays off when the deque still holds work.
-			if w.dq.Len() > 0 || w.s.cfg.Mode.Stepped() {
-				w.s.notify()
-			}
+		if !w.suspended(t, why) {
 			return
-		case reasonBlock:
-			b := w.blockOn
-			w.blockOn = nil
-			if b.park(t, w) {
-				w.cur = nil
-				if w.em.on() {
-					w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOn, b.describe()))
-				}
-				return
-			}
-			// The wait was already over: keep running.
-			if w.s.cfg.Mode.Stepped() {
-				t.storeStepped(stateReady)
-				return
-			}
 		}
 		why = 0
 	}
+}
+
+// suspended acts on t's suspension for why: it requeues a task that
+// yielded, parks one that blocked, and so on. It reports whether t goes
+// on at once, within the same step: it blocked on a wait that was already
+// over (real mode). It is drive's, and a host's (inline.go), which acts
+// on its own suspension before its fiber has yielded.
+func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
+	switch why {
+	case reasonCheckpoint: // stepped modes only
+		t.storeStepped(stateReady)
+		return false // stays current: the next step resumes it
+	case reasonYield, reasonInterval:
+		w.cur = nil
+		t.state.Store(uint32(stateReady))
+		if w.em.on() {
+			w.emitYield(t, why)
+		}
+		if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 {
+			w.yieldToGlobal(t)
+			return false
+		}
+		w.s.global.push(t)
+		// This worker takes the task back from the global queue as soon
+		// as its own deque is empty, so waking an idle worker for it
+		// only pays off when the deque still holds work.
+		if w.dq.Len() > 0 || w.s.cfg.Mode.Stepped() {
+			w.s.notify()
+		}
+		return false
+	case reasonBlock:
+		b := w.blockOn
+		w.blockOn = nil
+		if b.park(t, w) {
+			w.cur = nil
+			if w.em.on() {
+				w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOn, b.describe()))
+			}
+			return false
+		}
+		// The wait was already over: keep running.
+		if w.s.cfg.Mode.Stepped() {
+			t.storeStepped(stateReady)
+			return false
+		}
+	case reasonHosted:
+		// t hosted w's loop, which acted on t's suspension and on what
+		// it ran meanwhile, and hands the loop back (inline.go).
+		return false
+	}
+	return true
 }
 
 // emitYield writes t's yield event.
