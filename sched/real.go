@@ -37,13 +37,15 @@ func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) R
 		defer close(clockDone)
 		s.runClock(stop)
 	}()
+	for _, w := range s.workers {
+		w.solo = len(s.workers) == 1 // a lone worker's tasks may host its loop (inline.go)
+	}
 	root := s.drv().Start(name, fn)
 	if before != nil {
 		before(root)
 	}
 	var wg sync.WaitGroup
 	for _, w := range s.workers {
-		w.solo = len(s.workers) == 1 // a lone worker's tasks may host its loop (inline.go)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
