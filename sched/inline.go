@@ -169,17 +169,24 @@ func (w *worker) host(t *Task, why fiber.Reason) bool {
 			w.loopFib = loop
 			return true
 		}
-		if c != nil && c.fib == nil {
-			break // the loop runs c on its own fiber, inline
-		}
-		if c == nil && w.dq.Len() == 0 && s.global.len() == 0 {
-			break // the loop parks (a lone worker has no one to steal from)
-		}
-		if did, _ := w.step(); did {
-			w.counted()
+		if c != nil {
+			if c.fib == nil {
+				break // the loop runs c on its own fiber, inline
+			}
+			// step's resumption of c, written out.
+			w.stats.Steps++
+			c.w = w
+			w.drive(c, 0)
 		} else {
-			w.idle()
+			if w.dq.Len() == 0 && w.held == nil && s.global.len() == 0 {
+				break // the loop parks (a lone worker has no one to steal from)
+			}
+			if did, _ := w.step(); !did {
+				w.idle()
+				continue
+			}
 		}
+		w.counted()
 	}
 	w.loopFib = loop
 	return false

@@ -144,8 +144,15 @@ func (w *worker) loop() *Task {
 }
 
 // counted follows a step that did something: the run's step count and,
-// now and then, the timers.
+// now and then, the timers. The test is inlined; the rest is countedRare.
 func (w *worker) counted() {
+	if w.s.cfg.MaxSteps > 0 || uint64(w.stats.Steps)%timerCheck == 0 {
+		w.countedRare()
+	}
+}
+
+// countedRare is counted's work, when there is some.
+func (w *worker) countedRare() {
 	s := w.s
 	// Only steps that did something count against MaxSteps: an idle
 	// worker looking for work is not a livelock.
@@ -156,7 +163,7 @@ func (w *worker) counted() {
 	// Go's 10 ms preemption to fire a timer. So a busy worker looks at
 	// the earliest deadline now and then and fires due timers itself
 	// (yielding the processor instead measured 50 ns a step).
-	if w.stats.Steps%timerCheck == 0 {
+	if uint64(w.stats.Steps)%timerCheck == 0 {
 		s.fireDue()
 	}
 }
@@ -336,7 +343,7 @@ func (p *parking) shutdown() {
 
 // hasWork reports whether any queue w could take from is non-empty.
 func (w *worker) hasWork() bool {
-	if w.dq.Len() > 0 || w.s.global.len() > 0 {
+	if w.dq.Len() > 0 || w.s.global.len() > 0 || w.held != nil {
 		return true
 	}
 	for _, v := range w.s.workers {

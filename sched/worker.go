@@ -39,6 +39,9 @@ type worker struct {
 	solo bool
 	// hosted counts the yields a task hosted w's loop for (tests).
 	hosted int64
+	// held is a lone worker's global queue head, kept out of the queue
+	// (yieldHeld); nil otherwise.
+	held *Task
 	// blockOn is what the current task blocks on, set by the task just
 	// before its fiber yields with reasonBlock. It travels here, read at
 	// once, rather than in a Task field that would be empty but while a
@@ -138,7 +141,13 @@ func (w *worker) find() *Task {
 		}
 		return t
 	}
-	if t := w.s.global.pop(); t != nil {
+	t := w.held // a lone worker's global queue head (yieldHeld)
+	if t != nil {
+		w.held = nil
+	} else {
+		t = w.s.global.pop()
+	}
+	if t != nil {
 		w.stats.Globals++
 		if w.em.on() {
 			w.em.emit(trace.KindGlobal, trace.I(trace.KeyTask, int64(t.id)))
@@ -403,12 +412,74 @@ func (w *worker) emitYield(t *Task, why fiber.Reason) {
 // third round"). It is off under a stepped mode, whose steps the seeded
 // driver schedules one at a time.
 func (w *worker) yieldToGlobal(t *Task) {
-	next := w.s.global.pushPop(t)
+	var next *Task
+	switch h := w.held; {
+	case h != nil && w.s.global.len() == 0:
+		next, w.held = h, t // yieldHeld's common case, written out
+	case w.solo:
+		next = w.yieldHeld(t)
+	default:
+		next = w.s.global.pushPop(t)
+	}
 	w.stats.Globals++
 	if w.em.on() {
 		w.em.emit(trace.KindGlobal, trace.I(trace.KeyTask, int64(next.id)))
 	}
-	w.take(next)
+	// take(next), written out: a yield is the hot path, and take is not
+	// inlined.
+	if !next.started && next.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
+		w.retireUnstarted(next)
+		return
+	}
+	w.cur = next
+}
+
+// yieldHeld is the global queue's pushPop for a lone worker, which keeps
+// the queue's head in held whenever it can: no other worker pops the
+// queue, so its head need not be in it, and a yield that finds the queue
+// holding only the head takes it and holds t instead, without the lock.
+// Two tasks yielding in turn then take no lock at all (the queue's
+// pushers, the clock and Blocking's goroutines, add behind the head as
+// before). Real mode only, with one worker: w.solo.
+func (w *worker) yieldHeld(t *Task) *Task {
+	h := w.held
+	if h == nil {
+		next, alone := w.s.global.popOrHold(t)
+		if alone {
+			w.held = t
+		}
+		return next
+	}
+	if w.s.global.len() == 0 {
+		w.held = t
+		return h
+	}
+	// One worker pops the queue, so it is not empty under the lock either.
+	w.held = w.s.global.pushPop(t)
+	return h
+}
+
+// popOrHold is pushPop for yieldHeld: it pops the queue's head and pushes
+// t behind the rest, unless t would be alone: then t is not pushed and
+// alone is true (the caller holds t as the queue's head). It returns t
+// itself when the queue was empty.
+func (q *globalQueue) popOrHold(t *Task) (next *Task, alone bool) {
+	q.mu.Lock()
+	if q.head == len(q.items) {
+		q.mu.Unlock()
+		return t, false
+	}
+	next = q.items[q.head]
+	q.items[q.head] = nil
+	q.head++
+	if q.head == len(q.items) {
+		q.n.Add(-1)
+		q.mu.Unlock()
+		return next, true
+	}
+	q.items = append(q.items, t)
+	q.mu.Unlock()
+	return next, false
 }
 
 // finish records t's end and tells its nursery.
