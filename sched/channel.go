@@ -318,7 +318,9 @@ func (view *taskOps) Send(c *channel, v int64) error {
 		}
 		c.mu.Unlock()
 		t.waitOnChannel(c, true, v)
-		t.suspend(reasonBlock)
+		if why := t.blockTurn(); why != 0 {
+			t.suspend(why)
+		}
 		switch t.wait.state {
 		case waitDone:
 			return nil
@@ -365,7 +367,9 @@ func (view *taskOps) Recv(c *channel) (v int64, ok bool, err error) {
 		}
 		c.mu.Unlock()
 		t.waitOnChannel(c, false, 0)
-		t.suspend(reasonBlock)
+		if why := t.blockTurn(); why != 0 {
+			t.suspend(why)
+		}
 		switch t.wait.state {
 		case waitDone:
 			return t.wait.val, true, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -145,6 +146,93 @@ func TestHostedYieldRoundRobin(t *testing.T) {
 				t.Fatalf("%d events with hosting, %d without", len(events), len(plainEvents))
 			}
 		})
+	}
+}
+
+// TestHostedChannelRing: on one worker, tasks in a ring pass a token over
+// rendezvous channels (each blocking in turn, a wait often over before it
+// parks), with a yield now and then, and one stops early so that its
+// successor's receive is cancelled by a timeout fired while others host:
+// the same order of turns, the same results and the same events with
+// hosting as without it, and hosting did happen.
+func TestHostedChannelRing(t *testing.T) {
+	const players, rounds = 3, 60
+	play := func(hosting bool) ([]string, []string, int64) {
+		var mu sync.Mutex
+		var order []string
+		note := func(format string, args ...any) {
+			mu.Lock()
+			order = append(order, fmt.Sprintf(format, args...))
+			mu.Unlock()
+		}
+		events := &eventLog{}
+		res, hosted := hostRun(t, 1, 0, events, hosting, func(root *Task) error {
+			chans := make([]*Chan[int], players)
+			for i := range chans {
+				chans[i] = NewChan[int](root.Scheduler(), fmt.Sprintf("c%d", i), 0)
+			}
+			return root.Nursery(NurseryOptions{Timeout: 20_000, Catch: true}, func(n *Nursery) error {
+				for p := range players {
+					if err := n.Go("player", func(t *Task) error {
+						in, out := chans[p], chans[(p+1)%players]
+						if p == 0 {
+							if err := out.Send(t, 0); err != nil {
+								return err
+							}
+						}
+						for r := range rounds {
+							v, _, err := in.Recv(t)
+							if err != nil {
+								note("p%d cancelled in round %d: %v", p, r, errors.Is(err, ErrCancelled))
+								return err
+							}
+							note("p%d got %d", p, v)
+							if r%7 == p {
+								if err := t.Yield(); err != nil {
+									return err
+								}
+							}
+							if p == 2 && r == rounds/2 {
+								return nil // the ring stops: the others wait until the timeout
+							}
+							if err := out.Send(t, v+1); err != nil {
+								note("p%d cancelled sending in round %d: %v", p, r, errors.Is(err, ErrCancelled))
+								return err
+							}
+						}
+						return nil
+					}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+		if res.Kind != nursery.KindOK {
+			t.Fatalf("hosting=%v: run: %v", hosting, res)
+		}
+		return order, events.lines, hosted
+	}
+	order, events, hosted := play(true)
+	plainOrder, plainEvents, plainHosted := play(false)
+	if hosted == 0 || plainHosted != 0 {
+		t.Errorf("hosted %d times with hosting, %d without: want some, none", hosted, plainHosted)
+	}
+	if !slices.Equal(order, plainOrder) {
+		t.Errorf("the turns differ with hosting:\n%v\nwithout:\n%v", order, plainOrder)
+	}
+	// Rounds 0 to 30 of p1 and p2 and 0 to 29 of p0 (whose token p2
+	// keeps), then p0's and p1's cancelled receives.
+	if want, last := players*(rounds/2+1)-1+2, order[len(order)-1]; len(order) != want || !strings.Contains(last, "cancelled") {
+		t.Errorf("%d turns, the last %q: want %d, the last a cancellation", len(order), last, want)
+	}
+	if !slices.Equal(events, plainEvents) {
+		for i := range min(len(events), len(plainEvents)) {
+			if events[i] != plainEvents[i] {
+				t.Fatalf("event %d differs with hosting: %q, without: %q (of %d and %d events)", i, events[i], plainEvents[i], len(events), len(plainEvents))
+			}
+		}
+		t.Fatalf("%d events with hosting, %d without", len(events), len(plainEvents))
 	}
 }
 

@@ -391,6 +391,22 @@ func (t *Task) turn(why fiber.Reason) {
 	t.fib.Yield(why)
 }
 
+// blockTurn is turn for a channel's block, in two halves so that suspend
+// stays inlined in the channel's Send and Recv (the frames under a parked
+// task): it hosts when turn would, and returns what t must suspend for
+// then, 0 when it goes on at once (its wait is over and the loop took it
+// again), reasonHosted when the host handed the loop back; reasonBlock
+// when it did not host. The caller sets w.blockOn first, as for suspend.
+func (t *Task) blockTurn() fiber.Reason {
+	if w := t.w; w.solo && w.loopFib != nil && t.fib != w.loopFib {
+		if w.host(t, reasonBlock) {
+			return 0
+		}
+		return reasonHosted
+	}
+	return reasonBlock
+}
+
 // Compute runs n loop iterations, each costing one op and each a checkpoint.
 func (view *taskOps) Compute(n int64) error {
 	t := (*Task)(view)
