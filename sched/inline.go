@@ -92,11 +92,11 @@ import (
 //     be woken by anyone meanwhile (a task it resumed, a timeout on the
 //     clock's goroutine): a wake only queues it, for the same lone
 //     worker's step to take. Other blocks (a nursery's await, a sleep,
-//     Blocking, a recharge) do not host: it did not pay where they are
-//     measured (an owner's children start without a fiber, so its host
-//     would stop at once), and suspend stays inlined under every parked
-//     task, a frame fewer for a million parked tasks to pay for at each
-//     collection.
+//     Blocking, a recharge) do not host, not tried: an awaiting owner's
+//     children mostly start without a fiber, where a host stops at once.
+//     Each hosting block site calls blockTurn and then suspend, so that
+//     suspend stays inlined there: a frame more under every parked task
+//     is what a million parked tasks pay for at each collection.
 //   - The decisions are the loop's own (drive's yield, step, counted),
 //     in the same order: the same tasks run in the same order, with the
 //     same events and the same step counts; Yield's fairness (every other
