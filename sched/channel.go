@@ -295,7 +295,7 @@ func (c *channel) complete(t *Task, state uint8, w *worker) {
 // with ChannelClosed.
 func (view *taskOps) Send(c *channel, v int64) error {
 	t := (*Task)(view)
-	if err := t.point(Cost{Ops: 1, ChannelOps: 1}); err != nil {
+	if err := t.pointChan(); err != nil {
 		return err
 	}
 	for {
@@ -333,12 +333,38 @@ func (view *taskOps) Send(c *channel, v int64) error {
 	}
 }
 
+// pointChan is point(Cost{Ops: 1, ChannelOps: 1}), the checkpoint of a
+// send and of a receive, as pointOp is for one op: when the budget can pay
+// (Ops and ChannelOps at least 1, no other component below zero, which is
+// exactly short's CompNone for this cost) it takes the op and the channel
+// op itself, and leaves every other case, and the mutants, to point. The
+// generic charge was a third of a rendezvous hand-over's instructions
+// besides the switch (docs/performance.md, "Fourth round").
+func (t *Task) pointChan() error {
+	b := &t.budget
+	if b.Ops < 1 || b.ChannelOps < 1 || b.Memory|b.SpawnCount|b.Syscalls < 0 || mutant.Enabled {
+		return t.point(Cost{Ops: 1, ChannelOps: 1})
+	}
+	b.Ops--
+	b.ChannelOps--
+	t.opsSinceYield++
+	if int(t.opsSinceYield) >= t.s.cfg.YieldInterval {
+		t.opsSinceYield = 0
+		t.yields++
+		t.turn(reasonInterval)
+	}
+	if t.s.cfg.Mode.Stepped() {
+		t.endStep()
+	}
+	return t.observe()
+}
+
 // Recv receives from c. It is a checkpoint costing one op and one
 // channel_ops; it blocks while the channel is empty. On a closed, empty
 // channel it returns at once with ok false.
 func (view *taskOps) Recv(c *channel) (v int64, ok bool, err error) {
 	t := (*Task)(view)
-	if err := t.point(Cost{Ops: 1, ChannelOps: 1}); err != nil {
+	if err := t.pointChan(); err != nil {
 		return 0, false, err
 	}
 	for {
