@@ -234,7 +234,13 @@ func (q *waitq) pop() *Task {
 		q.head++
 		if t != nil {
 			q.n--
-			q.compact()
+			if q.n == 0 {
+				// compact's first case, written out: a rendezvous
+				// hand-over empties a queue of one at each pop.
+				q.items, q.head = q.items[:0], 0
+			} else {
+				q.compact()
+			}
 			return t
 		}
 	}
