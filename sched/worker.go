@@ -37,7 +37,7 @@ type worker struct {
 	// solo: w is its run's only worker (real mode), so its tasks may host
 	// its loop (inline.go). Written by Run before w's goroutine starts.
 	solo bool
-	// hosted counts the yields a task hosted w's loop for (tests).
+	// hosted counts the suspensions a task hosted w's loop for (tests).
 	hosted int64
 	// held is a lone worker's global queue head, kept out of the queue
 	// (yieldHeld); nil otherwise.
