@@ -113,23 +113,14 @@ func (w *worker) step() (did bool, inline *Task) {
 		w.em.emit(trace.KindPark)
 		return false, nil
 	}
-	// take(t), written out: Step is the hot path, and take is not inlined.
+	// t becomes the current task unless it was cancelled while queued:
+	// then it is retired unrun (as in yieldToGlobal).
 	if !t.started && t.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
 		w.retireUnstarted(t)
 		return true, nil
 	}
 	w.cur = t
 	return true, nil
-}
-
-// take makes t, just found, the current task, or retires it unrun if it
-// was cancelled while queued.
-func (w *worker) take(t *Task) {
-	if !t.started && t.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
-		w.retireUnstarted(t)
-		return
-	}
-	w.cur = t
 }
 
 // find takes the next task: local deque, then global queue, then stealing.
@@ -425,8 +416,8 @@ func (w *worker) yieldToGlobal(t *Task) {
 	if w.em.on() {
 		w.em.emit(trace.KindGlobal, trace.I(trace.KeyTask, int64(next.id)))
 	}
-	// take(next), written out: a yield is the hot path, and take is not
-	// inlined.
+	// next becomes the current task unless it was cancelled while queued
+	// (as in step).
 	if !next.started && next.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
 		w.retireUnstarted(next)
 		return
