@@ -328,6 +328,10 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 				return
 			}
 		}
+		if why == reasonCheckpoint { // stepped modes only: every seeded step, kept in line
+			t.storeStepped(stateReady)
+			return // stays current: the next step resumes it
+		}
 		if !w.suspended(t, why) {
 			return
 		}
