@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/cbcsim/cbcsim/fiber"
 	"github.com/cbcsim/cbcsim/internal/mutant"
 )
 
@@ -323,8 +324,7 @@ func (view *taskOps) Send(c *channel, v int64) error {
 			return nil
 		}
 		c.mu.Unlock()
-		t.waitOnChannel(c, true, v)
-		if why := t.blockTurn(); why != 0 {
+		if why := t.waitOnChannel(c, true, v); why != 0 {
 			t.suspend(why)
 		}
 		switch t.wait.state {
@@ -398,8 +398,7 @@ func (view *taskOps) Recv(c *channel) (v int64, ok bool, err error) {
 			return 0, false, nil
 		}
 		c.mu.Unlock()
-		t.waitOnChannel(c, false, 0)
-		if why := t.blockTurn(); why != 0 {
+		if why := t.waitOnChannel(c, false, 0); why != 0 {
 			t.suspend(why)
 		}
 		switch t.wait.state {
@@ -439,14 +438,20 @@ func (view *taskOps) Close(c *channel) error {
 
 // waitOnChannel readies t to block on its channel operation: the wait
 // record (made at t's first block, reused after that) and the blocker the
-// worker parks it on. Send and Recv then suspend t themselves, rather than
-// in a function of their own, so that a parked task's stack holds one frame
-// less (docs/performance.md); this function is not on it.
-func (t *Task) waitOnChannel(c *channel, send bool, v int64) {
+// worker parks it on. It returns what t must suspend for, 0 for nothing:
+// it hosts the worker's loop when t may (Task.blockTurn). Send and Recv
+// then suspend t themselves, rather than in a function of their own, so
+// that a parked task's stack holds one frame less (docs/performance.md);
+// this function is not on it. The hosting decision is made here rather
+// than by a call of its own in Send and Recv: that call made the frame a
+// parked task holds costlier for the collector to walk (ParkedTasks 1.15%
+// more instructions, against 0.16% this way).
+func (t *Task) waitOnChannel(c *channel, send bool, v int64) fiber.Reason {
 	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
 	interruptible := t.cleanupDepth == 0
 	*t.waitRec() = waitSlot{state: waitPending, val: v, interruptible: interruptible, send: send}
 	t.w.blockOn = c.blocker(send, interruptible)
+	return t.blockTurn()
 }
 
 // channelWaitErr is what a channel wait that ended (t resumed) neither done

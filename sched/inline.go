@@ -94,9 +94,10 @@ import (
 //     worker's step to take. Other blocks (a nursery's await, a sleep,
 //     Blocking, a recharge) do not host, not tried: an awaiting owner's
 //     children mostly start without a fiber, where a host stops at once.
-//     Each hosting block site calls blockTurn and then suspend, so that
-//     suspend stays inlined there: a frame more under every parked task
-//     is what a million parked tasks pay for at each collection.
+//     A channel's waitOnChannel decides (blockTurn) and Send and Recv
+//     suspend for the reason it returns, so that suspend stays inlined
+//     there: a frame more under every parked task is what a million
+//     parked tasks pay for at each collection.
 //   - The decisions are the loop's own (drive's yield, step, counted),
 //     in the same order: the same tasks run in the same order, with the
 //     same events and the same step counts; Yield's fairness (every other

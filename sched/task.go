@@ -396,7 +396,7 @@ func (t *Task) turn(why fiber.Reason) {
 // task): it hosts when turn would, and returns what t must suspend for
 // then, 0 when it goes on at once (its wait is over and the loop took it
 // again), reasonHosted when the host handed the loop back; reasonBlock
-// when it did not host. The caller sets w.blockOn first, as for suspend.
+// when it did not host. Called by waitOnChannel, once w.blockOn is set.
 func (t *Task) blockTurn() fiber.Reason {
 	if w := t.w; w.solo && w.loopFib != nil && t.fib != w.loopFib {
 		if w.host(t, reasonBlock) {
