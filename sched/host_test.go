@@ -416,3 +416,38 @@ func hostStep(t *Task, op hostOp) error {
 	}
 	return fmt.Errorf("op %d", op)
 }
+
+// TestHostedLivelockBound: two tasks yielding to each other for ever on
+// one worker, hosting, are still stopped by the run's step bound
+// (MaxSteps, real mode's livelock bound): the steps a host takes count,
+// the limit cancels the root, and both observe it at their next yield.
+func TestHostedLivelockBound(t *testing.T) {
+	s, err := newWith(Config{Workers: 1, Budget: Unlimited, MaxSteps: 5_000}, link.Options{Mode: link.Real})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cancelled atomic.Int64
+	runWithin(t, s, func(root *Task) error {
+		return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+			for range 2 {
+				if err := n.Go("spinner", func(t *Task) error {
+					for {
+						if err := t.Yield(); err != nil {
+							cancelled.Add(1)
+							return err
+						}
+					}
+				}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	if !s.drv().LimitHit() || cancelled.Load() != 2 || s.workers[0].hosted == 0 {
+		t.Errorf("limit hit %v, %d of 2 spinners cancelled, %d hosted: want true, 2, some", s.drv().LimitHit(), cancelled.Load(), s.workers[0].hosted)
+	}
+	if steps := s.steps.Load(); steps < 5_000 || steps > 5_100 {
+		t.Errorf("%d steps counted, want the bound of 5,000 and the few the cancellation takes", steps)
+	}
+}
