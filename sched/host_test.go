@@ -451,3 +451,44 @@ func TestHostedLivelockBound(t *testing.T) {
 		t.Errorf("%d steps counted, want the bound of 5,000 and the few the cancellation takes", steps)
 	}
 }
+
+// TestHeldQueueBounded: three tasks yielding round robin on one worker
+// keep the global queue holding two of them (no held head), and the
+// queue's slice stays bounded however many yields: the lone worker's
+// popOrHold compacts the consumed front as pushPop does (without it the
+// slice grew by a slot a yield: 15,000 here).
+func TestHeldQueueBounded(t *testing.T) {
+	const players, rounds = 3, 5_000
+	s, err := newWith(Config{Workers: 1, Budget: Unlimited}, link.Options{Mode: link.Real})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var longest atomic.Int64
+	res := runWithin(t, s, func(root *Task) error {
+		return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+			for range players {
+				if err := n.Go("player", func(t *Task) error {
+					for range rounds {
+						if err := t.Yield(); err != nil {
+							return err
+						}
+						q := &t.s.global
+						q.mu.Lock()
+						longest.Store(max(longest.Load(), int64(len(q.items))))
+						q.mu.Unlock()
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	if res.Kind != nursery.KindOK {
+		t.Fatalf("run: %v", res)
+	}
+	if l := longest.Load(); l > 2*1024+players {
+		t.Errorf("the global queue's slice reached %d slots for %d tasks", l, players)
+	}
+}

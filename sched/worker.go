@@ -473,6 +473,11 @@ func (q *globalQueue) popOrHold(t *Task) (next *Task, alone bool) {
 		return next, true
 	}
 	q.items = append(q.items, t)
+	if q.head > 1024 && q.head*2 > len(q.items) { // as pushPop: the consumed front goes
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
 	q.mu.Unlock()
 	return next, false
 }
