@@ -98,13 +98,16 @@ import (
 //     suspend for the reason it returns, so that suspend stays inlined
 //     there: a frame more under every parked task is what a million
 //     parked tasks pay for at each collection.
-//   - The decisions are the loop's own (drive's yield, step, counted),
-//     in the same order: the same tasks run in the same order, with the
+//   - The decisions are the loop's own (suspended, step, counted), in
+//     the same order: the same tasks run in the same order, with the
 //     same events and the same step counts; Yield's fairness (every other
 //     ready task runs before the yielder again) is the global queue's.
-//     The one difference is where the loop's accounting of the step that
+//     One difference is where the loop's accounting of the step that
 //     takes the host back happens: before the host runs on, not after,
 //     so a timer check or the MaxSteps bound comes a task's run earlier.
+//     Another is where a panic of the scheduler's own code (a bug) goes
+//     while a task hosts: the host's body recovers it, as it recovers a
+//     scheduler bug inside its fiber, where the loop fiber would crash.
 //
 // A lone worker also keeps the global queue's head out of the queue
 // (worker.held, yieldHeld), since no other worker pops it: two tasks
