@@ -557,8 +557,9 @@ func StealWith(workers int, half bool) Func {
 // every child has blocked by the time the root runs again.
 //
 // The tasks wait on parkChannels channels, not one, in both
-// implementations, so that neither figure is about one huge wait queue.
-// The channels add under a byte a task.
+// implementations, task or goroutine i on channel i%parkChannels, so that
+// neither figure is about one huge wait queue and both release their
+// waiters in the same order. The channels add under a byte a task.
 //
 // Both the runtime and the fibers reuse the descriptors (runtime.g) of
 // exited goroutines, so only the first batch of a process pays for them:
@@ -670,8 +671,16 @@ func parkCbcsim(tasks int) (float64, error) {
 	return per, resultErr(res)
 }
 
+// parkGoroutines is parkCbcsim with goroutines: goroutine i waits on
+// channel i%parkChannels, as task i does, and the channels are closed in
+// the same order, so that both release their waiters in the same order
+// (a channel's waiters in turn, each a parkChannels-th of the batch apart
+// in creation order, and so in memory).
 func parkGoroutines(tasks int) (float64, error) {
-	ch := make(chan struct{})
+	chans := make([]chan struct{}, min(tasks, parkChannels))
+	for i := range chans {
+		chans[i] = make(chan struct{})
+	}
 	var wg sync.WaitGroup
 	var parked atomic.Int64
 	before := inUse()
@@ -683,6 +692,7 @@ func parkGoroutines(tasks int) (float64, error) {
 			runtime.GC()
 		}
 		wg.Add(1)
+		ch := chans[i%len(chans)]
 		go func() {
 			parked.Add(1)
 			<-ch
@@ -693,7 +703,9 @@ func parkGoroutines(tasks int) (float64, error) {
 		runtime.Gosched()
 	}
 	per := float64(int64(inUse())-int64(before)) / float64(tasks)
-	close(ch)
+	for _, ch := range chans {
+		close(ch)
+	}
 	wg.Wait()
 	return per, nil
 }

@@ -300,8 +300,20 @@ func (c *channel) complete(t *Task, state uint8, w *worker) {
 // it blocks while the channel is full (or, for a rendezvous channel, until a
 // receiver takes the value). Sending on a closed channel fails the task
 // with ChannelClosed.
-func (view *taskOps) Send(c *channel, v int64) error {
-	t := (*Task)(view)
+//
+// It is sendOn, a call the compiler inlines: the send is one function
+// whichever way it is reached (the typed Chan, the driver's Channel
+// through its registered sendOn), so that a task parked in it has one
+// frame for it and none for the layers that led there
+// (docs/performance.md).
+func (view *taskOps) Send(c *channel, v int64) error { return sendOn((*Task)(view), c, v) }
+
+// sendOn is the send itself, on a channel made by NewChannel passed as
+// any: a plain function, so that package driver calls it through a
+// registered func value (linked.go), one call that inlines into its
+// caller, rather than through its task view's interface.
+func sendOn(t *Task, ca any, v int64) error {
+	c := ca.(*channel)
 	if err := t.pointChan(); err != nil {
 		return err
 	}
@@ -367,9 +379,13 @@ func (t *Task) pointChan() error {
 
 // Recv receives from c. It is a checkpoint costing one op and one
 // channel_ops; it blocks while the channel is empty. On a closed, empty
-// channel it returns at once with ok false.
-func (view *taskOps) Recv(c *channel) (v int64, ok bool, err error) {
-	t := (*Task)(view)
+// channel it returns at once with ok false. It is recvOn, a call the
+// compiler inlines (see Send).
+func (view *taskOps) Recv(c *channel) (int64, bool, error) { return recvOn((*Task)(view), c) }
+
+// recvOn is the receive itself, as sendOn is the send.
+func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
+	c := ca.(*channel)
 	if err := t.pointChan(); err != nil {
 		return 0, false, err
 	}

@@ -38,6 +38,8 @@ func init() {
 	link.Driver = func(s *Scheduler) any { return (*driverView)(s) }
 	link.Task = func(t *Task) any { return (*taskOps)(t) }
 	link.Nursery = func(n *Nursery) any { return (*nurseryView)(n) }
+	link.Send = sendOn
+	link.Recv = recvOn
 }
 
 func (s *Scheduler) drv() *driverView { return (*driverView)(s) }
@@ -69,10 +71,7 @@ func (view *driverView) MakeChannel(name string, capacity int) any {
 	return view.NewChannel(name, capacity)
 }
 
-// SendTo, RecvFrom and CloseChan are Send, Recv and Close on a channel
-// made by MakeChannel.
-func (view *taskOps) SendTo(c any, v int64) error { return view.Send(c.(*channel), v) }
-
-func (view *taskOps) RecvFrom(c any) (int64, bool, error) { return view.Recv(c.(*channel)) }
-
+// CloseChan is Close on a channel made by MakeChannel. A send and a
+// receive on such a channel are sendOn and recvOn (channel.go), which
+// package driver calls directly (link.Send and link.Recv).
 func (view *taskOps) CloseChan(c any) error { return view.Close(c.(*channel)) }

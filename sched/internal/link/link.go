@@ -30,6 +30,12 @@ var (
 	Task any
 	// Nursery is func(*sched.Nursery) any: the nursery's inspection view.
 	Nursery any
+	// Send is func(*sched.Task, any, int64) error and Recv is
+	// func(*sched.Task, any) (int64, bool, error): a channel's send and
+	// receive themselves, which the driver calls directly rather than
+	// through the task view, so that a task parked in one has no frame
+	// of the driver's or of the view's on its stack (docs/performance.md).
+	Send, Recv any
 )
 
 // Options are the configuration fields only a driver sets.
