@@ -47,7 +47,46 @@ type leanState struct {
 }
 
 // lean reports whether n keeps no per-child records; fixed for n's life.
-func (n *Nursery) lean() bool { return n.m.Lean() }
+func (n *Nursery) lean() bool { return n.isLean }
+
+// creditBatch is how many spawns of its own the owner of a lean nursery
+// adds to pending at once (one in a mutants build, whose lean mutant
+// needs pending to count the unended children exactly).
+var creditBatch = int64(64)
+
+func init() {
+	if mutant.Enabled {
+		creditBatch = 1
+	}
+}
+
+// admitPending counts a child t admitted to run into pending. Called
+// with n.mu held. A spawn by the owner takes one of its credits, adding
+// a batch to pending when none is left: pending then counts the unended
+// children plus the owner's credits, which keeps it above zero while the
+// owner has not awaited, and the owner gives back what it did not spend
+// as it sets awaitBit (await). So the spawner writes the line of pending,
+// which every ending child writes, once a batch instead of once a spawn,
+// and that line stays with the worker ending the children.
+func (n *Nursery) admitPending(t *Task) {
+	if t != n.owner {
+		n.fast.pending.Add(1) // a child spawning into its parent's nursery (GoFrom)
+		return
+	}
+	if n.credit == 0 {
+		n.fast.pending.Add(creditBatch)
+		n.credit = creditBatch
+	}
+	n.credit--
+}
+
+// takeCredit returns the owner's unspent credits and zeroes them; the
+// owner calls it in its await, which subtracts them from pending.
+func (n *Nursery) takeCredit() int64 {
+	c := n.credit
+	n.credit = 0
+	return c
+}
 
 // completeFast ends child t of lean nursery n, which ended without an
 // error, without telling the state machine: a child that never enlisted

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/cbcsim/cbcsim/nursery"
 )
@@ -252,5 +253,33 @@ func TestGoFromAnotherTaskPanics(t *testing.T) {
 	})
 	if res.Kind != nursery.KindOK {
 		t.Fatalf("main = %s", res)
+	}
+}
+
+// TestNurseryLayout: a lean nursery's pending count and the flags its
+// children's start and end read fill the nursery's first cache line, and
+// the fields the spawner writes at every spawn (the lock, the state
+// machine's counts) start on the next one, so that a worker ending
+// children and a worker spawning them do not bounce one line between
+// them at every task. A nursery is allocated in the 576-byte size class,
+// whose objects start on a cache line.
+func TestNurseryLayout(t *testing.T) {
+	var n Nursery
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("the layout is laid out for 64-bit words")
+	}
+	if off := unsafe.Offsetof(n.fast); off != 0 {
+		t.Errorf("fast at offset %d, want 0", off)
+	}
+	if off := unsafe.Offsetof(n.id); off != cacheLine {
+		t.Errorf("the first field after the children's line (id) at offset %d, want %d", off, cacheLine)
+	}
+	for name, off := range map[string]uintptr{"mu": unsafe.Offsetof(n.mu), "m": unsafe.Offsetof(n.m), "credit": unsafe.Offsetof(n.credit)} {
+		if off < cacheLine {
+			t.Errorf("%s at offset %d, on the children's line", name, off)
+		}
+	}
+	if size := unsafe.Sizeof(n); size > 576 || 576%cacheLine != 0 {
+		t.Errorf("Nursery is %d bytes, over the 576-byte size class", size)
 	}
 }
