@@ -49,9 +49,10 @@ type leanState struct {
 // lean reports whether n keeps no per-child records; fixed for n's life.
 func (n *Nursery) lean() bool { return n.isLean }
 
-// creditBatch is how many spawns of its own the owner of a lean nursery
-// adds to pending at once (one in a mutants build, whose lean mutant
-// needs pending to count the unended children exactly).
+// creditBatch is the most spawns of its own the owner of a lean nursery
+// admits ahead at once (one in a mutants build, whose lean mutant needs
+// pending to count the unended children exactly, and whose spawns then
+// all take the lock as before).
 var creditBatch = int64(64)
 
 func init() {
@@ -60,24 +61,36 @@ func init() {
 	}
 }
 
-// admitPending counts a child t admitted to run into pending. Called
-// with n.mu held. A spawn by the owner takes one of its credits, adding
-// a batch to pending when none is left: pending then counts the unended
-// children plus the owner's credits, which keeps it above zero while the
-// owner has not awaited, and the owner gives back what it did not spend
-// as it sets awaitBit (await). So the spawner writes the line of pending,
-// which every ending child writes, once a batch instead of once a spawn,
-// and that line stays with the worker ending the children.
+// admitPending counts child c, just admitted to run by t, in pending.
+// Called with n.mu held.
+//
+// The owner of a lean nursery that is open admits spawns ahead, in
+// batches (credit): the state machine admits the child and k-1 more,
+// pending counts k, and the owner's next k-1 spawns take no lock at all
+// (spawn): they only spend a credit, after a look at the nursery's
+// cancellation (cancelling). A batch admitted ahead is to the state
+// machine what children that ended lock-free are, running children it
+// will be told of in one FinishMany (finishRest), and pending counts it
+// as unended children, so that pending stays above zero until the owner
+// awaits; the owner gives back what it did not spend as it sets awaitBit
+// (await). k grows with the nursery's spawns (half of them, at most
+// creditBatch), so that a nursery of two children (a fan-out tree's)
+// admits nothing ahead. A spawn that races with a cancellation it has
+// not seen yet is a spawn just before it: the child reads the
+// cancellation as it starts (Task.marked) and never runs, as children
+// spawned before it do. So the spawner takes the lock once a batch, and
+// writes pending, the line every ending child writes, once a batch.
 func (n *Nursery) admitPending(t *Task) {
-	if t != n.owner {
-		n.fast.pending.Add(1) // a child spawning into its parent's nursery (GoFrom)
+	if t != n.owner || n.credit > 0 || n.m.State() != nursery.Open {
+		n.fast.pending.Add(1) // a child spawning into its parent's nursery (GoFrom), or no batch now
 		return
 	}
-	if n.credit == 0 {
-		n.fast.pending.Add(creditBatch)
-		n.credit = creditBatch
+	k := min(creditBatch, max(1, int64(n.m.Len()/2)))
+	for range k - 1 {
+		n.m.AdmitLean()
 	}
-	n.credit--
+	n.fast.pending.Add(k)
+	n.credit = k - 1
 }
 
 // takeCredit returns the owner's unspent credits and zeroes them; the
@@ -189,6 +202,7 @@ func (n *Nursery) publishCancel(tr []nursery.Transition) {
 	for _, x := range tr {
 		if x.To == nursery.Cancelling {
 			n.fast.cancelled.Store(uint32(n.m.CancelReason()))
+			n.cancelling.Store(uint32(n.m.CancelReason()))
 		}
 	}
 }

@@ -283,3 +283,72 @@ func TestNurseryLayout(t *testing.T) {
 		t.Errorf("Nursery is %d bytes, over the 576-byte size class", size)
 	}
 }
+
+// TestLeanSpawnAhead: an owner's spawns admitted ahead without the lock
+// (lean.go) still obey the nursery: a child spawned after the nursery
+// started cancelling never runs, whether the owner cancelled it itself or
+// a failing child did, while the owner held credits of a batch; every
+// child spawned before it ran or was cancelled, and the owner leaves only
+// after all of them; a spawn after the owner left fails. Over 1, 2 and 4
+// workers, and under -race.
+func TestLeanSpawnAhead(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		s := leanSched(t, workers)
+		var late, ran, ended atomic.Int64
+		res := runWithin(t, s, func(root *Task) error {
+			for round := range 40 {
+				before := 50 + round*7 // past a few batches, and mid-batch
+				var leaked *Nursery
+				err := root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+					leaked = n
+					for i := range before {
+						fail := round%2 == 1 && i == before/2
+						if err := n.Go("kid", func(t *Task) error {
+							defer ended.Add(1)
+							ran.Add(1)
+							if fail {
+								return errors.New("kid failed") // cancels its siblings (fail_fast)
+							}
+							return nil
+						}); err != nil {
+							return err
+						}
+					}
+					if round%2 == 0 {
+						n.Cancel(root)
+					} else {
+						for i := 0; n.owner.marked() == 0 && i < 1_000_000; i++ {
+							if err := root.Yield(); err != nil {
+								return err
+							}
+							if n.cancelling.Load() != 0 {
+								break
+							}
+						}
+					}
+					for range 100 {
+						_ = n.Go("late", func(*Task) error { late.Add(1); return nil })
+					}
+					return nil
+				})
+				if got := ended.Load(); got != ran.Load() {
+					return fmt.Errorf("round %d: the owner left with %d children ended of %d that ran", round, got, ran.Load())
+				}
+				var ce *ChildError
+				if (round%2 == 1) != errors.As(err, &ce) {
+					return fmt.Errorf("round %d: Nursery returned %v", round, err)
+				}
+				if err := leaked.Go("after", func(*Task) error { return nil }); err == nil {
+					return fmt.Errorf("round %d: a spawn into a nursery its owner left succeeded", round)
+				}
+			}
+			return nil
+		})
+		if res.Kind != nursery.KindOK {
+			t.Fatalf("workers=%d: %v", workers, res)
+		}
+		if n := late.Load(); n != 0 {
+			t.Errorf("workers=%d: %d children spawned after the cancellation ran", workers, n)
+		}
+	}
+}

@@ -66,6 +66,9 @@ type Nursery struct {
 	catch        bool
 	timeoutFails bool
 	keepMem      bool // not to be reused: a timeout or a *Task handle may outlive it (free.go)
+	// cancelling is fast.cancelled again, on the spawner's line: the
+	// owner's lock-free spawn reads it at every spawn (lean.go).
+	cancelling atomic.Uint32
 
 	mu       sync.Mutex        // guards the fields below but spawnLeft and credit, and timer and firstErr
 	m        nursery.Nursery   // its effects land in m.Scratch()
@@ -278,6 +281,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	n.free = n.free[:0]
 	n.fast.pending.Store(0)
 	n.fast.cancelled.Store(0)
+	n.cancelling.Store(0)
 	n.credit = 0
 	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true})
 	n.isLean = n.m.Lean()
@@ -401,6 +405,14 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		return nil, &SchedError{Code: CodeSpawnBudgetExhausted, Detail: "nursery " + n.label}
 	}
 
+	if n.credit > 0 && t == n.owner && o.As == "" && !try && !w.em.on() && n.cancelling.Load() == 0 {
+		// Admitted ahead, lock-free (lean.go).
+		n.credit--
+		child.child = -1
+		w.live.Add(1)
+		w.push(child)
+		return child, nil
+	}
 	n.mu.Lock()
 	if try && n.full() {
 		n.mu.Unlock()
