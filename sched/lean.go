@@ -85,10 +85,8 @@ func (n *Nursery) admitPending(t *Task) {
 		n.fast.pending.Add(1) // a child spawning into its parent's nursery (GoFrom), or no batch now
 		return
 	}
-	k := min(creditBatch, max(1, int64(n.m.Len()/2)))
-	for range k - 1 {
-		n.m.AdmitLean()
-	}
+	k := min(creditBatch, max(2, int64(n.m.Len()/2)))
+	n.m.AdmitAhead(int(k - 1))
 	n.fast.pending.Add(k)
 	n.credit = k - 1
 }

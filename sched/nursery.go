@@ -205,7 +205,10 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if p != nil {
 		panic(p)
 	}
-	n.mu.Lock()
+	// The nursery is terminal now and nothing writes it any more: the
+	// party that made it terminal did so under the lock, before it woke
+	// this task (or this task did, in await), so the reads below need no
+	// lock of their own.
 	outcome := n.m.Outcome()
 	var first Result
 	var firstErr error
@@ -218,7 +221,6 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 		}
 		timedOut = n.timeoutFails && outcome == nursery.OutcomeCancelled && n.m.CancelReason() == nursery.Timeout
 	}
-	n.mu.Unlock()
 	failed := outcome == nursery.ChildFailed && !n.catch
 	label := n.label
 	n.recycle(t.w)
