@@ -61,28 +61,34 @@ func init() {
 	}
 }
 
-// admitPending counts child c, just admitted to run by t, in pending.
-// Called with n.mu held.
+// admitPending counts a child t just admitted to run in pending. Called
+// with n.mu held.
 //
-// The owner of a lean nursery that is open admits spawns ahead, in
-// batches (credit): the state machine admits the child and k-1 more,
-// pending counts k, and the owner's next k-1 spawns take no lock at all
-// (spawn): they only spend a credit, after a look at the nursery's
-// cancellation (cancelling). A batch admitted ahead is to the state
-// machine what children that ended lock-free are, running children it
-// will be told of in one FinishMany (finishRest), and pending counts it
-// as unended children, so that pending stays above zero until the owner
-// awaits; the owner gives back what it did not spend as it sets awaitBit
-// (await). k grows with the nursery's spawns (half of them, at most
-// creditBatch), so that a nursery of two children (a fan-out tree's)
-// admits nothing ahead. A spawn that races with a cancellation it has
-// not seen yet is a spawn just before it: the child reads the
-// cancellation as it starts (Task.marked) and never runs, as children
-// spawned before it do. So the spawner takes the lock once a batch, and
-// writes pending, the line every ending child writes, once a batch.
-func (n *Nursery) admitPending(t *Task) {
-	if t != n.owner || n.credit > 0 || n.m.State() != nursery.Open {
-		n.fast.pending.Add(1) // a child spawning into its parent's nursery (GoFrom), or no batch now
+// The owner of a lean nursery that is open, in a run without a sink,
+// admits its spawns ahead, in batches (credit): the state machine admits
+// the child and k-1 more, pending counts k, and the owner's next k-1
+// spawns take no lock at all (spawn): they only spend a credit, after a
+// look at the nursery's cancellation (cancelling). A batch admitted ahead
+// is to the state machine what children that ended lock-free are: running
+// children it will be told of in one FinishMany (finishRest); and pending
+// counts it as unended children, so that pending stays above zero until
+// the owner awaits, and the owner gives back what it did not spend as it
+// sets awaitBit (await). k is half the nursery's spawns so far, at least
+// 2 and at most creditBatch, so that a fan-out tree's second spawn takes
+// no lock and a long run of spawns takes it once every 64. A spawn that
+// races with a cancellation it has not seen yet is a spawn just before
+// it: the child reads the cancellation as it starts (Task.marked) and
+// never runs, as children spawned just before it do. So the spawner
+// takes the lock once a batch, and writes pending, the line every ending
+// child writes, once a batch.
+func (n *Nursery) admitPending(t *Task, w *worker) {
+	if t != n.owner || n.credit > 0 || n.m.State() != nursery.Open || w.em.on() {
+		// A child spawning into its parent's nursery (GoFrom), or no batch
+		// now. Nor under a sink (the seeded driver, a traced run): a batch
+		// would show in the nursery's transitions (Closing before Closed,
+		// where its children all ended under the lock), and the trace must
+		// not change.
+		n.fast.pending.Add(1)
 		return
 	}
 	k := min(creditBatch, max(2, int64(n.m.Len()/2)))

@@ -445,7 +445,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		if o.As != "" {
 			child.child = n.addSlot(child)
 		}
-		n.admitPending(t)
+		n.admitPending(t, w)
 	}
 	w.live.Add(1)
 	if s.keep { // register is a call, and a spawn that keeps nothing need not make it
