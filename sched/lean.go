@@ -130,13 +130,18 @@ func (n *Nursery) completeFast(t *Task, w *worker) bool {
 		n.fast.pending.Add(-1)
 	}
 	if n.fast.pending.Add(-1) == awaitBit {
-		// The last child, and the owner awaits: end the nursery. The owner
-		// cannot leave it before this, so n is still its nursery.
-		n.mu.Lock()
-		n.finishRest(w)
-		n.mu.Unlock()
+		n.finishLast(w)
 	}
 	return true
+}
+
+// finishLast ends n, whose last child has just ended lock-free while the
+// owner awaits. The owner cannot leave n before this, so n is still its
+// nursery.
+func (n *Nursery) finishLast(w *worker) {
+	n.mu.Lock()
+	n.finishRest(w)
+	n.mu.Unlock()
 }
 
 // finishRest ends, in the state machine, every child it still counts as
