@@ -95,13 +95,18 @@ func (n *Nursery) admitPending(t *Task, w *worker) {
 	n.m.AdmitAhead(int(k - 1))
 	n.fast.pending.Add(k)
 	n.credit = k - 1
+	w.live.Add(k - 1) // the batch's tasks count as live until the owner gives back the unspent ones
 }
 
-// takeCredit returns the owner's unspent credits and zeroes them; the
-// owner calls it in its await, which subtracts them from pending.
-func (n *Nursery) takeCredit() int64 {
+// takeCredit returns the owner's unspent credits and zeroes them, and
+// takes them off w's live count; the owner calls it in its await, which
+// subtracts them from pending.
+func (n *Nursery) takeCredit(w *worker) int64 {
 	c := n.credit
-	n.credit = 0
+	if c != 0 {
+		n.credit = 0
+		w.live.Add(-c)
+	}
 	return c
 }
 

@@ -205,10 +205,11 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if p != nil {
 		panic(p)
 	}
-	// The nursery is terminal now and nothing writes it any more: the
-	// party that made it terminal did so under the lock, before it woke
-	// this task (or this task did, in await), so the reads below need no
-	// lock of their own.
+	// The lock, though the nursery is terminal: the worker that made it
+	// terminal woke this task from inside its locked section, and may not
+	// have left it yet (finishRest, apply); taking the lock waits for it,
+	// before recycle lets another owner reset n.
+	n.mu.Lock()
 	outcome := n.m.Outcome()
 	var first Result
 	var firstErr error
@@ -221,6 +222,7 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 		}
 		timedOut = n.timeoutFails && outcome == nursery.OutcomeCancelled && n.m.CancelReason() == nursery.Timeout
 	}
+	n.mu.Unlock()
 	failed := outcome == nursery.ChildFailed && !n.catch
 	label := n.label
 	n.recycle(t.w)
@@ -413,8 +415,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		// nobody, and this saves three calls a spawn.
 		n.credit--
 		child.child = -1
-		w.live.Add(1)
-		w.dq.Push(child)
+		w.dq.Push(child) // counted live when its batch was admitted (admitPending)
 		if s.park.idle.Load() > 0 || s.cfg.Mode.Stepped() {
 			s.notify()
 		}
@@ -813,7 +814,7 @@ func (n *Nursery) await(t *Task) {
 		panic(fmt.Sprintf("sched: Nursery.await: %v", err))
 	}
 	n.apply(t.w)
-	if n.lean() && !n.m.Terminal() && n.fast.pending.Add(awaitBit-n.takeCredit()) == awaitBit {
+	if n.lean() && !n.m.Terminal() && n.fast.pending.Add(awaitBit-n.takeCredit(t.w)) == awaitBit {
 		// Every child has ended: those the state machine still counts as
 		// running ended lock-free (lean.go).
 		n.finishRest(t.w)
