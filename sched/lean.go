@@ -35,9 +35,13 @@ import (
 //     the order errors take it). An enlisted child ending without one
 //     takes it only to give back its slot, and is then counted as those
 //     that ended lock-free.
+//   - Spawning takes no lock either, most of the time: the owner admits
+//     its spawns ahead in batches, which the state machine counts as it
+//     counts the children that ended lock-free (admitPending).
 
 // awaitBit in pending says the owner awaits; the bits below it count the
-// admitted children that have not ended.
+// admitted children that have not ended, and the owner's credits
+// (admitPending) until it awaits.
 const awaitBit = int64(1) << 62
 
 // leanState is what a lean nursery keeps outside its lock.
@@ -151,7 +155,8 @@ func (n *Nursery) finishLast(w *worker) {
 
 // finishRest ends, in the state machine, every child it still counts as
 // running: once pending is zero those are the children that ended
-// lock-free. The nursery then becomes terminal. Called with n.mu held, by
+// lock-free, and those the owner admitted ahead and never spawned. The
+// nursery then becomes terminal. Called with n.mu held, by
 // the one party that saw pending reach zero with awaitBit set.
 func (n *Nursery) finishRest(w *worker) {
 	if err := n.m.FinishMany(n.m.Running(), nil); err != nil {

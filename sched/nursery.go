@@ -56,7 +56,7 @@ type Nursery struct {
 	isLean      bool      // n.m.Lean(), read without the lock (lean.go)
 	startLocked bool      // start takes the lock: the scheduler keeps its records, or cancel_remaining
 	label       string
-	timer       *timer // the timeout, if any; guarded by mu
+	timer       *timer // the timeout, if any: set by the owner as it opens the nursery
 	firstErr    error  // the error value of the first failing child (ChildError.Err); guarded by mu
 
 	id           uint64
@@ -70,7 +70,7 @@ type Nursery struct {
 	// owner's lock-free spawn reads it at every spawn (lean.go).
 	cancelling atomic.Uint32
 
-	mu       sync.Mutex        // guards the fields below but spawnLeft and credit, and timer and firstErr
+	mu       sync.Mutex        // guards the fields below but spawnLeft and credit, and firstErr
 	m        nursery.Nursery   // its effects land in m.Scratch()
 	children chunk.List[*Task] // in spawn order, indexed by nursery.Child; in a lean nursery, see free
 	free     []int32           // lean: slots of children that hold no unfinished child, for reuse
@@ -641,8 +641,8 @@ func (n *Nursery) cancel(r nursery.Reason, w *worker) {
 // complete records that child t finished. Called by the worker that ran t.
 func (n *Nursery) complete(t *Task, w *worker) {
 	if n.isLean && !t.result.IsError() && t.child < 0 && !mutant.Enabled {
-		// completeFast's common case, written out (complete is inlined
-		// at its call): a child that never enlisted ended without an error.
+		// completeFast's common case, written out: a child that never
+		// enlisted ended without an error.
 		if n.fast.pending.Add(-1) == awaitBit {
 			n.finishLast(w)
 		}
@@ -651,8 +651,8 @@ func (n *Nursery) complete(t *Task, w *worker) {
 	n.completeRest(t, w)
 }
 
-// completeRest is complete but for its common case. Not inlined, so that
-// complete is.
+// completeRest is complete but for its common case, which thus makes
+// no call of completeFast.
 func (n *Nursery) completeRest(t *Task, w *worker) {
 	lean := n.lean()
 	if lean && n.completeFast(t, w) {
@@ -715,7 +715,8 @@ func (n *Nursery) start(t *Task) bool {
 	return n.startLocking(t)
 }
 
-// startLocking is start under the lock. Not inlined, so that start is.
+// startLocking is start under the lock, a function of its own so that
+// start's common case sets up no deferred call.
 func (n *Nursery) startLocking(t *Task) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
