@@ -708,9 +708,16 @@ func (n *Nursery) completeRest(t *Task, w *worker) {
 // its timeout spare them), so elsewhere, unless the scheduler keeps its
 // records for tables, start only checks the mark, without the nursery's
 // lock: the lock the spawner and the finishing children contend for most.
+//
+// In real mode the worker looked at t's mark as it took t (worker.step),
+// one step before this one, on its own goroutine: a cancellation landing
+// between the two is one just after the start, which t observes at its
+// first checkpoint, so the look is not repeated. Under the seeded driver
+// another worker's step may come between them, and its retirement is in
+// the trace.
 func (n *Nursery) start(t *Task) bool {
 	if !n.startLocked {
-		return t.marked() == 0 || mutant.On(mutant.QueuedCancelRuns)
+		return !t.s.cfg.Mode.Stepped() || t.marked() == 0 || mutant.On(mutant.QueuedCancelRuns)
 	}
 	return n.startLocking(t)
 }
