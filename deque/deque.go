@@ -102,7 +102,14 @@ type Deque[T any] struct {
 	// bottom is one past the index of the newest item. Only the owner
 	// writes it.
 	bottom atomic.Int64
-	_      [cacheLinePad - 8]byte
+	// topSeen is the owner's last load of top, kept beside bottom, which
+	// only the owner writes: since top never decreases it is a lower
+	// bound of top, which is all Push needs to know that the ring has
+	// room. Push reloads top only when topSeen says the ring may be full,
+	// so that the owner's pushes do not read top's line, which every
+	// thief's CAS takes away, at every push.
+	topSeen int64
+	_       [cacheLinePad - 16]byte
 	// ring is the current storage. Only the owner writes it, on growth; it
 	// sits on its own line so that thieves reading it do not contend with
 	// the owner's bottom stores.
@@ -142,14 +149,17 @@ func (d *Deque[T]) Push(x *T) {
 	}
 	// load: the owner's own last store; no other goroutine writes bottom.
 	b := d.bottom.Load()
-	// load-acquire: see thieves' top CASes. A stale (smaller) t only
-	// overestimates the size and grows early; it can never let the write
-	// below overwrite a live item.
-	t := d.top.Load()
 	// load: the owner's own last store of the ring pointer.
 	r := d.ring.Load()
-	if r == nil || b-t > r.mask {
-		r = d.grow(r, t, b)
+	if r == nil || b-d.topSeen > r.mask {
+		// load-acquire: see thieves' top CASes. A stale (smaller) top,
+		// topSeen's or this one, only overestimates the size and grows
+		// early; it can never let the write below overwrite a live item.
+		t := d.top.Load()
+		d.topSeen = t
+		if r == nil || b-t > r.mask {
+			r = d.grow(r, t, b)
+		}
 	}
 	// store: fills slot b; ordered before the bottom store below, so a
 	// thief that sees bottom > b sees this item (or a later write).

@@ -147,3 +147,49 @@ func leanSpawn(rt *rapid.T, lean *Nursery, out *Effects, run bool) (Child, Admit
 	out.Reset()
 	return c, AdmitRun, nil
 }
+
+// TestAdmitAhead: AdmitAhead(k) admits exactly what k calls of AdmitLean
+// would, in every state a nursery can be in, and declines (changing
+// nothing) exactly when AdmitLean would.
+func TestAdmitAhead(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		cfg := Config{Mode: rapid.SampledFrom([]Mode{FailFast, CollectAll}).Draw(rt, "mode"), Lean: rapid.Bool().Draw(rt, "lean"), ChildSpawns: rapid.Bool().Draw(rt, "child_spawns")}
+		ops := rapid.SliceOfN(rapid.IntRange(0, 3), 0, 6).Draw(rt, "ops")
+		k := rapid.IntRange(0, 5).Draw(rt, "k")
+		// The same steps on three nurseries: one asked whether it would
+		// admit, one admitting k times, one admitting k ahead.
+		var ns [3]*Nursery
+		for i := range ns {
+			n := New(cfg)
+			for _, op := range ops {
+				switch op {
+				case 0:
+					n.Spawn(nil)
+				case 1:
+					n.Cancel(ExplicitCancel, nil)
+				case 2:
+					n.Close(nil)
+				case 3:
+					if n.Running() > 0 {
+						n.FinishMany(1, nil)
+					}
+				}
+			}
+			ns[i] = n
+		}
+		_, would := ns[0].AdmitLean()
+		for range k {
+			ns[1].AdmitLean()
+		}
+		len0, running0 := ns[2].Len(), ns[2].Running()
+		if got := ns[2].AdmitAhead(k); got != would {
+			rt.Fatalf("AdmitAhead(%d) = %v, AdmitLean would admit: %v", k, got, would)
+		}
+		if !would && (ns[2].Len() != len0 || ns[2].Running() != running0) {
+			rt.Fatalf("AdmitAhead declined but Len %d to %d, Running %d to %d", len0, ns[2].Len(), running0, ns[2].Running())
+		}
+		if ns[1].Len() != ns[2].Len() || ns[1].Running() != ns[2].Running() || ns[1].State() != ns[2].State() {
+			rt.Fatalf("k=%d: Len %d and %d, Running %d and %d", k, ns[1].Len(), ns[2].Len(), ns[1].Running(), ns[2].Running())
+		}
+	})
+}

@@ -164,6 +164,19 @@ func (n *Nursery) AdmitLean() (Child, bool) {
 	return c, true
 }
 
+// AdmitAhead admits k more children to run at once, as k calls of
+// AdmitLean would, for a caller that hands them out later itself (a lean
+// nursery's owner spawning ahead); it reports false, changing nothing,
+// when AdmitLean would decline.
+func (n *Nursery) AdmitAhead(k int) bool {
+	if !n.cfg.Lean || (n.state != Open && n.state != Closing) || (n.awaiting && !n.cfg.ChildSpawns) || k < 0 {
+		return false
+	}
+	n.spawned += k
+	n.running += k
+	return true
+}
+
 // Start records that child c ran its first step. It refuses a child that is
 // unknown, pending, finished or already started. A child marked cancelled
 // before it started may still be started: it then observes the mark at its

@@ -12,10 +12,18 @@ import "sync"
 // its free goroutines, so that a worker that only frees (it runs children
 // another worker spawned) feeds the one that only allocates.
 
+// A worker keeps as many objects as a spawner's run of spawns between two
+// forced yields (1,024 ops, a spawn each) can take: with 128, a worker
+// spawning 1,024 children took most of their memory from the shared
+// stack, in batches the other worker had just freed, so that the spawner
+// wrote four cache lines in the other core's cache at every spawn; with
+// 1,024 a worker mostly reuses the tasks it ran itself
+// (docs/performance.md, "fourth round"). The shared stack keeps as many
+// objects as before.
 const (
-	freeLocal  = 128 // objects a worker keeps
+	freeLocal  = 1024 // objects a worker keeps
 	freeBatch  = freeLocal / 2
-	freeShared = 64 // batches the shared stack keeps; more go to the collector
+	freeShared = 8 // batches the shared stack keeps; more go to the collector
 )
 
 // freeList is one worker's stack of free objects. Only that worker uses it.

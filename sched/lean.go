@@ -35,9 +35,13 @@ import (
 //     the order errors take it). An enlisted child ending without one
 //     takes it only to give back its slot, and is then counted as those
 //     that ended lock-free.
+//   - Spawning takes no lock either, most of the time: the owner admits
+//     its spawns ahead in batches, which the state machine counts as it
+//     counts the children that ended lock-free (admitPending).
 
 // awaitBit in pending says the owner awaits; the bits below it count the
-// admitted children that have not ended.
+// admitted children that have not ended, and the owner's credits
+// (admitPending) until it awaits.
 const awaitBit = int64(1) << 62
 
 // leanState is what a lean nursery keeps outside its lock.
@@ -47,7 +51,68 @@ type leanState struct {
 }
 
 // lean reports whether n keeps no per-child records; fixed for n's life.
-func (n *Nursery) lean() bool { return n.m.Lean() }
+func (n *Nursery) lean() bool { return n.isLean }
+
+// creditBatch is the most spawns of its own the owner of a lean nursery
+// admits ahead at once (one in a mutants build, whose lean mutant needs
+// pending to count the unended children exactly, and whose spawns then
+// all take the lock as before).
+var creditBatch = int64(64)
+
+func init() {
+	if mutant.Enabled {
+		creditBatch = 1
+	}
+}
+
+// admitPending counts a child t just admitted to run in pending. Called
+// with n.mu held.
+//
+// The owner of a lean nursery that is open, in a run without a sink,
+// admits its spawns ahead, in batches (credit): the state machine admits
+// the child and k-1 more, pending counts k, and the owner's next k-1
+// spawns take no lock at all (spawn): they only spend a credit, after a
+// look at the nursery's cancellation (cancelling). A batch admitted ahead
+// is to the state machine what children that ended lock-free are: running
+// children it will be told of in one FinishMany (finishRest); and pending
+// counts it as unended children, so that pending stays above zero until
+// the owner awaits, and the owner gives back what it did not spend as it
+// sets awaitBit (await). k is half the nursery's spawns so far, at least
+// 2 and at most creditBatch, so that a fan-out tree's second spawn takes
+// no lock and a long run of spawns takes it once every 64. A spawn that
+// races with a cancellation it has not seen yet is a spawn just before
+// it: the child reads the cancellation as it starts (Task.marked) and
+// never runs, as children spawned just before it do. So the spawner
+// takes the lock once a batch, and writes pending, the line every ending
+// child writes, once a batch.
+func (n *Nursery) admitPending(t *Task, w *worker) {
+	if t != n.owner || n.credit > 0 || n.m.State() != nursery.Open || w.em.on() {
+		// A child spawning into its parent's nursery (GoFrom), or no batch
+		// now. Nor under a sink (the seeded driver, a traced run): a batch
+		// would show in the nursery's transitions (Closing before Closed,
+		// where its children all ended under the lock), and the trace must
+		// not change.
+		n.fast.pending.Add(1)
+		return
+	}
+	k := min(creditBatch, max(2, int64(n.m.Len()/2)))
+	n.m.AdmitAhead(int(k - 1))
+	n.fast.pending.Add(k)
+	n.credit = k - 1
+	w.live.Add(k - 1) // the batch's tasks count as live until the owner gives back the unspent ones
+}
+
+// takeCredit returns the owner's unspent credits and zeroes them, and
+// takes them off w's live count; the owner calls it in its await, which
+// subtracts them from pending.
+func (n *Nursery) takeCredit(w *worker) int64 {
+	c := n.credit
+	if c != 0 {
+		n.credit = 0
+		w.live.Add(-c)
+	}
+	return c
+}
 
 // completeFast ends child t of lean nursery n, which ended without an
 // error, without telling the state machine: a child that never enlisted
@@ -74,18 +139,24 @@ func (n *Nursery) completeFast(t *Task, w *worker) bool {
 		n.fast.pending.Add(-1)
 	}
 	if n.fast.pending.Add(-1) == awaitBit {
-		// The last child, and the owner awaits: end the nursery. The owner
-		// cannot leave it before this, so n is still its nursery.
-		n.mu.Lock()
-		n.finishRest(w)
-		n.mu.Unlock()
+		n.finishLast(w)
 	}
 	return true
 }
 
+// finishLast ends n, whose last child has just ended lock-free while the
+// owner awaits. The owner cannot leave n before this, so n is still its
+// nursery.
+func (n *Nursery) finishLast(w *worker) {
+	n.mu.Lock()
+	n.finishRest(w)
+	n.mu.Unlock()
+}
+
 // finishRest ends, in the state machine, every child it still counts as
 // running: once pending is zero those are the children that ended
-// lock-free. The nursery then becomes terminal. Called with n.mu held, by
+// lock-free, and those the owner admitted ahead and never spawned. The
+// nursery then becomes terminal. Called with n.mu held, by
 // the one party that saw pending reach zero with awaitBit set.
 func (n *Nursery) finishRest(w *worker) {
 	if err := n.m.FinishMany(n.m.Running(), nil); err != nil {
@@ -150,6 +221,7 @@ func (n *Nursery) publishCancel(tr []nursery.Transition) {
 	for _, x := range tr {
 		if x.To == nursery.Cancelling {
 			n.fast.cancelled.Store(uint32(n.m.CancelReason()))
+			n.cancelling.Store(uint32(n.m.CancelReason()))
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/cbcsim/cbcsim/nursery"
 )
@@ -252,5 +253,102 @@ func TestGoFromAnotherTaskPanics(t *testing.T) {
 	})
 	if res.Kind != nursery.KindOK {
 		t.Fatalf("main = %s", res)
+	}
+}
+
+// TestNurseryLayout: a lean nursery's pending count and the flags its
+// children's start and end read fill the nursery's first cache line, and
+// the fields the spawner writes at every spawn (the lock, the state
+// machine's counts) start on the next one, so that a worker ending
+// children and a worker spawning them do not bounce one line between
+// them at every task. A nursery is allocated in the 576-byte size class,
+// whose objects start on a cache line.
+func TestNurseryLayout(t *testing.T) {
+	var n Nursery
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("the layout is laid out for 64-bit words")
+	}
+	if off := unsafe.Offsetof(n.fast); off != 0 {
+		t.Errorf("fast at offset %d, want 0", off)
+	}
+	if off := unsafe.Offsetof(n.id); off != cacheLine {
+		t.Errorf("the first field after the children's line (id) at offset %d, want %d", off, cacheLine)
+	}
+	for name, off := range map[string]uintptr{"mu": unsafe.Offsetof(n.mu), "m": unsafe.Offsetof(n.m), "credit": unsafe.Offsetof(n.credit)} {
+		if off < cacheLine {
+			t.Errorf("%s at offset %d, on the children's line", name, off)
+		}
+	}
+	if size := unsafe.Sizeof(n); size > 576 || 576%cacheLine != 0 {
+		t.Errorf("Nursery is %d bytes, over the 576-byte size class", size)
+	}
+}
+
+// TestLeanSpawnAhead: an owner's spawns admitted ahead without the lock
+// (lean.go) still obey the nursery: a child spawned after the nursery
+// started cancelling never runs, whether the owner cancelled it itself or
+// a failing child did, while the owner held credits of a batch; every
+// child spawned before it ran or was cancelled, and the owner leaves only
+// after all of them; a spawn after the owner left fails. Over 1, 2 and 4
+// workers, and under -race.
+func TestLeanSpawnAhead(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		s := leanSched(t, workers)
+		var late, ran, ended atomic.Int64
+		res := runWithin(t, s, func(root *Task) error {
+			for round := range 40 {
+				before := 50 + round*7 // past a few batches, and mid-batch
+				var leaked *Nursery
+				err := root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+					leaked = n
+					for i := range before {
+						fail := round%2 == 1 && i == before/2
+						if err := n.Go("kid", func(t *Task) error {
+							defer ended.Add(1)
+							ran.Add(1)
+							if fail {
+								return errors.New("kid failed") // cancels its siblings (fail_fast)
+							}
+							return nil
+						}); err != nil {
+							return err
+						}
+					}
+					if round%2 == 0 {
+						n.Cancel(root)
+					} else {
+						for i := 0; n.owner.marked() == 0 && i < 1_000_000; i++ {
+							if err := root.Yield(); err != nil {
+								return err
+							}
+							if n.cancelling.Load() != 0 {
+								break
+							}
+						}
+					}
+					for range 100 {
+						_ = n.Go("late", func(*Task) error { late.Add(1); return nil })
+					}
+					return nil
+				})
+				if got := ended.Load(); got != ran.Load() {
+					return fmt.Errorf("round %d: the owner left with %d children ended of %d that ran", round, got, ran.Load())
+				}
+				var ce *ChildError
+				if (round%2 == 1) != errors.As(err, &ce) {
+					return fmt.Errorf("round %d: Nursery returned %v", round, err)
+				}
+				if err := leaked.Go("after", func(*Task) error { return nil }); err == nil {
+					return fmt.Errorf("round %d: a spawn into a nursery its owner left succeeded", round)
+				}
+			}
+			return nil
+		})
+		if res.Kind != nursery.KindOK {
+			t.Fatalf("workers=%d: %v", workers, res)
+		}
+		if n := late.Load(); n != 0 {
+			t.Errorf("workers=%d: %d children spawned after the cancellation ran", workers, n)
+		}
 	}
 }

@@ -43,28 +43,45 @@ type SpawnOptions struct {
 // The state machine and error-mode rules are package nursery's; this type
 // binds them to tasks and workers.
 type Nursery struct {
-	id    uint64
-	label string
-	owner *Task
-	outer *Nursery // the owner's next outer open nursery; guarded by owner.mu
+	// The first cache line is what the workers running and ending its
+	// children write and read: pending, which every ending child of a
+	// lean nursery writes, and the flags their start and end read. The
+	// spawner touches it once a batch of spawns (lean.go), not once a
+	// spawn, so this line stays with whichever worker ends the children
+	// and the next lines, the lock and the counts the spawner writes at
+	// every spawn, with the spawner. Sharing one line, the two bounced it
+	// between two workers at every task (docs/performance.md, "fourth
+	// round"). The rest of this line is fields the hot paths do not touch.
+	fast        leanState // a lean nursery's lock-free part (lean.go)
+	isLean      bool      // n.m.Lean(), read without the lock (lean.go)
+	startLocked bool      // start takes the lock: the scheduler keeps its records, or cancel_remaining
+	label       string
+	timer       *timer // the timeout, if any: set by the owner as it opens the nursery
+	firstErr    error  // the error value of the first failing child (ChildError.Err); guarded by mu
 
-	mu       sync.Mutex        // guards everything below
+	id           uint64
+	owner        *Task
+	outer        *Nursery // the owner's next outer open nursery; guarded by owner.mu
+	quota        *Nursery // the nearest nursery at or above this one with a finite spawn_count
+	catch        bool
+	timeoutFails bool
+	keepMem      bool // not to be reused: a timeout or a *Task handle may outlive it (free.go)
+	// cancelling is fast.cancelled again, on the spawner's line: the
+	// owner's lock-free spawn reads it at every spawn (lean.go).
+	cancelling atomic.Uint32
+
+	mu       sync.Mutex        // guards the fields below but spawnLeft and credit, and firstErr
 	m        nursery.Nursery   // its effects land in m.Scratch()
 	children chunk.List[*Task] // in spawn order, indexed by nursery.Child; in a lean nursery, see free
 	free     []int32           // lean: slots of children that hold no unfinished child, for reuse
 	waiter   *Task             // the owner, while it is blocked in await
 	pool     Budget
-	timer    *timer  // the timeout, if any
-	firstErr error   // the error value of the first failing child (ChildError.Err)
 	errs     []error // collect_all: every failing child's error, in completion order
 
-	spawnLeft    atomic.Int32 // the pool's spawn_count, MaxInt32 for unlimited; see takeSpawn
-	catch        bool         // next to spawnLeft so that the two share a word
-	timeoutFails bool
-	keepMem      bool     // not to be reused: a timeout or a *Task handle may outlive it (free.go)
-	quota        *Nursery // the nearest nursery at or above this one with a finite spawn_count
-
-	fast leanState // a lean nursery's lock-free part (lean.go)
+	spawnLeft atomic.Int32 // the pool's spawn_count, MaxInt32 for unlimited; see takeSpawn
+	// credit is what the owner added to fast.pending ahead of its spawns
+	// and has not spawned yet (lean.go); the owner's alone.
+	credit int64
 }
 
 // takeSpawn pays one spawn_count to this nursery's pool and to the pool of
@@ -188,6 +205,10 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if p != nil {
 		panic(p)
 	}
+	// The lock, though the nursery is terminal: the worker that made it
+	// terminal woke this task from inside its locked section, and may not
+	// have left it yet (finishRest, apply); taking the lock waits for it,
+	// before recycle lets another owner reset n.
 	n.mu.Lock()
 	outcome := n.m.Outcome()
 	var first Result
@@ -264,7 +285,11 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	n.free = n.free[:0]
 	n.fast.pending.Store(0)
 	n.fast.cancelled.Store(0)
+	n.cancelling.Store(0)
+	n.credit = 0
 	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true})
+	n.isLean = n.m.Lean()
+	n.startLocked = s.keep || o.Mode == nursery.CancelRemaining
 	if o.Budget != nil {
 		n.pool = *o.Budget
 	} else {
@@ -384,6 +409,18 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		return nil, &SchedError{Code: CodeSpawnBudgetExhausted, Detail: "nursery " + n.label}
 	}
 
+	if n.credit > 0 && t == n.owner && o.As == "" && !try && !w.em.on() && n.cancelling.Load() == 0 {
+		// Admitted ahead, lock-free (lean.go). w.push written out, with
+		// the test notify makes first in real mode: a busy run wakes
+		// nobody, and this saves three calls a spawn.
+		n.credit--
+		child.child = -1
+		w.dq.Push(child) // counted live when its batch was admitted (admitPending)
+		if s.park.idle.Load() > 0 || s.cfg.Mode.Stepped() {
+			s.notify()
+		}
+		return child, nil
+	}
 	n.mu.Lock()
 	if try && n.full() {
 		n.mu.Unlock()
@@ -414,7 +451,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		if o.As != "" {
 			child.child = n.addSlot(child)
 		}
-		n.fast.pending.Add(1)
+		n.admitPending(t, w)
 	}
 	w.live.Add(1)
 	if s.keep { // register is a call, and a spawn that keeps nothing need not make it
@@ -603,6 +640,20 @@ func (n *Nursery) cancel(r nursery.Reason, w *worker) {
 
 // complete records that child t finished. Called by the worker that ran t.
 func (n *Nursery) complete(t *Task, w *worker) {
+	if n.isLean && !t.result.IsError() && t.child < 0 && !mutant.Enabled {
+		// completeFast's common case, written out: a child that never
+		// enlisted ended without an error.
+		if n.fast.pending.Add(-1) == awaitBit {
+			n.finishLast(w)
+		}
+		return
+	}
+	n.completeRest(t, w)
+}
+
+// completeRest is complete but for its common case, which thus makes
+// no call of completeFast.
+func (n *Nursery) completeRest(t *Task, w *worker) {
 	lean := n.lean()
 	if lean && n.completeFast(t, w) {
 		return
@@ -657,10 +708,23 @@ func (n *Nursery) complete(t *Task, w *worker) {
 // its timeout spare them), so elsewhere, unless the scheduler keeps its
 // records for tables, start only checks the mark, without the nursery's
 // lock: the lock the spawner and the finishing children contend for most.
+//
+// In real mode the worker looked at t's mark as it took t (worker.step),
+// one step before this one, on its own goroutine: a cancellation landing
+// between the two is one just after the start, which t observes at its
+// first checkpoint, so the look is not repeated. Under the seeded driver
+// another worker's step may come between them, and its retirement is in
+// the trace.
 func (n *Nursery) start(t *Task) bool {
-	if !n.owner.s.keep && n.m.Mode() != nursery.CancelRemaining {
-		return t.marked() == 0 || mutant.On(mutant.QueuedCancelRuns)
+	if !n.startLocked {
+		return !t.s.cfg.Mode.Stepped() || t.marked() == 0 || mutant.On(mutant.QueuedCancelRuns)
 	}
+	return n.startLocking(t)
+}
+
+// startLocking is start under the lock, a function of its own so that
+// start's common case sets up no deferred call.
+func (n *Nursery) startLocking(t *Task) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if r := t.mark.Load(); r != 0 && !mutant.On(mutant.QueuedCancelRuns) {
@@ -758,7 +822,7 @@ func (n *Nursery) await(t *Task) {
 		panic(fmt.Sprintf("sched: Nursery.await: %v", err))
 	}
 	n.apply(t.w)
-	if n.lean() && !n.m.Terminal() && n.fast.pending.Add(awaitBit) == awaitBit {
+	if n.lean() && !n.m.Terminal() && n.fast.pending.Add(awaitBit-n.takeCredit(t.w)) == awaitBit {
 		// Every child has ended: those the state machine still counts as
 		// running ended lock-free (lean.go).
 		n.finishRest(t.w)
