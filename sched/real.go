@@ -213,7 +213,15 @@ func (w *worker) idle() {
 		w.stats.Backoffs++
 		if d < spinMax {
 			for time.Since(start) < d {
+				// Gosched lets the process's other goroutines (the
+				// clock, Blocking's) have the processor; osYield lets
+				// the machine's other threads have the core, the
+				// worker with the work first among them when the two
+				// share one (docs/performance.md, "fourth round, the
+				// idle workers").
 				runtime.Gosched()
+				osYield()
+				w.stats.Spins++
 				if w.hasWork() || s.rootDone.Load() {
 					return
 				}
@@ -296,6 +304,7 @@ func (p *parking) wait(w *worker, timeout time.Duration) bool {
 	p.sleepers = append(p.sleepers, w)
 	p.mu.Unlock()
 
+	w.stats.Sleeps++
 	woken := true
 	if timeout > 0 {
 		if w.timer == nil {
@@ -311,6 +320,9 @@ func (p *parking) wait(w *worker, timeout time.Duration) bool {
 		w.timer.Stop()
 	} else {
 		<-w.wake
+	}
+	if woken {
+		w.stats.Woken++
 	}
 
 	p.mu.Lock()
