@@ -214,15 +214,19 @@ func (w *worker) idle() {
 		if d < spinMax {
 			for time.Since(start) < d {
 				// Gosched lets the process's other goroutines (the
-				// clock, Blocking's) have the processor; osYield lets
-				// the machine's other threads have the core, the
-				// worker with the work first among them when the two
-				// share one (docs/performance.md, "fourth round, the
-				// idle workers").
+				// clock, Blocking's) have the processor, and what they
+				// queued is looked at at once; osYield then lets the
+				// machine's other threads have the core, the worker
+				// with the work first among them when the two share
+				// one (docs/performance.md, "fourth round, the idle
+				// workers").
 				runtime.Gosched()
-				osYield()
 				w.stats.Spins++
 				if w.hasWork() || s.rootDone.Load() {
+					return
+				}
+				osYield()
+				if w.hasWork() {
 					return
 				}
 			}
