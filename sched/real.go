@@ -204,39 +204,71 @@ const spinMax = 64 * time.Microsecond
 
 // idle waits for work after a failed step: exponential backoff from 1 us to
 // 1 ms (seed 001 section 7.4), then an indefinite park. The short rounds
-// yield the processor and look for work; the long ones are timed parks that
-// a push cuts short, so backing off never delays a wake-up.
+// spin: they yield the processor and the core and look for work; the long
+// ones are timed parks that a push cuts short, so backing off never delays
+// a wake-up. One idle worker at a time spins, as the Go runtime keeps one
+// spinning thread: the others go straight to the timed parks, and a push
+// wakes none of them while one spins, since the spinner will find it. A
+// spinner that finds more than one task wakes a sleeper for the rest, which
+// then spins in its turn if it finds nothing.
 func (w *worker) idle() {
 	s := w.s
-	start := time.Now()
-	for d := time.Microsecond; d <= time.Millisecond; d *= 2 {
-		w.stats.Backoffs++
-		if d < spinMax {
-			for time.Since(start) < d {
-				// Gosched lets the process's other goroutines (the
-				// clock, Blocking's) have the processor, and what they
-				// queued is looked at at once; osYield then lets the
-				// machine's other threads have the core, the worker
-				// with the work first among them when the two share
-				// one (docs/performance.md, "fourth round, the idle
-				// workers").
-				runtime.Gosched()
-				w.stats.Spins++
-				if w.hasWork() || s.rootDone.Load() {
-					return
-				}
-				osYield()
-				if w.hasWork() {
-					return
-				}
+	if s.park.spinning.CompareAndSwap(0, 1) {
+		found := w.spin()
+		// seq-cst, before the looks at the queues in wait: a push that
+		// saw this worker spinning and woke nobody is seen there.
+		s.park.spinning.Store(0)
+		if found {
+			if w.moreWork() {
+				s.park.notify()
 			}
-			continue
+			return
 		}
+	}
+	for d := spinMax; d <= time.Millisecond; d *= 2 {
+		w.stats.Backoffs++
 		if s.park.wait(w, d) {
 			return
 		}
 	}
 	s.park.wait(w, 0)
+}
+
+// spin is idle's short rounds, 1 us doubling up to spinMax: it reports
+// whether work appeared (or the run ended) meanwhile.
+func (w *worker) spin() bool {
+	s := w.s
+	start := time.Now()
+	for d := time.Microsecond; d < spinMax; d *= 2 {
+		w.stats.Backoffs++
+		for time.Since(start) < d {
+			// Gosched lets the process's other goroutines (the clock,
+			// Blocking's) have the processor, and what they queued is
+			// looked at at once; osYield then lets the machine's other
+			// threads have the core, the worker with the work first
+			// among them when the two share one (docs/performance.md,
+			// "fourth round, the idle workers").
+			runtime.Gosched()
+			w.stats.Spins++
+			if w.hasWork() || s.rootDone.Load() {
+				return true
+			}
+			osYield()
+			if w.hasWork() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// moreWork reports whether the queues hold more than one task.
+func (w *worker) moreWork() bool {
+	n := w.s.global.len()
+	for _, v := range w.s.workers {
+		n += v.dq.Len()
+	}
+	return n > 1
 }
 
 // parking puts idle real-mode workers to sleep without losing wake-ups.
@@ -252,16 +284,26 @@ func (w *worker) idle() {
 // after its idle increment, sees the work. A producer whose workers are all
 // busy thus pays one load of a line nobody writes, not a shared atomic add:
 // a counter bumped on every push was a third of the fan-out tree's time on
-// two workers, its cache line bouncing between them.
+// two workers, its cache line bouncing between them. A producer that sees
+// a worker spinning signals nobody: the spinner clears spinning before it
+// registers as a sleeper and looks at the queues, so the same argument
+// holds with spinning in the place of idle.
 type parking struct {
 	idle     atomic.Int32 // workers registered as sleepers
 	mu       sync.Mutex   // guards sleepers
 	sleepers []*worker
 	done     atomic.Bool
+	// spinning is 1 while an idle worker spins (idle), written at every
+	// idle spell: off the line of idle, which every push reads.
+	_        [cacheLine]byte
+	spinning atomic.Int32
+	_        [cacheLine]byte
 }
 
 func (p *parking) notify() {
-	if p.idle.Load() > 0 { // seq-cst: ordered after the push that called notify
+	// seq-cst: ordered after the push that called notify. A spinner will
+	// see the push (idle), and spinning is read only when someone sleeps.
+	if p.idle.Load() > 0 && p.spinning.Load() == 0 {
 		// One pushed task needs one worker: wake one sleeper, not all.
 		p.mu.Lock()
 		if n := len(p.sleepers); n > 0 {
