@@ -239,19 +239,28 @@ func (w *worker) idle() {
 func (w *worker) spin() bool {
 	s := w.s
 	start := time.Now()
+	seen := w.othersProgress()
 	for d := time.Microsecond; d < spinMax; d *= 2 {
 		w.stats.Backoffs++
 		for time.Since(start) < d {
 			// Gosched lets the process's other goroutines (the clock,
 			// Blocking's) have the processor, and what they queued is
-			// looked at at once; osYield then lets the machine's other
-			// threads have the core, the worker with the work first
-			// among them when the two share one (docs/performance.md,
-			// "fourth round, the idle workers").
+			// looked at at once.
 			runtime.Gosched()
 			w.stats.Spins++
 			if w.hasWork() || s.rootDone.Load() {
 				return true
+			}
+			// When no other worker moved since the last look, they
+			// are idle too or their threads are not running, perhaps
+			// waiting for this very core: osYield lets the machine's
+			// other threads have it. A worker that moves keeps this
+			// one spinning on its core, which another process's
+			// thread would otherwise take (docs/performance.md,
+			// "fourth round, the idle workers").
+			if p := w.othersProgress(); p != seen {
+				seen = p
+				continue
 			}
 			osYield()
 			if w.hasWork() {
@@ -260,6 +269,18 @@ func (w *worker) spin() bool {
 		}
 	}
 	return false
+}
+
+// othersProgress is a sum that changes whenever another worker ends a task
+// or moves its deque: what spin compares from one look to the next.
+func (w *worker) othersProgress() int64 {
+	var sum int64
+	for _, v := range w.s.workers {
+		if v != w {
+			sum += v.live.Load()<<20 + int64(v.dq.Len())
+		}
+	}
+	return sum
 }
 
 // moreWork reports whether the queues hold more than one task.
