@@ -44,10 +44,6 @@ type taskHist struct {
 	// showed otherwise.
 	leaving *nurseryHist
 	wentOn  string
-	// row is the task's row in the sink's tables, kept here once a run
-	// event looked it up, so that a run event finds both with one lookup
-	// (sink.EmitRun).
-	row *taskRowHist
 }
 
 type nurseryHist struct {
@@ -163,15 +159,26 @@ func (h *history) add(e *trace.Event) {
 }
 
 // addRun takes in a run event of task id (add's case, without the
-// event), and returns the task's record.
-func (h *history) addRun(id int64) *taskHist {
+// event).
+func (h *history) addRun(id int64) {
 	i := h.n
 	h.n++
-	return h.run(id, i)
+	h.run(id, i)
 }
 
-// run is the hot path: one run event per step, mostly the same task.
-func (h *history) run(id int64, i int) *taskHist {
+// ran takes in a run event of the task whose record is t, which the
+// caller kept (sink.EmitRun): addRun without the lookup.
+func (h *history) ran(t *taskHist) {
+	i := h.n
+	h.n++
+	if t.firstRun < 0 {
+		t.firstRun = i
+	}
+	t.lastEvent = i
+}
+
+// run takes in a run event of task id, the event's index i.
+func (h *history) run(id int64, i int) {
 	t := h.last
 	if t == nil || t.id != id {
 		t = h.task(id)
@@ -181,7 +188,6 @@ func (h *history) run(id int64, i int) *taskHist {
 		t.firstRun = i
 	}
 	t.lastEvent = i
-	return t
 }
 
 // cleanup tracks each task's cleanup stack: a cleanup that runs must be

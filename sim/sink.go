@@ -21,6 +21,17 @@ type sink struct {
 	ev         trace.Event
 	loop       *stepLoop // the driver's loop while it runs (NextStep, in drive.go)
 	counted    bool      // an event other than a run came since limit last looked
+	runs       []runRec  // by task id, under denseMax: what a run event of the task writes to
+}
+
+// runRec is what a run event of one task writes to, found with one
+// lookup by task id (sink.EmitRun): its history record, its table row,
+// and its trace line's tail for the worker that last ran it.
+type runRec struct {
+	hist    *taskHist
+	row     *taskRowHist  // nil without tables
+	tailFor int           // the worker tail is for, plus one; 0 before the first traced run
+	tail    trace.RunTail // "ACTOR run task=ID\n", encoded once
 }
 
 func newSink(workers int, w *trace.Writer) *sink {
@@ -55,16 +66,55 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 // EmitRun implements the scheduler's path for the run event, one a step
 // (driver.RunSink): the history and the tables take the task id as it is,
 // and the trace writes the line without an Event, instead of building one
-// and looking its field up by key (docs/performance.md).
+// and looking its field up by key (docs/performance.md). The task's
+// history record, table row and line tail are found with one lookup
+// (runRec), and the line is the tail kept for the task and its worker
+// after the writer's kept step and tick (trace.Writer.WriteRunTail).
 func (s *sink) EmitRun(worker int, task uint64) {
-	t := s.hist.addRun(int64(task))
-	if s.tab != nil {
-		r := t.row
-		if r == nil {
-			r = s.tab.task(int64(task))
-			t.row = r
+	var r *runRec
+	if task < uint64(len(s.runs)) {
+		r = &s.runs[task]
+	}
+	if r == nil || r.hist == nil {
+		if r = s.runRec(task); r == nil {
+			s.emitRunFar(worker, task)
+			return
 		}
-		r.ran()
+	}
+	s.hist.ran(r.hist)
+	if r.row != nil {
+		r.row.ran()
+	}
+	if s.w != nil && s.err == nil {
+		if r.tailFor != worker+1 {
+			r.tail, r.tailFor = trace.NewRunTail(s.actor(worker), int64(task)), worker+1
+		}
+		s.err = s.w.WriteRunTail(s.step, s.tick, &r.tail)
+	}
+}
+
+// runRec returns the run record of task, made on its first run event, or
+// nil for an id past denseMax.
+func (s *sink) runRec(task uint64) *runRec {
+	if task >= denseMax {
+		return nil
+	}
+	for uint64(len(s.runs)) <= task {
+		s.runs = append(s.runs, runRec{})
+	}
+	r := &s.runs[task]
+	r.hist = s.hist.task(int64(task))
+	if s.tab != nil {
+		r.row = s.tab.task(int64(task))
+	}
+	return r
+}
+
+// emitRunFar is EmitRun for a task id past denseMax, without a record.
+func (s *sink) emitRunFar(worker int, task uint64) {
+	s.hist.addRun(int64(task))
+	if s.tab != nil {
+		s.tab.run(int64(task))
 	}
 	if s.w != nil && s.err == nil {
 		s.err = s.w.WriteRun(s.step, s.tick, s.actor(worker), int64(task))

@@ -327,6 +327,7 @@ type Writer struct {
 	err      error  // the first write error, returned by every later call
 	stepLast uint64 // the step of the last event; steps start at 0
 	header   bool   // WriteHeader has been called
+	pre      prefix // the step and tick of the last run line, as text
 }
 
 // bufSize is how much the Writer buffers before writing to the underlying
@@ -340,7 +341,7 @@ const (
 // NewWriter returns a Writer that writes to w through a buffer. Call Flush
 // when done.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{out: w, buf: make([]byte, 0, bufSize+lineSlack)}
+	return &Writer{out: w, buf: make([]byte, 0, bufSize+lineSlack), pre: newPrefix()}
 }
 
 // WriteHeader writes the header block. It must be called exactly once,
@@ -372,8 +373,8 @@ func (w *Writer) WriteEvent(e *Event) error {
 
 // WriteRun writes the run event "STEP TICK ACTOR run task=ID", what
 // WriteEvent writes for an Event of kind run with the one field task=ID.
-// It is the event of every seeded step, so it is encoded without an Event
-// and without checking the kind and key, which are constants here.
+// A caller that writes many run lines of the same actor and task keeps
+// their RunTail and calls WriteRunTail instead.
 func (w *Writer) WriteRun(step, tick uint64, actor string, task int64) error {
 	if !w.header {
 		panic("trace: WriteRun: header not written")
@@ -384,16 +385,8 @@ func (w *Writer) WriteRun(step, tick uint64, actor string, task int64) error {
 	if !validKey(actor) {
 		panic("trace: WriteRun: bad actor")
 	}
-	w.stepLast = step
-	dst := appendUint(w.buf, step)
-	dst = append(dst, ' ')
-	dst = appendUint(dst, tick)
-	dst = append(dst, ' ')
-	dst = append(dst, actor...)
-	dst = append(dst, " run "+KeyTask+"="...)
-	dst = appendInt(dst, task)
-	w.buf = append(dst, '\n')
-	return w.spill()
+	t := newRunTail(actor, task)
+	return w.WriteRunTail(step, tick, &t)
 }
 
 // spill writes the buffer out once it holds bufSize bytes, and returns
