@@ -89,7 +89,9 @@ func (s *sink) EmitRun(worker int, task uint64) {
 		if r.tailFor != worker+1 {
 			r.tail, r.tailFor = trace.NewRunTail(s.actor(worker), int64(task)), worker+1
 		}
-		s.err = s.w.WriteRunTail(s.step, s.tick, &r.tail)
+		if err := s.w.WriteRunTail(s.step, s.tick, &r.tail); err != nil {
+			s.err = err // stored only when set: an interface's two words and their write barrier a step
+		}
 	}
 }
 
