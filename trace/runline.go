@@ -122,27 +122,28 @@ func countUp(d []byte) bool {
 	return false
 }
 
-// WriteRunTail writes the run line "STEP TICK ACTOR run task=ID" of t's
-// actor and task: what WriteRun writes, without encoding the actor and
-// the task again. It is the line of every seeded step.
-func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
-	if !w.header {
-		panic("trace: WriteRunTail: header not written")
-	}
-	if step < w.stepLast {
-		panic("trace: WriteRunTail: step went backwards")
-	}
-	if !t.ok {
-		panic("trace: WriteRunTail: bad actor")
-	}
-	w.stepLast = step
+// appendPrefix returns the Writer's buffer with "STEP TICK " appended,
+// from the kept text (prefix) made that of step and tick.
+func (w *Writer) appendPrefix(step, tick uint64) []byte {
 	p := &w.pre
 	if (step != p.step || tick != p.tick) && !p.next(step, tick) {
 		p.set(step, tick)
 	}
+	return append(w.buf, p.b[:p.n]...)
+}
+
+// WriteRunTail writes the run line "STEP TICK ACTOR run task=ID" of t's
+// actor and task: what WriteRun writes, without encoding the actor and
+// the task again. It is the line of every seeded step.
+func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
+	// The fast path: a tail that fits, room in the buffer (there is none
+	// before the header), and a step and tick that are the last event's,
+	// or both one more without a carry (so the step does not go back).
+	p := &w.pre
 	n := len(w.buf)
-	if t.n == 0 || cap(w.buf)-n < 64+runTailMax {
-		return w.writeRunSlow(t)
+	if t.n == 0 || cap(w.buf)-n < 64+runTailMax ||
+		(step != p.step || tick != p.tick) && !p.next(step, tick) {
+		return w.writeRunSlow(step, tick, t)
 	}
 	// Both copies are of whole arrays, written past the line's end into
 	// the buffer's spare room (lineSlack): a few vector moves each.
@@ -153,10 +154,20 @@ func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
 	return w.spill()
 }
 
-// writeRunSlow is WriteRunTail's line appended byte by byte, for a tail
-// too long for its RunTail or a buffer without the room past its end.
-func (w *Writer) writeRunSlow(t *RunTail) error {
-	dst := append(w.buf, w.pre.b[:w.pre.n]...)
+// writeRunSlow is WriteRunTail with its checks, for whatever its fast path
+// does not take: a step or tick that moved otherwise, a tail too long for
+// its RunTail or a bad one, a buffer without the room past its end.
+func (w *Writer) writeRunSlow(step, tick uint64, t *RunTail) error {
+	if !w.header {
+		panic("trace: WriteRunTail: header not written")
+	}
+	if step < w.pre.step {
+		panic("trace: WriteRunTail: step went backwards")
+	}
+	if !t.ok {
+		panic("trace: WriteRunTail: bad actor")
+	}
+	dst := w.appendPrefix(step, tick)
 	if t.n != 0 {
 		dst = append(dst, t.b[:t.n]...)
 	} else {
