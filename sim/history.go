@@ -44,6 +44,10 @@ type taskHist struct {
 	// showed otherwise.
 	leaving *nurseryHist
 	wentOn  string
+	// row is the task's row in the sink's tables, kept here once a run
+	// event looked it up, so that a run event finds both with one lookup
+	// (sink.EmitRun).
+	row *taskRowHist
 }
 
 type nurseryHist struct {
@@ -167,7 +171,7 @@ func (h *history) addRun(id int64) {
 }
 
 // ran takes in a run event of the task whose record is t, which the
-// caller kept (sink.EmitRun): addRun without the lookup.
+// caller found (sink.EmitRun): addRun without the lookup.
 func (h *history) ran(t *taskHist) {
 	i := h.n
 	h.n++

@@ -21,17 +21,14 @@ type sink struct {
 	ev         trace.Event
 	loop       *stepLoop // the driver's loop while it runs (NextStep, in drive.go)
 	counted    bool      // an event other than a run came since limit last looked
-	runs       []runRec  // by task id, under denseMax: what a run event of the task writes to
+	tails      []runTail // by task id, under denseMax: the trace's run line tail of the task
 }
 
-// runRec is what a run event of one task writes to, found with one
-// lookup by task id (sink.EmitRun): its history record, its table row,
-// and its trace line's tail for the worker that last ran it.
-type runRec struct {
-	hist    *taskHist
-	row     *taskRowHist  // nil without tables
-	tailFor int           // the worker tail is for, plus one; 0 before the first traced run
-	tail    trace.RunTail // "ACTOR run task=ID\n", encoded once
+// runTail is a task's run line tail, "ACTOR run task=ID\n", encoded once
+// for the worker that last ran it (sink.EmitRun).
+type runTail struct {
+	tail   trace.RunTail
+	worker int // the worker tail is for, plus one; 0 before the first
 }
 
 func newSink(workers int, w *trace.Writer) *sink {
@@ -67,60 +64,53 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 // (driver.RunSink): the history and the tables take the task id as it is,
 // and the trace writes the line without an Event, instead of building one
 // and looking its field up by key (docs/performance.md). The task's
-// history record, table row and line tail are found with one lookup
-// (runRec), and the line is the tail kept for the task and its worker
-// after the writer's kept step and tick (trace.Writer.WriteRunTail).
+// history record is found by its id in the history's slice (it keeps the
+// table row), and its trace line is the writer's kept step and tick and
+// the tail kept for the task and its worker (trace.Writer.WriteRunTail).
 func (s *sink) EmitRun(worker int, task uint64) {
-	var r *runRec
-	if task < uint64(len(s.runs)) {
-		r = &s.runs[task]
+	h := s.hist
+	var t *taskHist
+	if task < uint64(len(h.dense)) {
+		t = h.dense[task]
 	}
-	if r == nil || r.hist == nil {
-		if r = s.runRec(task); r == nil {
-			s.emitRunFar(worker, task)
-			return
+	if t == nil {
+		t = h.task(int64(task))
+	}
+	h.ran(t)
+	if s.tab != nil {
+		r := t.row
+		if r == nil {
+			r = s.tab.task(int64(task))
+			t.row = r
 		}
-	}
-	s.hist.ran(r.hist)
-	if r.row != nil {
-		r.row.ran()
+		r.ran()
 	}
 	if s.w != nil && s.err == nil {
-		if r.tailFor != worker+1 {
-			r.tail, r.tailFor = trace.NewRunTail(s.actor(worker), int64(task)), worker+1
+		if task < uint64(len(s.tails)) {
+			if r := &s.tails[task]; r.worker == worker+1 {
+				if err := s.w.WriteRunTail(s.step, s.tick, &r.tail); err != nil {
+					s.err = err // stored only when set: an interface's two words and their write barrier a step
+				}
+				return
+			}
 		}
-		if err := s.w.WriteRunTail(s.step, s.tick, &r.tail); err != nil {
-			s.err = err // stored only when set: an interface's two words and their write barrier a step
-		}
+		s.writeRun(worker, task)
 	}
 }
 
-// runRec returns the run record of task, made on its first run event, or
-// nil for an id past denseMax.
-func (s *sink) runRec(task uint64) *runRec {
+// writeRun writes the run line of task on worker when no tail is kept
+// for them: it keeps one, under denseMax.
+func (s *sink) writeRun(worker int, task uint64) {
 	if task >= denseMax {
-		return nil
-	}
-	for uint64(len(s.runs)) <= task {
-		s.runs = append(s.runs, runRec{})
-	}
-	r := &s.runs[task]
-	r.hist = s.hist.task(int64(task))
-	if s.tab != nil {
-		r.row = s.tab.task(int64(task))
-	}
-	return r
-}
-
-// emitRunFar is EmitRun for a task id past denseMax, without a record.
-func (s *sink) emitRunFar(worker int, task uint64) {
-	s.hist.addRun(int64(task))
-	if s.tab != nil {
-		s.tab.run(int64(task))
-	}
-	if s.w != nil && s.err == nil {
 		s.err = s.w.WriteRun(s.step, s.tick, s.actor(worker), int64(task))
+		return
 	}
+	for uint64(len(s.tails)) <= task {
+		s.tails = append(s.tails, runTail{})
+	}
+	r := &s.tails[task]
+	r.tail, r.worker = trace.NewRunTail(s.actor(worker), int64(task)), worker+1
+	s.err = s.w.WriteRunTail(s.step, s.tick, &r.tail)
 }
 
 // Now implements sched.Clock: the virtual clock, one tick per step plus
