@@ -64,12 +64,14 @@ type prefix struct {
 	b          [64]byte // the text, then padding copied past the line's end
 	n          uint8    // bytes of b in use
 	stepDigits uint8    // b[:stepDigits] is the step
+	stepLast   uint8    // the index of the step's last digit, stepDigits-1
+	tickLast   uint8    // the index of the tick's last digit, n-2
 	step, tick uint64
 }
 
 // newPrefix returns the prefix of step 0 and tick 0.
 func newPrefix() prefix {
-	p := prefix{n: 4, stepDigits: 1}
+	p := prefix{n: 4, stepDigits: 1, stepLast: 0, tickLast: 2}
 	copy(p.b[:], "0 0 ")
 	return p
 }
@@ -80,7 +82,7 @@ func newPrefix() prefix {
 // and nine times in ten no digit carries. (A tick of 0 may be the largest
 // integer plus one; a step cannot be, as steps never go backwards.)
 func (p *prefix) next(step, tick uint64) bool {
-	s, t := (p.stepDigits-1)&63, (p.n-2)&63
+	s, t := p.stepLast&63, p.tickLast&63
 	if step != p.step+1 || tick != p.tick+1 || tick == 0 || p.b[s] == '9' || p.b[t] == '9' {
 		return false
 	}
@@ -106,6 +108,7 @@ func (p *prefix) set(step, tick uint64) {
 	b = appendUint(b, tick)
 	b = append(b, ' ')
 	p.n = uint8(len(b))
+	p.stepLast, p.tickLast = p.stepDigits-1, p.n-2
 	p.step, p.tick = step, tick
 }
 
@@ -137,13 +140,17 @@ func (w *Writer) appendPrefix(step, tick uint64) []byte {
 // the task again. It is the line of every seeded step.
 func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
 	// The fast path: a tail that fits, room in the buffer (there is none
-	// before the header), and a step and tick that are the last event's,
-	// or both one more without a carry (so the step does not go back).
+	// before the header), and a step that does not go back.
 	p := &w.pre
 	n := len(w.buf)
-	if t.n == 0 || cap(w.buf)-n < 64+runTailMax ||
-		(step != p.step || tick != p.tick) && !p.next(step, tick) {
+	if t.n == 0 || cap(w.buf)-n < 64+runTailMax {
 		return w.writeRunSlow(step, tick, t)
+	}
+	if (step != p.step || tick != p.tick) && !p.next(step, tick) {
+		if step < p.step {
+			return w.writeRunSlow(step, tick, t) // it panics
+		}
+		p.set(step, tick) // a carry (one step in ten), or a jump
 	}
 	// Both copies are of whole arrays, written past the line's end into
 	// the buffer's spare room (lineSlack): a few vector moves each.
@@ -155,8 +162,9 @@ func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
 }
 
 // writeRunSlow is WriteRunTail with its checks, for whatever its fast path
-// does not take: a step or tick that moved otherwise, a tail too long for
-// its RunTail or a bad one, a buffer without the room past its end.
+// does not take: a tail too long for its RunTail or a bad one, a buffer
+// without the room past its end (before the header too), a step that goes
+// back.
 func (w *Writer) writeRunSlow(step, tick uint64, t *RunTail) error {
 	if !w.header {
 		panic("trace: WriteRunTail: header not written")
