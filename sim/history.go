@@ -183,15 +183,23 @@ func (h *history) ran(t *taskHist) {
 
 // run takes in a run event of task id, the event's index i.
 func (h *history) run(id int64, i int) {
+	t := h.runTask(id)
+	if t.firstRun < 0 {
+		t.firstRun = i
+	}
+	t.lastEvent = i
+}
+
+// runTask returns the record of task id for a run event: the last run
+// event's when it is the same task (runs come in streaks, and an id past
+// denseMax is not in the slice), else task's.
+func (h *history) runTask(id int64) *taskHist {
 	t := h.last
 	if t == nil || t.id != id {
 		t = h.task(id)
 		h.last = t
 	}
-	if t.firstRun < 0 {
-		t.firstRun = i
-	}
-	t.lastEvent = i
+	return t
 }
 
 // cleanup tracks each task's cleanup stack: a cleanup that runs must be

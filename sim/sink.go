@@ -74,7 +74,7 @@ func (s *sink) EmitRun(worker int, task uint64) {
 		t = h.dense[task]
 	}
 	if t == nil {
-		t = h.task(int64(task))
+		t = h.runTask(int64(task))
 	}
 	h.ran(t)
 	if s.tab != nil {
