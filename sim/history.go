@@ -162,14 +162,6 @@ func (h *history) add(e *trace.Event) {
 	}
 }
 
-// addRun takes in a run event of task id (add's case, without the
-// event).
-func (h *history) addRun(id int64) {
-	i := h.n
-	h.n++
-	h.run(id, i)
-}
-
 // ran takes in a run event of the task whose record is t, which the
 // caller found (sink.EmitRun): addRun without the lookup.
 func (h *history) ran(t *taskHist) {

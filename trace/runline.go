@@ -54,18 +54,18 @@ func appendRunTail(dst []byte, actor string, task int64) []byte {
 	return append(dst, '\n')
 }
 
-// prefixMax is the most a prefix's text takes: two 20-digit integers and
-// their spaces, rounded up to a multiple of 16. The text lives in an array
-// of 64 bytes, so that an index masked to 6 bits needs no bounds check.
-const prefixMax = 48
+// prefixRoom is the size of a prefix's array: its text takes 42 bytes at
+// most (two 20-digit integers and their spaces), and 64 lets an index
+// masked to 6 bits go without a bounds check.
+const prefixRoom = 64
 
 // prefix is "STEP TICK " as text, for the step and tick it holds.
 type prefix struct {
-	b          [64]byte // the text, then padding copied past the line's end
-	n          uint8    // bytes of b in use
-	stepDigits uint8    // b[:stepDigits] is the step
-	stepLast   uint8    // the index of the step's last digit, stepDigits-1
-	tickLast   uint8    // the index of the tick's last digit, n-2
+	b          [prefixRoom]byte // the text, then padding copied past the line's end
+	n          uint8            // bytes of b in use
+	stepDigits uint8            // b[:stepDigits] is the step
+	stepLast   uint8            // the index of the step's last digit, stepDigits-1
+	tickLast   uint8            // the index of the tick's last digit, n-2
 	step, tick uint64
 }
 
@@ -143,7 +143,7 @@ func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
 	// before the header), and a step that does not go back.
 	p := &w.pre
 	n := len(w.buf)
-	if t.n == 0 || cap(w.buf)-n < 64+runTailMax {
+	if t.n == 0 || cap(w.buf)-n < prefixRoom+runTailMax {
 		return w.writeRunSlow(step, tick, t)
 	}
 	if (step != p.step || tick != p.tick) && !p.next(step, tick) {
@@ -154,8 +154,8 @@ func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
 	}
 	// Both copies are of whole arrays, written past the line's end into
 	// the buffer's spare room (lineSlack): a few vector moves each.
-	b := w.buf[n : n+64+runTailMax]
-	*(*[64]byte)(b) = p.b
+	b := w.buf[n : n+prefixRoom+runTailMax]
+	*(*[prefixRoom]byte)(b) = p.b
 	*(*[runTailMax]byte)(b[p.n&63:]) = t.b
 	w.buf = w.buf[:n+int(p.n)+int(t.n)]
 	return w.spill()
