@@ -82,7 +82,7 @@ func newPrefix() prefix {
 // and nine times in ten no digit carries. (A tick of 0 may be the largest
 // integer plus one; a step cannot be, as steps never go backwards.)
 func (p *prefix) next(step, tick uint64) bool {
-	s, t := p.stepLast&63, p.tickLast&63
+	s, t := p.stepLast&(prefixRoom-1), p.tickLast&(prefixRoom-1)
 	if step != p.step+1 || tick != p.tick+1 || tick == 0 || p.b[s] == '9' || p.b[t] == '9' {
 		return false
 	}
@@ -156,7 +156,7 @@ func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
 	// the buffer's spare room (lineSlack): a few vector moves each.
 	b := w.buf[n : n+prefixRoom+runTailMax]
 	*(*[prefixRoom]byte)(b) = p.b
-	*(*[runTailMax]byte)(b[p.n&63:]) = t.b
+	*(*[runTailMax]byte)(b[p.n&(prefixRoom-1):]) = t.b
 	w.buf = w.buf[:n+int(p.n)+int(t.n)]
 	return w.spill()
 }
