@@ -55,6 +55,65 @@ import (
 // idle like any other. So the fibers held at once are the suspended
 // tasks' and one loop fiber a worker, as before plus the workers, within
 // the pool's bound (fiber.Pool).
+//
+// Hosting. A hand-over from one task to the next through the loop fiber
+// is two coroutine switches: the task yields to the loop fiber, which
+// resumes the next task. But an iter.Pull coroutine may be resumed from
+// any goroutine, and its yield returns to whoever resumed it. So when a
+// task that the loop fiber resumed yields (Task.turn: an explicit yield
+// or a budget's forced one), it runs the loop's steps itself, on its own
+// stack (worker.host): it acts on its own yield as drive would (it goes
+// to the back of the global queue), and resumes the task the loop takes
+// next, which suspends back to it; when the loop takes the yielder again,
+// its yield returns without any switch. Two tasks yielding in turn thus
+// cost one switch a hand-over. A block on a channel hosts likewise
+// (Task.blockTurn: the host parks itself as drive would, and the loop
+// takes it again once a task it resumed has woken it). What makes it
+// safe:
+//
+//   - Only a run's lone worker hosts (worker.solo). The yielder is in the
+//     global queue while its goroutine runs the host, as a yielder is;
+//     with one worker the only code that takes a task from a queue and
+//     resumes it is that worker's step, which runs on one stack at a
+//     time, here the host's, and which, taking the host, returns to it
+//     instead of resuming it. With a second worker, that worker could
+//     take the host and resume a coroutine that is running.
+//   - Depth one: while a task hosts, w.loopFib is nil, so no task the
+//     host resumes hosts in turn, and none is given the loop fiber (which
+//     waits in drive for the host). Every task the host resumes has a
+//     fiber of its own and suspends, ends, panics or Goexits back to the
+//     host's stack as to any resumer (a Goexit parks its coroutine, as
+//     package fiber does for every resumer).
+//   - The host stops, and hands the loop back to its fiber, when the next
+//     task has no fiber (the loop runs it inline, at no switch at all),
+//     when there is no work (the loop parks, on its own goroutine), and
+//     when the run is over: the yielder then yields with reasonHosted,
+//     its suspension already acted on. A host parked on a channel may
+//     be woken by anyone meanwhile (a task it resumed, a timeout on the
+//     clock's goroutine): a wake only queues it, for the same lone
+//     worker's step to take. Other blocks (a nursery's await, a sleep,
+//     Blocking, a recharge) do not host, not tried: an awaiting owner's
+//     children mostly start without a fiber, where a host stops at once.
+//     A channel's waitOnChannel decides (blockTurn) and Send and Recv
+//     suspend for the reason it returns, so that suspend stays inlined
+//     there: a frame more under every parked task is what a million
+//     parked tasks pay for at each collection.
+//   - The decisions are the loop's own (suspended, step, counted), in
+//     the same order: the same tasks run in the same order, with the
+//     same events and the same step counts; Yield's fairness (every other
+//     ready task runs before the yielder again) is the global queue's.
+//     One difference is where the loop's accounting of the step that
+//     takes the host back happens: before the host runs on, not after,
+//     so a timer check or the MaxSteps bound comes a task's run earlier.
+//     Another is where a panic of the scheduler's own code (a bug) goes
+//     while a task hosts: the host's body recovers it, as it recovers a
+//     scheduler bug inside its fiber, where the loop fiber would crash.
+//
+// A lone worker also keeps the global queue's head out of the queue
+// (worker.held, yieldHeld), since no other worker pops it: two tasks
+// yielding in turn then swap the head and the yielder without the
+// queue's lock. The seeded driver has no loop fiber and is never solo:
+// nothing of this runs there.
 
 // workerLoop is a worker seen as its loop fiber's body (see taskBody).
 type workerLoop worker
@@ -133,4 +192,73 @@ func (w *worker) lostLoop(f *fiber.Fiber) {
 	w.fibs.Put(f) // a Goexited fiber is dropped, its goroutine let go
 	w.cur = nil
 	w.finish(t)
+}
+
+// host runs w's loop on t's stack: t, resumed by w's loop fiber, is about
+// to suspend for why, a yield or a channel block, and w is its run's only
+// worker (see "Hosting" above). host acts on t's suspension as drive
+// would once t's fiber had yielded, and then steps w as the loop would,
+// resuming the tasks it takes from here, until the loop takes t again
+// (or at once, a block whose wait was over): host then reports true, and
+// t goes on without a switch. It reports false when
+// the loop must go on on its own fiber (it takes a task without a fiber,
+// which the loop runs inline, or finds no work, or the run is over): t
+// then yields with reasonHosted, on which drive acts no further.
+//
+// While t hosts, w.loopFib is nil: no task the host resumes hosts in
+// turn (each returns to this stack when it suspends), and none is given
+// the loop fiber, which waits in drive for t.
+func (w *worker) host(t *Task, why fiber.Reason) bool {
+	s := w.s
+	loop := w.loopFib
+	w.loopFib = nil
+	w.hosted++
+	if w.suspended(t, why) {
+		// A block whose wait was already over: t runs on, within the
+		// same step, as in drive.
+		t.state.Store(uint32(stateRunning))
+		t.steps++
+		w.stats.Runs++
+		if w.em.on() {
+			w.em.emitRun(t.id)
+		}
+		w.loopFib = loop
+		return true
+	}
+	for !s.rootDone.Load() && !s.park.done.Load() {
+		c := w.cur
+		if c == t {
+			// The step that resumes t, written out: t is running already.
+			w.stats.Steps++
+			t.state.Store(uint32(stateRunning))
+			t.steps++
+			w.stats.Runs++
+			if w.em.on() {
+				w.em.emitRun(t.id)
+			}
+			w.counted()
+			w.loopFib = loop
+			return true
+		}
+		if c != nil {
+			if c.fib == nil {
+				break // the loop runs c on its own fiber, inline
+			}
+			// step's resumption of c, written out.
+			w.stats.Steps++
+			c.w = w
+			w.drive(c, 0)
+		} else {
+			if w.dq.Len() == 0 && w.held == nil && s.global.len() == 0 {
+				break // the loop parks (a lone worker has no one to steal from)
+			}
+			if did, _ := w.step(); !did {
+				w.idle()
+				continue
+			}
+		}
+		w.counted()
+	}
+	w.loopFib = loop
+	return false
 }

@@ -37,6 +37,9 @@ func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) R
 		defer close(clockDone)
 		s.runClock(stop)
 	}()
+	for _, w := range s.workers {
+		w.solo = len(s.workers) == 1 // a lone worker's tasks may host its loop (inline.go)
+	}
 	root := s.drv().Start(name, fn)
 	if before != nil {
 		before(root)
@@ -132,24 +135,37 @@ func (w *worker) loop() *Task {
 			w.idle()
 			continue
 		}
-		// Only steps that did something count against MaxSteps: an idle
-		// worker looking for work is not a livelock.
-		if s.cfg.MaxSteps > 0 && s.steps.Add(1) > s.cfg.MaxSteps && s.limitHit.CompareAndSwap(false, true) {
-			s.root.markCancel(nursery.ResourceExhausted, w)
-		}
-		// When every processor runs a worker, the clock goroutine waits
-		// for Go's 10 ms preemption to fire a timer. So a busy worker
-		// looks at the earliest deadline now and then and fires due
-		// timers itself (yielding the processor instead measured 50 ns a
-		// step).
-		if w.stats.Steps%timerCheck == 0 {
-			s.fireDue()
-		}
+		w.counted()
 		if inline != nil {
 			return inline
 		}
 	}
 	return nil
+}
+
+// counted follows a step that did something: the run's step count and,
+// now and then, the timers. The test is inlined; the rest is countedRare.
+func (w *worker) counted() {
+	if w.s.cfg.MaxSteps > 0 || uint64(w.stats.Steps)%timerCheck == 0 {
+		w.countedRare()
+	}
+}
+
+// countedRare is counted's work, when there is some.
+func (w *worker) countedRare() {
+	s := w.s
+	// Only steps that did something count against MaxSteps: an idle
+	// worker looking for work is not a livelock.
+	if s.cfg.MaxSteps > 0 && s.steps.Add(1) > s.cfg.MaxSteps && s.limitHit.CompareAndSwap(false, true) {
+		s.root.markCancel(nursery.ResourceExhausted, w)
+	}
+	// When every processor runs a worker, the clock goroutine waits for
+	// Go's 10 ms preemption to fire a timer. So a busy worker looks at
+	// the earliest deadline now and then and fires due timers itself
+	// (yielding the processor instead measured 50 ns a step).
+	if uint64(w.stats.Steps)%timerCheck == 0 {
+		s.fireDue()
+	}
 }
 
 // timerCheck is how many steps a busy worker takes between looks at the
@@ -327,7 +343,7 @@ func (p *parking) shutdown() {
 
 // hasWork reports whether any queue w could take from is non-empty.
 func (w *worker) hasWork() bool {
-	if w.dq.Len() > 0 || w.s.global.len() > 0 {
+	if w.dq.Len() > 0 || w.s.global.len() > 0 || w.held != nil {
 		return true
 	}
 	for _, v := range w.s.workers {

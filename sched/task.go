@@ -24,6 +24,7 @@ const (
 	reasonYield                              // explicit yield: requeue
 	reasonInterval                           // forced yield every YieldInterval ops: requeue
 	reasonBlock                              // blocked on the worker's blockOn
+	reasonHosted                             // hosted the worker's loop, which acted on the suspension (inline.go)
 )
 
 // blocker is something a task can block on. park is called by the worker
@@ -346,7 +347,7 @@ func (t *Task) pointOp() error {
 	if int(t.opsSinceYield) >= t.s.cfg.YieldInterval {
 		t.opsSinceYield = 0
 		t.yields++
-		t.suspend(reasonInterval)
+		t.turn(reasonInterval)
 	}
 	if t.s.cfg.Mode.Stepped() {
 		t.endStep()
@@ -370,8 +371,40 @@ func (t *Task) observe() error {
 // It is a checkpoint and costs no budget (seed 001 section 4.2.2).
 func (t *Task) Yield() error {
 	t.yields++
-	t.suspend(reasonYield)
+	t.turn(reasonYield)
 	return t.observe()
+}
+
+// turn is suspend for a yield (why is reasonYield or reasonInterval): when
+// t's worker is alone and its loop fiber resumed t, t hosts the loop on
+// its own stack instead of switching back to it, and goes on without a
+// switch if the loop takes t again (inline.go). Blocks keep suspend,
+// which stays inlined: a frame more under every parked task is what a
+// million of them pay for at each collection.
+func (t *Task) turn(why fiber.Reason) {
+	if w := t.w; w.solo && w.loopFib != nil && t.fib != w.loopFib {
+		if w.host(t, why) {
+			return
+		}
+		why = reasonHosted
+	}
+	t.fib.Yield(why)
+}
+
+// blockTurn is turn for a channel's block, in two halves so that suspend
+// stays inlined in the channel's Send and Recv (the frames under a parked
+// task): it hosts when turn would, and returns what t must suspend for
+// then, 0 when it goes on at once (its wait is over and the loop took it
+// again), reasonHosted when the host handed the loop back; reasonBlock
+// when it did not host. Called by waitOnChannel, once w.blockOn is set.
+func (t *Task) blockTurn() fiber.Reason {
+	if w := t.w; w.solo && w.loopFib != nil && t.fib != w.loopFib {
+		if w.host(t, reasonBlock) {
+			return 0
+		}
+		return reasonHosted
+	}
+	return reasonBlock
 }
 
 // Compute runs n loop iterations, each costing one op and each a checkpoint.
@@ -423,7 +456,7 @@ func (t *Task) charge(c Cost) error {
 	if int(t.opsSinceYield) >= t.s.cfg.YieldInterval {
 		t.opsSinceYield = 0
 		t.yields++
-		t.suspend(reasonInterval)
+		t.turn(reasonInterval)
 	}
 	return nil
 }

@@ -34,6 +34,14 @@ type worker struct {
 	// worker's carry goroutine before it resumes that fiber (the switch
 	// orders it), read by the loop on it.
 	loopFib *fiber.Fiber
+	// solo: w is its run's only worker (real mode), so its tasks may host
+	// its loop (inline.go). Written by Run before w's goroutine starts.
+	solo bool
+	// hosted counts the suspensions a task hosted w's loop for (tests).
+	hosted int64
+	// held is a lone worker's global queue head, kept out of the queue
+	// (yieldHeld); nil otherwise.
+	held *Task
 	// blockOn is what the current task blocks on, set by the task just
 	// before its fiber yields with reasonBlock. It travels here, read at
 	// once, rather than in a Task field that would be empty but while a
@@ -105,23 +113,14 @@ func (w *worker) step() (did bool, inline *Task) {
 		w.em.emit(trace.KindPark)
 		return false, nil
 	}
-	// take(t), written out: Step is the hot path, and take is not inlined.
+	// t becomes the current task unless it was cancelled while queued:
+	// then it is retired unrun (as in yieldToGlobal).
 	if !t.started && t.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
 		w.retireUnstarted(t)
 		return true, nil
 	}
 	w.cur = t
 	return true, nil
-}
-
-// take makes t, just found, the current task, or retires it unrun if it
-// was cancelled while queued.
-func (w *worker) take(t *Task) {
-	if !t.started && t.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
-		w.retireUnstarted(t)
-		return
-	}
-	w.cur = t
 }
 
 // find takes the next task: local deque, then global queue, then stealing.
@@ -133,7 +132,13 @@ func (w *worker) find() *Task {
 		}
 		return t
 	}
-	if t := w.s.global.pop(); t != nil {
+	t := w.held // a lone worker's global queue head (yieldHeld)
+	if t != nil {
+		w.held = nil
+	} else {
+		t = w.s.global.pop()
+	}
+	if t != nil {
 		w.stats.Globals++
 		if w.em.on() {
 			w.em.emit(trace.KindGlobal, trace.I(trace.KeyTask, int64(t.id)))
@@ -323,46 +328,66 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 				return
 			}
 		}
-		switch why {
-		case reasonCheckpoint: // stepped modes only
+		if why == reasonCheckpoint { // stepped modes only: every seeded step, kept in line
 			t.storeStepped(stateReady)
 			return // stays current: the next step resumes it
-		case reasonYield, reasonInterval:
-			w.cur = nil
-			t.state.Store(uint32(stateReady))
-			if w.em.on() {
-				w.emitYield(t, why)
-			}
-			if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 {
-				w.yieldToGlobal(t)
-				return
-			}
-			w.s.global.push(t)
-			// This worker takes the task back from the global queue as soon
-			// as its own deque is empty, so waking an idle worker for it
-			// only pays off when the deque still holds work.
-			if w.dq.Len() > 0 || w.s.cfg.Mode.Stepped() {
-				w.s.notify()
-			}
+		}
+		if !w.suspended(t, why) {
 			return
-		case reasonBlock:
-			b := w.blockOn
-			w.blockOn = nil
-			if b.park(t, w) {
-				w.cur = nil
-				if w.em.on() {
-					w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOn, b.describe()))
-				}
-				return
-			}
-			// The wait was already over: keep running.
-			if w.s.cfg.Mode.Stepped() {
-				t.storeStepped(stateReady)
-				return
-			}
 		}
 		why = 0
 	}
+}
+
+// suspended acts on t's suspension for why: it requeues a task that
+// yielded, parks one that blocked, and so on. It reports whether t goes
+// on at once, within the same step: it blocked on a wait that was already
+// over (real mode). It is drive's, and a host's (inline.go), which acts
+// on its own suspension before its fiber has yielded.
+func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
+	switch why {
+	case reasonCheckpoint: // stepped modes only
+		t.storeStepped(stateReady)
+		return false // stays current: the next step resumes it
+	case reasonYield, reasonInterval:
+		w.cur = nil
+		t.state.Store(uint32(stateReady))
+		if w.em.on() {
+			w.emitYield(t, why)
+		}
+		if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 {
+			w.yieldToGlobal(t)
+			return false
+		}
+		w.s.global.push(t)
+		// This worker takes the task back from the global queue as soon
+		// as its own deque is empty, so waking an idle worker for it
+		// only pays off when the deque still holds work.
+		if w.dq.Len() > 0 || w.s.cfg.Mode.Stepped() {
+			w.s.notify()
+		}
+		return false
+	case reasonBlock:
+		b := w.blockOn
+		w.blockOn = nil
+		if b.park(t, w) {
+			w.cur = nil
+			if w.em.on() {
+				w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOn, b.describe()))
+			}
+			return false
+		}
+		// The wait was already over: keep running.
+		if w.s.cfg.Mode.Stepped() {
+			t.storeStepped(stateReady)
+			return false
+		}
+	case reasonHosted:
+		// t hosted w's loop, which acted on t's suspension and on what
+		// it ran meanwhile, and hands the loop back (inline.go).
+		return false
+	}
+	return true
 }
 
 // emitYield writes t's yield event.
@@ -382,12 +407,79 @@ func (w *worker) emitYield(t *Task, why fiber.Reason) {
 // third round"). It is off under a stepped mode, whose steps the seeded
 // driver schedules one at a time.
 func (w *worker) yieldToGlobal(t *Task) {
-	next := w.s.global.pushPop(t)
+	var next *Task
+	switch h := w.held; {
+	case h != nil && w.s.global.len() == 0:
+		next, w.held = h, t // yieldHeld's common case, written out
+	case w.solo:
+		next = w.yieldHeld(t)
+	default:
+		next = w.s.global.pushPop(t)
+	}
 	w.stats.Globals++
 	if w.em.on() {
 		w.em.emit(trace.KindGlobal, trace.I(trace.KeyTask, int64(next.id)))
 	}
-	w.take(next)
+	// next becomes the current task unless it was cancelled while queued
+	// (as in step).
+	if !next.started && next.marked() != 0 && !mutant.On(mutant.QueuedCancelRuns) {
+		w.retireUnstarted(next)
+		return
+	}
+	w.cur = next
+}
+
+// yieldHeld is the global queue's pushPop for a lone worker, which keeps
+// the queue's head in held whenever it can: no other worker pops the
+// queue, so its head need not be in it, and a yield that finds the queue
+// holding only the head takes it and holds t instead, without the lock.
+// Two tasks yielding in turn then take no lock at all (the queue's
+// pushers, the clock and Blocking's goroutines, add behind the head as
+// before). Real mode only, with one worker: w.solo.
+func (w *worker) yieldHeld(t *Task) *Task {
+	h := w.held
+	if h == nil {
+		next, alone := w.s.global.popOrHold(t)
+		if alone {
+			w.held = t
+		}
+		return next
+	}
+	if w.s.global.len() == 0 {
+		w.held = t
+		return h
+	}
+	// One worker pops the queue, so it is not empty under the lock either.
+	w.held = w.s.global.pushPop(t)
+	return h
+}
+
+// popOrHold is pushPop for yieldHeld: it pops the queue's head and pushes
+// t behind the rest, unless t would be alone: then t is not pushed and
+// alone is true (the caller holds t as the queue's head). It returns t
+// itself when the queue was empty.
+func (q *globalQueue) popOrHold(t *Task) (next *Task, alone bool) {
+	q.mu.Lock()
+	if q.head == len(q.items) {
+		q.mu.Unlock()
+		return t, false
+	}
+	next = q.items[q.head]
+	q.items[q.head] = nil
+	q.head++
+	if q.head == len(q.items) {
+		q.n.Add(-1)
+		q.mu.Unlock()
+		return next, true
+	}
+	q.items = append(q.items, t)
+	if q.head > 1024 && q.head*2 > len(q.items) { // as pushPop: the consumed front goes
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	q.mu.Unlock()
+	return next, false
 }
 
 // finish records t's end and tells its nursery.
