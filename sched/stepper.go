@@ -24,9 +24,7 @@ func (t *Task) endStep() {
 			w.stats.Steps++
 			t.steps++
 			w.stats.Runs++
-			if w.em.on() {
-				w.em.emitRun(t.id)
-			}
+			w.em.emitRun(t.id)
 			return
 		}
 	}

@@ -162,25 +162,35 @@ func (h *history) add(e *trace.Event) {
 	}
 }
 
-// addRun takes in a run event of task id (add's case, without the
-// event), and returns the task's record.
-func (h *history) addRun(id int64) *taskHist {
+// ran takes in a run event of the task whose record is t, which the
+// caller found (sink.EmitRun): addRun without the lookup.
+func (h *history) ran(t *taskHist) {
 	i := h.n
 	h.n++
-	return h.run(id, i)
+	if t.firstRun < 0 {
+		t.firstRun = i
+	}
+	t.lastEvent = i
 }
 
-// run is the hot path: one run event per step, mostly the same task.
-func (h *history) run(id int64, i int) *taskHist {
+// run takes in a run event of task id, the event's index i.
+func (h *history) run(id int64, i int) {
+	t := h.runTask(id)
+	if t.firstRun < 0 {
+		t.firstRun = i
+	}
+	t.lastEvent = i
+}
+
+// runTask returns the record of task id for a run event: the last run
+// event's when it is the same task (runs come in streaks, and an id past
+// denseMax is not in the slice), else task's.
+func (h *history) runTask(id int64) *taskHist {
 	t := h.last
 	if t == nil || t.id != id {
 		t = h.task(id)
 		h.last = t
 	}
-	if t.firstRun < 0 {
-		t.firstRun = i
-	}
-	t.lastEvent = i
 	return t
 }
 

@@ -21,6 +21,14 @@ type sink struct {
 	ev         trace.Event
 	loop       *stepLoop // the driver's loop while it runs (NextStep, in drive.go)
 	counted    bool      // an event other than a run came since limit last looked
+	tails      []runTail // by task id, under denseMax: the trace's run line tail of the task
+}
+
+// runTail is a task's run line tail, "ACTOR run task=ID\n", encoded once
+// for the worker that last ran it (sink.EmitRun).
+type runTail struct {
+	tail   trace.RunTail
+	worker int // the worker tail is for, plus one; 0 before the first
 }
 
 func newSink(workers int, w *trace.Writer) *sink {
@@ -55,9 +63,20 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 // EmitRun implements the scheduler's path for the run event, one a step
 // (driver.RunSink): the history and the tables take the task id as it is,
 // and the trace writes the line without an Event, instead of building one
-// and looking its field up by key (docs/performance.md).
+// and looking its field up by key (docs/performance.md). The task's
+// history record is found by its id in the history's slice (it keeps the
+// table row), and its trace line is the writer's kept step and tick and
+// the tail kept for the task and its worker (trace.Writer.WriteRunTail).
 func (s *sink) EmitRun(worker int, task uint64) {
-	t := s.hist.addRun(int64(task))
+	h := s.hist
+	var t *taskHist
+	if task < uint64(len(h.dense)) {
+		t = h.dense[task]
+	}
+	if t == nil {
+		t = h.runTask(int64(task))
+	}
+	h.ran(t)
 	if s.tab != nil {
 		r := t.row
 		if r == nil {
@@ -67,8 +86,31 @@ func (s *sink) EmitRun(worker int, task uint64) {
 		r.ran()
 	}
 	if s.w != nil && s.err == nil {
-		s.err = s.w.WriteRun(s.step, s.tick, s.actor(worker), int64(task))
+		if task < uint64(len(s.tails)) {
+			if r := &s.tails[task]; r.worker == worker+1 {
+				if err := s.w.WriteRunTail(s.step, s.tick, &r.tail); err != nil {
+					s.err = err // stored only when set: an interface's two words and their write barrier a step
+				}
+				return
+			}
+		}
+		s.writeRun(worker, task)
 	}
+}
+
+// writeRun writes the run line of task on worker when no tail is kept
+// for them: it keeps one, under denseMax.
+func (s *sink) writeRun(worker int, task uint64) {
+	if task >= denseMax {
+		s.err = s.w.WriteRun(s.step, s.tick, s.actor(worker), int64(task))
+		return
+	}
+	for uint64(len(s.tails)) <= task {
+		s.tails = append(s.tails, runTail{})
+	}
+	r := &s.tails[task]
+	r.tail, r.worker = trace.NewRunTail(s.actor(worker), int64(task)), worker+1
+	s.err = s.w.WriteRunTail(s.step, s.tick, &r.tail)
 }
 
 // Now implements sched.Clock: the virtual clock, one tick per step plus

@@ -216,16 +216,27 @@ func AppendEvent(dst []byte, e *Event) []byte {
 // appendEvent is AppendEvent with the panic prefix of its public caller, so
 // that a panic names the function the caller called.
 func appendEvent(dst []byte, e *Event, op string) []byte {
+	checkEvent(e, op)
+	dst = appendUint(dst, e.Step)
+	dst = append(dst, ' ')
+	dst = appendUint(dst, e.Tick)
+	dst = append(dst, ' ')
+	return appendEventBody(dst, e, op)
+}
+
+// checkEvent panics if e's actor or kind is bad.
+func checkEvent(e *Event, op string) {
 	if !validKey(e.Actor) {
 		panic(op + "bad actor")
 	}
 	if !e.Kind.valid() {
 		panic(op + "bad kind")
 	}
-	dst = appendUint(dst, e.Step)
-	dst = append(dst, ' ')
-	dst = appendUint(dst, e.Tick)
-	dst = append(dst, ' ')
+}
+
+// appendEventBody appends e's line after its step and tick: the actor,
+// the kind and the fields, checking each field's key.
+func appendEventBody(dst []byte, e *Event, op string) []byte {
 	dst = append(dst, e.Actor...)
 	dst = append(dst, ' ')
 	dst = append(dst, kindNames[e.Kind]...)
@@ -322,11 +333,14 @@ func appendHeader(dst []byte, h *Header, op string) []byte {
 // panics half-encoded is not kept: the buffer's length is set only once
 // the line is whole.
 type Writer struct {
-	out      io.Writer
-	buf      []byte // the encoded lines not yet written out
-	err      error  // the first write error, returned by every later call
-	stepLast uint64 // the step of the last event; steps start at 0
-	header   bool   // WriteHeader has been called
+	out    io.Writer
+	buf    []byte // the encoded lines not yet written out; no room until WriteHeader
+	err    error  // the first write error, returned by every later call
+	header bool   // WriteHeader has been called
+	// pre is the step and tick of the last event, as text (WriteRunTail):
+	// steps start at 0, and pre.step is the step an event must not go
+	// below.
+	pre prefix
 }
 
 // bufSize is how much the Writer buffers before writing to the underlying
@@ -340,7 +354,7 @@ const (
 // NewWriter returns a Writer that writes to w through a buffer. Call Flush
 // when done.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{out: w, buf: make([]byte, 0, bufSize+lineSlack)}
+	return &Writer{out: w, pre: newPrefix()}
 }
 
 // WriteHeader writes the header block. It must be called exactly once,
@@ -351,6 +365,10 @@ func (w *Writer) WriteHeader(h *Header) error {
 		panic("trace: WriteHeader: header already written")
 	}
 	w.header = true
+	// The buffer is made here, so that before the header it has no room
+	// and WriteRunTail's fast path, which checks the room, need not check
+	// the header too.
+	w.buf = make([]byte, 0, bufSize+lineSlack)
 	w.buf = appendHeader(w.buf, h, "trace: WriteHeader: ")
 	return w.spill()
 }
@@ -362,38 +380,30 @@ func (w *Writer) WriteEvent(e *Event) error {
 	if !w.header {
 		panic("trace: WriteEvent: header not written")
 	}
-	if e.Step < w.stepLast {
+	if e.Step < w.pre.step {
 		panic("trace: WriteEvent: step went backwards")
 	}
-	w.stepLast = e.Step
-	w.buf = appendEvent(w.buf, e, "trace: WriteEvent: ")
+	checkEvent(e, "trace: WriteEvent: ")
+	w.buf = appendEventBody(w.appendPrefix(e.Step, e.Tick), e, "trace: WriteEvent: ")
 	return w.spill()
 }
 
 // WriteRun writes the run event "STEP TICK ACTOR run task=ID", what
 // WriteEvent writes for an Event of kind run with the one field task=ID.
-// It is the event of every seeded step, so it is encoded without an Event
-// and without checking the kind and key, which are constants here.
+// A caller that writes many run lines of the same actor and task keeps
+// their RunTail and calls WriteRunTail instead.
 func (w *Writer) WriteRun(step, tick uint64, actor string, task int64) error {
 	if !w.header {
 		panic("trace: WriteRun: header not written")
 	}
-	if step < w.stepLast {
+	if step < w.pre.step {
 		panic("trace: WriteRun: step went backwards")
 	}
 	if !validKey(actor) {
 		panic("trace: WriteRun: bad actor")
 	}
-	w.stepLast = step
-	dst := appendUint(w.buf, step)
-	dst = append(dst, ' ')
-	dst = appendUint(dst, tick)
-	dst = append(dst, ' ')
-	dst = append(dst, actor...)
-	dst = append(dst, " run "+KeyTask+"="...)
-	dst = appendInt(dst, task)
-	w.buf = append(dst, '\n')
-	return w.spill()
+	t := newRunTail(actor, task)
+	return w.WriteRunTail(step, tick, &t)
 }
 
 // spill writes the buffer out once it holds bufSize bytes, and returns

@@ -405,6 +405,26 @@ func TestWriterPanics(t *testing.T) {
 			w.WriteEvent(&Event{Step: 1, Actor: "w0", Kind: KindPop})
 		}, "trace: WriteEvent: step went backwards"},
 		{"no header", func(w *Writer) { w.WriteEvent(good) }, "trace: WriteEvent: header not written"},
+		{"run, no header", func(w *Writer) { w.WriteRun(0, 0, "w0", 1) }, "trace: WriteRun: header not written"},
+		{"run tail, no header", func(w *Writer) {
+			t := NewRunTail("w0", 1)
+			w.WriteRunTail(0, 0, &t) // step and tick are the kept text's: only the missing room tells
+		}, "trace: WriteRunTail: header not written"},
+		{"run tail, step backwards", func(w *Writer) {
+			w.WriteHeader(&Header{})
+			t := NewRunTail("w0", 1)
+			w.WriteRunTail(5, 5, &t)
+			w.WriteRunTail(4, 6, &t)
+		}, "trace: WriteRunTail: step went backwards"},
+		{"run after an event, step backwards", func(w *Writer) {
+			w.WriteHeader(&Header{})
+			w.WriteEvent(&Event{Step: 2, Actor: "w0", Kind: KindPop})
+			w.WriteRun(1, 1, "w0", 1)
+		}, "trace: WriteRun: step went backwards"},
+		{"run, bad actor", func(w *Writer) {
+			w.WriteHeader(&Header{})
+			w.WriteRun(0, 0, "W0", 1)
+		}, "trace: WriteRun: bad actor"},
 		{"two headers", func(w *Writer) {
 			w.WriteHeader(&Header{})
 			w.WriteHeader(&Header{})

@@ -41,3 +41,97 @@ func TestWriteRun(t *testing.T) {
 		}
 	})
 }
+
+// TestWriteRunTail: a sequence of run lines written from kept tails, with
+// steps and ticks that mostly count up by one (across every digit count's
+// edge), sometimes stay or jump, and other events between them, is what
+// WriteEvent writes for the same events, whatever the buffer's fill.
+func TestWriteRunTail(t *testing.T) {
+	// The steps' edges leave room for the steps taken; a tick may wrap.
+	edges := []uint64{0, 8, 9, 98, 99, 998, 999, 9_998, 9_999, 99_999, 999_999_999, 1<<63 - 1, 9_999_999_999_999_999_998}
+	tickEdges := append(edges, 1<<64-2)
+	rapid.Check(t, func(rt *rapid.T) {
+		actors := []string{"w0", "w1", "w17", "w255", "sim", "a-very-long-actor.name_for-a-tail-of-its-own"}
+		tails := map[[2]int64]*RunTail{}
+		var a, b bytes.Buffer
+		wa, wb := NewWriter(&a), NewWriter(&b)
+		h := &Header{Fields: []Field{S("name", "x")}}
+		if err := wa.WriteHeader(h); err != nil {
+			rt.Fatal(err)
+		}
+		if err := wb.WriteHeader(h); err != nil {
+			rt.Fatal(err)
+		}
+		step := rapid.SampledFrom(edges).Draw(rt, "step")
+		tick := rapid.SampledFrom(tickEdges).Draw(rt, "tick")
+		n := rapid.IntRange(1, 3000).Draw(rt, "n")
+		for i := range n {
+			switch rapid.IntRange(0, 9).Draw(rt, "move") {
+			case 0: // the same step
+			case 1: // a jump of the tick (a timer), the step by one
+				step++
+				tick += rapid.Uint64Range(0, 1<<40).Draw(rt, "jump")
+			case 2: // an event other than a run
+				e := &Event{Step: step, Tick: tick, Actor: "w1", Kind: KindYield, Fields: []Field{I(KeyTask, int64(i))}}
+				if err := wa.WriteEvent(e); err != nil {
+					rt.Fatal(err)
+				}
+				if err := wb.WriteEvent(e); err != nil {
+					rt.Fatal(err)
+				}
+				continue
+			default:
+				step++
+				tick++
+			}
+			ai := rapid.IntRange(0, len(actors)-1).Draw(rt, "actor")
+			task := rapid.SampledFrom([]int64{1, 2, 9, 10, 12345, -7, 1<<63 - 1}).Draw(rt, "task")
+			k := [2]int64{int64(ai), task}
+			tl := tails[k]
+			if tl == nil {
+				v := NewRunTail(actors[ai], task)
+				tl = &v
+				tails[k] = tl
+			}
+			if err := wa.WriteEvent(&Event{Step: step, Tick: tick, Actor: actors[ai], Kind: KindRun, Fields: []Field{I(KeyTask, task)}}); err != nil {
+				rt.Fatal(err)
+			}
+			if err := wb.WriteRunTail(step, tick, tl); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		if err := wa.Flush(); err != nil {
+			rt.Fatal(err)
+		}
+		if err := wb.Flush(); err != nil {
+			rt.Fatal(err)
+		}
+		if a.String() != b.String() {
+			rt.Fatalf("WriteRunTail against WriteEvent, %s", firstDiff(b.Bytes(), a.Bytes()))
+		}
+	})
+}
+
+// TestWriteRunTailBad: the zero RunTail and one of a bad actor panic as
+// WriteRun does with the actor, and write nothing.
+func TestWriteRunTailBad(t *testing.T) {
+	for _, tl := range []RunTail{{}, NewRunTail("W0", 1), NewRunTail("", 1)} {
+		var out bytes.Buffer
+		w := NewWriter(&out)
+		if err := w.WriteHeader(&Header{}); err != nil {
+			t.Fatal(err)
+		}
+		before := len(w.buf)
+		func() {
+			defer func() {
+				if r := recover(); r != "trace: WriteRunTail: bad actor" {
+					t.Errorf("recovered %v, want the bad actor panic", r)
+				}
+			}()
+			w.WriteRunTail(1, 1, &tl)
+		}()
+		if len(w.buf) != before {
+			t.Errorf("a bad tail left %q in the buffer", w.buf[before:])
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package trace
+
+// The run event, "STEP TICK ACTOR run task=ID", is the line of every
+// seeded step, and encoding it (the two integers above all) was most of
+// what a trace added to a step (docs/performance.md). So the Writer
+// keeps the text of the last run line's step and tick and adds one to it
+// in place, as step and tick mostly move, and the rest of the line, the
+// same for every step of a task on a worker, is encoded once by the
+// caller (RunTail). A run line is then two fixed-size copies into the
+// buffer, past the line's end where the next line overwrites them: no
+// copy of a variable length, whose call and bookkeeping took back what
+// the kept text saved when it was tried with one.
+
+// runTailMax is the room of a RunTail: "w255 run task=" and 17 digits.
+// A longer tail is encoded at each write instead.
+const runTailMax = 32
+
+// RunTail is the part of a run event's line after the step and the tick,
+// "ACTOR run task=ID\n", encoded once so that each run line of the same
+// actor and task copies it (Writer.WriteRunTail). The zero RunTail is
+// not valid: writing it panics, as a bad actor does.
+type RunTail struct {
+	b     [runTailMax]byte // the tail, then padding copied past the line's end
+	n     uint8            // bytes of b in use; 0 when the tail does not fit in b
+	ok    bool             // the actor is a key
+	actor string           // the actor and task, for a tail that does not fit in b
+	task  int64
+}
+
+// NewRunTail returns the tail of the run lines of actor and task. An actor
+// outside [a-z0-9_.-]+ makes a tail whose writing panics.
+func NewRunTail(actor string, task int64) RunTail {
+	if !validKey(actor) {
+		return RunTail{}
+	}
+	return newRunTail(actor, task)
+}
+
+// newRunTail is NewRunTail for a valid actor.
+func newRunTail(actor string, task int64) RunTail {
+	t := RunTail{ok: true, actor: actor, task: task}
+	var buf [64]byte
+	if b := appendRunTail(buf[:0], actor, task); len(b) <= runTailMax {
+		t.n = uint8(copy(t.b[:], b))
+	}
+	return t
+}
+
+// appendRunTail appends "ACTOR run task=ID\n".
+func appendRunTail(dst []byte, actor string, task int64) []byte {
+	dst = append(dst, actor...)
+	dst = append(dst, " run "+KeyTask+"="...)
+	dst = appendInt(dst, task)
+	return append(dst, '\n')
+}
+
+// prefixRoom is the size of a prefix's array: its text takes 42 bytes at
+// most (two 20-digit integers and their spaces), and 64 lets an index
+// masked to 6 bits go without a bounds check.
+const prefixRoom = 64
+
+// prefix is "STEP TICK " as text, for the step and tick it holds.
+type prefix struct {
+	b          [prefixRoom]byte // the text, then padding copied past the line's end
+	n          uint8            // bytes of b in use
+	stepDigits uint8            // b[:stepDigits] is the step
+	stepLast   uint8            // the index of the step's last digit, stepDigits-1
+	tickLast   uint8            // the index of the tick's last digit, n-2
+	step, tick uint64
+}
+
+// newPrefix returns the prefix of step 0 and tick 0.
+func newPrefix() prefix {
+	p := prefix{n: 4, stepDigits: 1, stepLast: 0, tickLast: 2}
+	copy(p.b[:], "0 0 ")
+	return p
+}
+
+// next makes p the text of step and tick, both one more than p's and
+// both with a last digit under 9, or reports false. It is set's common
+// case, small enough to be inlined: a seeded step counts both up by one,
+// and nine times in ten no digit carries. (A tick of 0 may be the largest
+// integer plus one; a step cannot be, as steps never go backwards.)
+func (p *prefix) next(step, tick uint64) bool {
+	s, t := p.stepLast&(prefixRoom-1), p.tickLast&(prefixRoom-1)
+	if step != p.step+1 || tick != p.tick+1 || tick == 0 || p.b[s] == '9' || p.b[t] == '9' {
+		return false
+	}
+	p.b[s]++
+	p.b[t]++
+	p.step, p.tick = step, tick
+	return true
+}
+
+// set makes p the text of step and tick: each digit string moved by one is
+// counted up in place, anything else formatted again (a 0 too: it may be
+// the largest integer plus one).
+func (p *prefix) set(step, tick uint64) {
+	if step-p.step <= 1 && tick-p.tick <= 1 && step != 0 && tick != 0 &&
+		(step == p.step || countUp(p.b[:p.stepDigits])) &&
+		(tick == p.tick || countUp(p.b[p.stepDigits+1:p.n-1])) {
+		p.step, p.tick = step, tick
+		return
+	}
+	b := appendUint(p.b[:0], step) // 42 bytes at most: never outgrows p.b
+	p.stepDigits = uint8(len(b))
+	b = append(b, ' ')
+	b = appendUint(b, tick)
+	b = append(b, ' ')
+	p.n = uint8(len(b))
+	p.stepLast, p.tickLast = p.stepDigits-1, p.n-2
+	p.step, p.tick = step, tick
+}
+
+// countUp adds one to the decimal text d in place. It reports false when
+// every digit was 9, leaving d all zeros: the number needs a digit more.
+func countUp(d []byte) bool {
+	for i := len(d) - 1; i >= 0; i-- {
+		if d[i] != '9' {
+			d[i]++
+			return true
+		}
+		d[i] = '0'
+	}
+	return false
+}
+
+// appendPrefix returns the Writer's buffer with "STEP TICK " appended,
+// from the kept text (prefix) made that of step and tick.
+func (w *Writer) appendPrefix(step, tick uint64) []byte {
+	p := &w.pre
+	if (step != p.step || tick != p.tick) && !p.next(step, tick) {
+		p.set(step, tick)
+	}
+	return append(w.buf, p.b[:p.n]...)
+}
+
+// WriteRunTail writes the run line "STEP TICK ACTOR run task=ID" of t's
+// actor and task: what WriteRun writes, without encoding the actor and
+// the task again. It is the line of every seeded step.
+func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
+	// The fast path: a tail that fits, room in the buffer (there is none
+	// before the header), and a step that does not go back.
+	p := &w.pre
+	n := len(w.buf)
+	if t.n == 0 || cap(w.buf)-n < prefixRoom+runTailMax {
+		return w.writeRunSlow(step, tick, t)
+	}
+	if (step != p.step || tick != p.tick) && !p.next(step, tick) {
+		if step < p.step {
+			return w.writeRunSlow(step, tick, t) // it panics
+		}
+		p.set(step, tick) // a carry (one step in ten), or a jump
+	}
+	// Both copies are of whole arrays, written past the line's end into
+	// the buffer's spare room (lineSlack): a few vector moves each.
+	b := w.buf[n : n+prefixRoom+runTailMax]
+	*(*[prefixRoom]byte)(b) = p.b
+	*(*[runTailMax]byte)(b[p.n&(prefixRoom-1):]) = t.b
+	w.buf = w.buf[:n+int(p.n)+int(t.n)]
+	return w.spill()
+}
+
+// writeRunSlow is WriteRunTail with its checks, for whatever its fast path
+// does not take: a tail too long for its RunTail or a bad one, a buffer
+// without the room past its end (before the header too), a step that goes
+// back.
+func (w *Writer) writeRunSlow(step, tick uint64, t *RunTail) error {
+	if !w.header {
+		panic("trace: WriteRunTail: header not written")
+	}
+	if step < w.pre.step {
+		panic("trace: WriteRunTail: step went backwards")
+	}
+	if !t.ok {
+		panic("trace: WriteRunTail: bad actor")
+	}
+	dst := w.appendPrefix(step, tick)
+	if t.n != 0 {
+		dst = append(dst, t.b[:t.n]...)
+	} else {
+		dst = appendRunTail(dst, t.actor, t.task)
+	}
+	w.buf = dst
+	return w.spill()
+}
