@@ -204,26 +204,13 @@ const spinMax = 64 * time.Microsecond
 
 // idle waits for work after a failed step: exponential backoff from 1 us to
 // 1 ms (seed 001 section 7.4), then an indefinite park. The short rounds
-// spin: they yield the processor and the core and look for work; the long
-// ones are timed parks that a push cuts short, so backing off never delays
-// a wake-up. One idle worker at a time spins, as the Go runtime keeps one
-// spinning thread: the others go straight to the timed parks, and a push
-// wakes none of them while one spins, since the spinner will find it. A
-// spinner that finds more than one task wakes a sleeper for the rest, which
-// then spins in its turn if it finds nothing.
+// spin: they yield the processor (and the core) and look for work; the
+// long ones are timed parks that a push cuts short, so backing off never
+// delays a wake-up.
 func (w *worker) idle() {
 	s := w.s
-	if s.park.spinning.CompareAndSwap(0, 1) {
-		found := w.spin()
-		// seq-cst, before the looks at the queues in wait: a push that
-		// saw this worker spinning and woke nobody is seen there.
-		s.park.spinning.Store(0)
-		if found {
-			if w.moreWork() {
-				s.park.notify()
-			}
-			return
-		}
+	if w.spin() {
+		return
 	}
 	for d := spinMax; d <= time.Millisecond; d *= 2 {
 		w.stats.Backoffs++
@@ -283,15 +270,6 @@ func (w *worker) othersProgress() int64 {
 	return sum
 }
 
-// moreWork reports whether the queues hold more than one task.
-func (w *worker) moreWork() bool {
-	n := w.s.global.len()
-	for _, v := range w.s.workers {
-		n += v.dq.Len()
-	}
-	return n > 1
-}
-
 // parking puts idle real-mode workers to sleep without losing wake-ups.
 //
 // A worker that found nothing registers itself as a sleeper under mu (idle
@@ -305,26 +283,16 @@ func (w *worker) moreWork() bool {
 // after its idle increment, sees the work. A producer whose workers are all
 // busy thus pays one load of a line nobody writes, not a shared atomic add:
 // a counter bumped on every push was a third of the fan-out tree's time on
-// two workers, its cache line bouncing between them. A producer that sees
-// a worker spinning signals nobody: the spinner clears spinning before it
-// registers as a sleeper and looks at the queues, so the same argument
-// holds with spinning in the place of idle.
+// two workers, its cache line bouncing between them.
 type parking struct {
 	idle     atomic.Int32 // workers registered as sleepers
 	mu       sync.Mutex   // guards sleepers
 	sleepers []*worker
 	done     atomic.Bool
-	// spinning is 1 while an idle worker spins (idle), written at every
-	// idle spell: off the line of idle, which every push reads.
-	_        [cacheLine]byte
-	spinning atomic.Int32
-	_        [cacheLine]byte
 }
 
 func (p *parking) notify() {
-	// seq-cst: ordered after the push that called notify. A spinner will
-	// see the push (idle), and spinning is read only when someone sleeps.
-	if p.idle.Load() > 0 && p.spinning.Load() == 0 {
+	if p.idle.Load() > 0 { // seq-cst: ordered after the push that called notify
 		// One pushed task needs one worker: wake one sleeper, not all.
 		p.mu.Lock()
 		if n := len(p.sleepers); n > 0 {
