@@ -249,6 +249,9 @@ func (w *worker) spin() bool {
 				seen = p
 				continue
 			}
+			if int(s.park.idle.Load()) == len(s.workers)-1 {
+				continue // every other worker sleeps: none waits for a core
+			}
 			osYield()
 			if w.hasWork() {
 				return true
