@@ -204,27 +204,73 @@ const spinMax = 64 * time.Microsecond
 
 // idle waits for work after a failed step: exponential backoff from 1 us to
 // 1 ms (seed 001 section 7.4), then an indefinite park. The short rounds
-// yield the processor and look for work; the long ones are timed parks that
-// a push cuts short, so backing off never delays a wake-up.
+// spin: they yield the processor (and the core) and look for work; the
+// long ones are timed parks that a push cuts short, so backing off never
+// delays a wake-up.
 func (w *worker) idle() {
 	s := w.s
-	start := time.Now()
-	for d := time.Microsecond; d <= time.Millisecond; d *= 2 {
+	if w.spin() {
+		return
+	}
+	for d := spinMax; d <= time.Millisecond; d *= 2 {
 		w.stats.Backoffs++
-		if d < spinMax {
-			for time.Since(start) < d {
-				runtime.Gosched()
-				if w.hasWork() || s.rootDone.Load() {
-					return
-				}
-			}
-			continue
-		}
 		if s.park.wait(w, d) {
 			return
 		}
 	}
 	s.park.wait(w, 0)
+}
+
+// spin is idle's short rounds, 1 us doubling up to spinMax: it reports
+// whether work appeared (or the run ended) meanwhile.
+func (w *worker) spin() bool {
+	s := w.s
+	start := time.Now()
+	seen := w.othersProgress()
+	for d := time.Microsecond; d < spinMax; d *= 2 {
+		w.stats.Backoffs++
+		for time.Since(start) < d {
+			// Gosched lets the process's other goroutines (the clock,
+			// Blocking's) have the processor, and what they queued is
+			// looked at at once.
+			runtime.Gosched()
+			w.stats.Spins++
+			if w.hasWork() || s.rootDone.Load() {
+				return true
+			}
+			// When no other worker moved since the last look, they
+			// are idle too or their threads are not running, perhaps
+			// waiting for this very core: osYield lets the machine's
+			// other threads have it. A worker that moves keeps this
+			// one spinning on its core, which another process's
+			// thread would otherwise take (docs/performance.md,
+			// "fourth round, the idle workers").
+			if p := w.othersProgress(); p != seen {
+				seen = p
+				continue
+			}
+			if int(s.park.idle.Load()) == len(s.workers)-1 {
+				continue // every other worker sleeps: none waits for a core
+			}
+			osYield()
+			if w.hasWork() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// othersProgress is a sum that changes whenever another worker ends a task
+// or moves its deque: what spin compares from one look to the next.
+func (w *worker) othersProgress() int64 {
+	var sum int64
+	for _, v := range w.s.workers {
+		if v != w {
+			sum += v.live.Load()<<20 + int64(v.dq.Len())
+		}
+	}
+	return sum
 }
 
 // parking puts idle real-mode workers to sleep without losing wake-ups.
@@ -296,6 +342,7 @@ func (p *parking) wait(w *worker, timeout time.Duration) bool {
 	p.sleepers = append(p.sleepers, w)
 	p.mu.Unlock()
 
+	w.stats.Sleeps++
 	woken := true
 	if timeout > 0 {
 		if w.timer == nil {
@@ -311,6 +358,9 @@ func (p *parking) wait(w *worker, timeout time.Duration) bool {
 		w.timer.Stop()
 	} else {
 		<-w.wake
+	}
+	if woken {
+		w.stats.Woken++
 	}
 
 	p.mu.Lock()

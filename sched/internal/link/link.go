@@ -182,6 +182,9 @@ type WorkerStats struct {
 	Completed    int64 // tasks that finished on this worker
 	Cancelled    int64 // tasks retired as cancelled without running
 	Backoffs     int64 // real mode: backoff rounds before parking
+	Spins        int64 // real mode: processor yields while backing off
+	Sleeps       int64 // real mode: parks that blocked the worker's goroutine
+	Woken        int64 // real mode: of those, the ones another worker or the clock cut short
 }
 
 // NurserySnapshot is a copy of a nursery's observable state. Results (per
