@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -213,6 +214,44 @@ func TestMaxSchedulesNotExhaustive(t *testing.T) {
 	}
 	if rep.Exhaustive || rep.Schedules != 3 {
 		t.Fatalf("exhaustive %v after %d schedules, want a stop at 3", rep.Exhaustive, rep.Schedules)
+	}
+}
+
+// TestInterrupted: a search whose Context is cancelled while a batch runs
+// stops there: the schedules started finish and are counted (every one
+// of them, in order, as Jobs 1 runs them), none starts after, and the
+// report says interrupted, not exhaustive, in its verdict line.
+func TestInterrupted(t *testing.T) {
+	sc := parse(t, threeLoggers)
+	whole, err := Run(sc, Options{Workers: 2, Preemptions: 2})
+	if err != nil || !whole.Exhaustive || whole.Interrupted {
+		t.Fatalf("the whole search: %v, exhaustive %v, interrupted %v", err, whole.Exhaustive, whole.Interrupted)
+	}
+	for _, at := range []int64{1, 5, whole.Schedules / 2} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var runs int64
+		rep, err := Run(sc, Options{Workers: 2, Preemptions: 2, Jobs: 1, Context: ctx,
+			Exec: func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error) {
+				if runs++; runs == at {
+					cancel()
+				}
+				return sim.Execute(sc, c, o)
+			}})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Interrupted || rep.Exhaustive || rep.Schedules != at || runs != at {
+			t.Fatalf("cancelled in schedule %d of %d: interrupted %v, exhaustive %v, %d schedules counted, %d run",
+				at, whole.Schedules, rep.Interrupted, rep.Exhaustive, rep.Schedules, runs)
+		}
+		var out strings.Builder
+		if err := rep.Write(&out, "x.toml"); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("interrupted at %d schedules, not exhaustive", at); !strings.Contains(out.String(), want) {
+			t.Errorf("the report does not say %q:\n%s", want, out.String())
+		}
 	}
 }
 
