@@ -300,7 +300,10 @@ func (s *search) fail(r *result) error {
 		if s.o.Progress != nil {
 			fmt.Fprintf(s.o.Progress, "explore: schedule %d failed (%s, %s); shrinking it\n", s.rep.Schedules, sig, f.Found.Size())
 		}
-		if err := shrink(s.o, s.sc, s.rep.Config, f); err != nil {
+		// Every schedule with fewer preemptions ran before this bound's
+		// (run: bound by bound, and a cap or the pending bound ends the
+		// search before the next bound), and none failed.
+		if err := shrink(s.o, s.sc, s.rep.Config, f, true); err != nil {
 			return err
 		}
 	}

@@ -131,6 +131,38 @@ func TestExploreCoversSampledOutcomes(t *testing.T) {
 	}
 }
 
+// TestShrinkFoundSearchesNoLower: a failure the explorer found (dining
+// philosophers at 1 preemption, on 2 and 3 workers) shrinks to the same
+// schedule without the bounded search below its preemptions as with it,
+// in fewer runs: iterative bounding already ran every schedule below.
+func TestShrinkFoundSearchesNoLower(t *testing.T) {
+	sc := load(t, "../../scenarios/bugs/dining_philosophers.toml")
+	for _, workers := range []int{2, 3} {
+		rep, err := Run(sc, Options{Workers: workers, Preemptions: 2, NoShrink: true})
+		if err != nil || rep.Failure == nil || rep.Failure.Found.Preemptions == 0 {
+			t.Fatalf("workers %d: %v, failure %+v: want one found at 1 preemption or more", workers, err, rep.Failure)
+		}
+		o := Options{Workers: workers, Preemptions: 2}
+		if err := o.normalize(); err != nil {
+			t.Fatal(err)
+		}
+		var shrunk [2]Failure
+		for i, least := range []bool{false, true} {
+			shrunk[i] = Failure{Signature: rep.Failure.Signature, Found: rep.Failure.Found}
+			if err := shrink(o, sc, rep.Config, &shrunk[i], least); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !slices.Equal(shrunk[0].Shrunk.Choices, shrunk[1].Shrunk.Choices) || shrunk[0].Shrunk.Steps != shrunk[1].Shrunk.Steps {
+			t.Errorf("workers %d: shrunk to %v with the search below, %v without", workers, shrunk[0].Shrunk, shrunk[1].Shrunk)
+		}
+		if shrunk[1].Runs >= shrunk[0].Runs {
+			t.Errorf("workers %d: %d runs without the search below, %d with it: want fewer", workers, shrunk[1].Runs, shrunk[0].Runs)
+		}
+		t.Logf("workers %d: %d runs, %d with the search below", workers, shrunk[1].Runs, shrunk[0].Runs)
+	}
+}
+
 // Each bug of scenarios/bugs is found, shrunk to a schedule that fails
 // the same way with no more preemptions and steps, and its repro's
 // run.trace replays identically with --schedule (and is refused without).
