@@ -696,3 +696,52 @@ func TestCacheReusesWithoutPool(t *testing.T) {
 		t.Fatalf("after Flush: cache %d, pool %d; want 0 and 3", len(c.idle), len(p.idle))
 	}
 }
+
+// TestAgainRunsBodiesInARow: a body that calls Again is followed by the
+// body it names, on the same coroutine, without Resume returning in
+// between; a yield of the later body suspends the fiber as any yield does;
+// a body that does not call Again ends the fiber (Done), and it is pooled
+// and rebound as usual; a panic of the body Again named ends the fiber
+// Panicked, as any body's does.
+func TestAgainRunsBodiesInARow(t *testing.T) {
+	var log []string
+	var f *Fiber
+	left := 3
+	var again BodyFunc
+	again = func(f *Fiber) {
+		log = append(log, "run")
+		left--
+		if left == 1 {
+			f.Yield(7)
+		}
+		if left > 0 {
+			f.Again(again)
+		}
+	}
+	f = New(again)
+	if r, st := f.Resume(); r != 7 || st != Suspended {
+		t.Fatalf("first Resume = (%d, %v), want (7, Suspended)", r, st)
+	}
+	if got := strings.Join(log, " "); got != "run run" {
+		t.Fatalf("before the yield: %q, want two runs", got)
+	}
+	if r, st := f.Resume(); r != 0 || st != Done {
+		t.Fatalf("second Resume = (%d, %v), want (0, Done)", r, st)
+	}
+	if got := strings.Join(log, " "); got != "run run run" {
+		t.Fatalf("in all: %q, want three runs", got)
+	}
+
+	p := NewPool(1)
+	p.Put(f)
+	g := p.Get(BodyFunc(func(f *Fiber) {
+		f.Again(BodyFunc(func(*Fiber) { panic("after Again") }))
+	}))
+	if g != f {
+		t.Fatal("the pool did not hand the fiber back")
+	}
+	if _, st := g.Resume(); st != Panicked || g.Panic().Value != "after Again" {
+		t.Fatalf("Resume = %v, panic %v; want Panicked with the second body's value", st, g.Panic())
+	}
+	g.Close()
+}

@@ -216,8 +216,7 @@ func (b *taskBody) RunFiber(_ *fiber.Fiber) {
 			if t.s.aborting.Load() {
 				panic(r)
 			}
-			t.stepperPanicked(r)
-			t.end(nil, capture(r))
+			t.endPanicked(r)
 		} else if !t.s.aborting.Load() {
 			t.end(nil, goexitError())
 		}
@@ -225,6 +224,13 @@ func (b *taskBody) RunFiber(_ *fiber.Fiber) {
 	err := t.fn(t)
 	returned = true
 	t.end(err, nil)
+}
+
+// endPanicked ends t after its function panicked with r, which the
+// caller's deferred call has recovered (RunFiber, workerLoop.RunFiber).
+func (t *Task) endPanicked(r any) {
+	t.stepperPanicked(r)
+	t.end(nil, capture(r))
 }
 
 // goexitError is the panic a runtime.Goexit in a task stands for.
