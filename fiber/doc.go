@@ -46,8 +46,8 @@
 //
 // A body that calls Fiber.Again before it returns is followed at once by
 // the body it names, on the same coroutine, without Resume returning: a
-// scheduler's loop can so run one task a call, each right above the
-// fiber's own frame, rather than loop in a frame of its own under them.
+// scheduler's loop that recovers its tasks' panics in its own frame can so
+// go on after one has ended that frame.
 //
 // Close of a fiber suspended in Yield unwinds the body: Yield panics with a
 // private value, the body's defers run, and the fiber recovers the value. A

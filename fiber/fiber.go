@@ -192,11 +192,13 @@ func (f *Fiber) loop() func(yield func(struct{}) bool) {
 
 // Again makes the fiber run body as soon as the running body returns, on
 // the same coroutine and without giving control back to the Resume caller,
-// which sees nothing of it. A body that runs one piece of work a call can so
-// run many in a row without a loop of its own, and so without a frame of
-// its own under each piece (the collector walks every frame of every
-// parked fiber at each cycle: docs/performance.md). Like a body's end, it
-// does not apply to a body that panics or calls runtime.Goexit after it.
+// which sees nothing of it. A body that loops with a deferred recover in
+// its frame (a scheduler's loop running tasks right above it, so that a
+// task parked there has no frame of the loop's between its own and the
+// fiber's: the collector walks every frame of every parked fiber at each
+// cycle, docs/performance.md) can so go on after a recovered panic has
+// ended its frame. It applies to the body's return only: a body that
+// panics or calls runtime.Goexit after it ends the fiber as it would have.
 // Called only from inside the running body of f.
 func (f *Fiber) Again(body Body) { f.body = body }
 

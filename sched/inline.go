@@ -118,64 +118,71 @@ import (
 // workerLoop is a worker seen as its loop fiber's body (see taskBody).
 type workerLoop worker
 
-// RunFiber runs the worker's loop until it takes a task that has no
-// fiber, and then that task's body right above this frame, with the
-// deferred recover that taskBody.RunFiber has for a task on a fiber of its
-// own: a task that suspends keeps this stack, and the shallower the frames
-// below its body, the cheaper its stack is for the collector to walk at
-// each cycle and the likelier it stays the runtime's smallest (a parked
-// task's bytes). If the task ended without suspending, the fiber runs this
-// body again at once (fiber.Fiber.Again), which goes on with the loop: so
-// the loop needs no frame of its own under the task's (docs/performance.md,
-// "Fifth round"). If it suspended, it kept this fiber and was resumed on
-// it (each run counts a step), and w's loop went on on another fiber:
-// when the task ends, its body returns here, on the goroutine of the
-// worker that resumed it, this body ends without touching w, and that
-// worker sees the fiber end (Done) and finishes the task (run, ended).
-// A runtime.Goexit of the task goes on to the fiber once the deferred call
-// has ended the task, and carry finishes it (lostLoop).
+// RunFiber runs the worker's loop, and on this stack, right above this
+// frame, the bodies of the tasks the loop takes that have no fiber, with
+// the deferred recover that taskBody.RunFiber has for a task on a fiber of
+// its own: a task that suspends keeps this stack, and the shallower the
+// frames below its body, the cheaper its stack is for the collector to
+// walk at each cycle and the likelier it stays the runtime's smallest (a
+// parked task's bytes). The deferred call is the frame's, not the loop's
+// (a defer in a loop runs at the frame's end): a task that panics ends
+// from it, and since the recovered panic ends this frame, the fiber runs
+// the body again at once (fiber.Fiber.Again) to go on with the loop
+// (docs/performance.md, "Fifth round"). When a task that suspended, kept
+// this fiber and was resumed on it (each run counts a step) ends, its body
+// returns here, on the goroutine of the worker that resumed it: this body
+// ends without touching w, whose loop went on on another fiber, and that
+// worker sees the fiber end (Done) and finishes the task (run, ended). A
+// runtime.Goexit of a task goes on to the fiber once the deferred call has
+// ended the task, and carry finishes it (lostLoop).
 // Called only by the loop fiber.
 func (l *workerLoop) RunFiber(f *fiber.Fiber) {
 	w := (*worker)(l)
-	t := w.loop()
-	if t == nil {
-		return // the run is over
-	}
-	steps := t.steps
-	returned := false
+	var t *Task
+	var steps int64
+	inBody := false // t's function is running
 	defer func() {
-		if returned {
-			return // a panic of end itself, or of the loop, goes on to the fiber
+		if !inBody {
+			return // a panic of end, or of the loop, goes on to the fiber
 		}
 		if r := recover(); r != nil {
 			if t.s.aborting.Load() {
 				panic(r)
 			}
 			t.endPanicked(r)
-			l.next(f, t, steps)
+			if l.finished(t, steps) {
+				f.Again(l)
+			}
 		} else if !t.s.aborting.Load() {
 			t.end(nil, goexitError())
 		}
 	}()
-	err := t.fn(t)
-	returned = true
-	t.end(err, nil)
-	l.next(f, t, steps)
+	for t = w.loop(); t != nil; t = w.loop() {
+		steps = t.steps
+		inBody = true
+		err := t.fn(t)
+		inBody = false
+		t.end(err, nil)
+		if !l.finished(t, steps) {
+			return
+		}
+	}
 }
 
-// next follows a task's end on the loop fiber f: unless the task
-// suspended on the way (its steps moved from steps), f is the loop's again,
-// w finishes the task, and f runs the loop's body again.
-// Called only by RunFiber, on f.
-func (l *workerLoop) next(f *fiber.Fiber, t *Task, steps int64) {
+// finished follows the end of t, which RunFiber ran inline: unless t
+// suspended on the way (its steps moved from steps: it keeps this fiber,
+// see RunFiber), the fiber is the loop's again, w finishes t and finished
+// reports true.
+// Called only by RunFiber, on the loop fiber.
+func (l *workerLoop) finished(t *Task, steps int64) bool {
 	if t.steps != steps {
-		return // t suspended and keeps f: see RunFiber
+		return false
 	}
 	w := (*worker)(l)
-	t.fib = nil
+	t.fib = nil // the loop's again
 	w.cur = nil
 	w.finish(t)
-	f.Again(l)
+	return true
 }
 
 // carry steps w until the run ends, the loop running on a fiber that
