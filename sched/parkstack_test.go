@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/cbcsim/cbcsim/nursery"
 )
 
 // TestParkedStackFrames: a task that parks at its first run, on its
@@ -70,5 +72,44 @@ func TestParkedStackFrames(t *testing.T) {
 	}
 	if strings.Join(below, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("frames under the parked task's function:\n%s\nwant:\n%s\nthe stack:\n%s", strings.Join(below, "\n"), strings.Join(want, "\n"), stack)
+	}
+}
+
+// TestInlinePanicsLoopGoesOn: tasks that panic while running inline on
+// their worker's loop fiber end as panics, and the loop goes on after
+// each (its deferred recover ends its frame, and fiber.Fiber.Again starts
+// it again): the tasks after them run, inline or parked, and the run ends.
+func TestInlinePanicsLoopGoesOn(t *testing.T) {
+	s := leanSched(t, 1)
+	ch := NewChan[int](s, "c", 0)
+	var ran, panicked atomic.Int64
+	res := s.Run("main", func(root *Task) error {
+		return root.Nursery(NurseryOptions{Mode: nursery.CollectAll, Catch: true}, func(n *Nursery) error {
+			for i := range 300 {
+				if err := n.Go("kid", func(t *Task) error {
+					ran.Add(1)
+					switch i % 3 {
+					case 0:
+						panicked.Add(1)
+						panic("kid panicked")
+					case 1:
+						_, _, err := ch.Recv(t) // parks until the close below
+						return err
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+			}
+			for ran.Load() < 300 {
+				if err := root.Yield(); err != nil {
+					return err
+				}
+			}
+			return ch.Close(root)
+		})
+	})
+	if res.String() != "ok" || ran.Load() != 300 || panicked.Load() != 100 {
+		t.Fatalf("main = %s, %d ran, %d panicked; want ok, 300, 100", res, ran.Load(), panicked.Load())
 	}
 }
