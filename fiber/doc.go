@@ -44,8 +44,8 @@
 // Put or Close lets the coroutine exit on a goroutine of its own. The
 // fiber is never pooled again.
 //
-// A body that calls Fiber.Again before it returns is followed at once by
-// the body it names, on the same coroutine, without Resume returning: a
+// A body that calls Fiber.Again before it returns runs again at once, on
+// the same coroutine, without Resume returning: a
 // scheduler's loop that recovers its tasks' panics in its own frame can so
 // go on after one has ended that frame.
 //

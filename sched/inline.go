@@ -151,7 +151,7 @@ func (l *workerLoop) RunFiber(f *fiber.Fiber) {
 			}
 			t.endPanicked(r)
 			if l.finished(t, steps) {
-				f.Again(l)
+				f.Again()
 			}
 		} else if !t.s.aborting.Load() {
 			t.end(nil, goexitError())
