@@ -22,7 +22,8 @@ import (
 //     its carry goroutine resumes (carry, below). A step that takes a task
 //     with no fiber gives it the loop fiber as t.fib (run) and returns it
 //     up to the loop fiber's body (workerLoop.RunFiber), which calls the
-//     task's body one frame above its own.
+//     task's function one frame above its own, with the task's deferred
+//     recover in its own frame.
 //   - If the body returns without suspending, the loop fiber is the
 //     loop's again and the loop goes on: no switch at all.
 //   - When the task suspends, it yields its fiber, the loop fiber, as any

@@ -192,8 +192,10 @@ func (t *Task) IsCancelled() bool { return t.marked() != 0 }
 // no closure.
 type taskBody Task
 
-// RunFiber is the fiber body of every task: run the task's function, then its
-// remaining cleanups in LIFO order, and record the result.
+// RunFiber is the fiber body of every task that runs on a fiber of its own
+// (workerLoop.RunFiber runs the others, inline, the same way): run the
+// task's function, then its remaining cleanups in LIFO order, and record
+// the result.
 //
 // It captures a panic of the function as protect does, in one frame with
 // the call of the function rather than a frame of its own: every parked
