@@ -175,6 +175,10 @@ func (f *Fiber) loop() func(yield func(struct{}) bool) {
 			f.inBody = true
 			f.body.RunFiber(f)
 			f.inBody = false
+			if f.panicErr == againMark {
+				f.panicErr = nil
+				continue // the body called Again
+			}
 			f.status = Done
 			f.reason = 0
 			f.body = nil // drop the task so a parked fiber pins no memory
@@ -185,6 +189,28 @@ func (f *Fiber) loop() func(yield func(struct{}) bool) {
 		}
 	}
 }
+
+// Again makes the fiber run its body once more as soon as the running
+// body returns, on the same coroutine and without giving control back to
+// the Resume caller, which sees nothing of it. A body that loops with a
+// deferred recover in its frame (a scheduler's loop running tasks right
+// above it, so that a task parked there has no frame of the loop's between
+// its own and the fiber's: the collector walks every frame of every parked
+// fiber at each cycle, docs/performance.md) can so go on after a recovered
+// panic has ended its frame. It applies to the body's return only: a body
+// that panics or calls runtime.Goexit after it ends the fiber as it would
+// have.
+// Called only from inside the running body of f.
+func (f *Fiber) Again() { f.panicErr = againMark }
+
+// againMark is panicErr while a body that called Again runs: a running
+// body has no captured panic, and a field of its own would take Fiber out
+// of the 48-byte size class. The loop tests it after the body returns, so
+// that nothing is added before the body's call: a parked fiber's frame
+// whose call comes later in the function costs the collector more to
+// decode when the runtime's pcvalue cache misses (docs/performance.md,
+// "Fifth round").
+var againMark = &PanicError{}
 
 // finish records how a body ended that did not return: a panic, an unwind
 // by Close, or a runtime.Goexit. It is deferred by loop and must call

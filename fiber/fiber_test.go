@@ -696,3 +696,41 @@ func TestCacheReusesWithoutPool(t *testing.T) {
 		t.Fatalf("after Flush: cache %d, pool %d; want 0 and 3", len(c.idle), len(p.idle))
 	}
 }
+
+// TestAgainRunsBodiesInARow: a body that calls Again runs again at once,
+// on the same coroutine, without Resume returning in between; a yield of
+// the later run suspends the fiber as any yield does; a run that does not
+// call Again ends the fiber (Done), and it is pooled and rebound as
+// usual; a panic after Again ends the fiber Panicked, as any body's does.
+func TestAgainRunsBodiesInARow(t *testing.T) {
+	runs := 0
+	f := New(BodyFunc(func(f *Fiber) {
+		runs++
+		if runs == 2 {
+			f.Yield(7)
+		}
+		if runs < 3 {
+			f.Again()
+		}
+	}))
+	if r, st := f.Resume(); r != 7 || st != Suspended || runs != 2 {
+		t.Fatalf("first Resume = (%d, %v) after %d runs, want (7, Suspended) after 2", r, st, runs)
+	}
+	if r, st := f.Resume(); r != 0 || st != Done || runs != 3 || f.Panic() != nil {
+		t.Fatalf("second Resume = (%d, %v) after %d runs, panic %v; want (0, Done) after 3", r, st, runs, f.Panic())
+	}
+
+	p := NewPool(1)
+	p.Put(f)
+	g := p.Get(BodyFunc(func(f *Fiber) {
+		f.Again()
+		panic("after Again")
+	}))
+	if g != f {
+		t.Fatal("the pool did not hand the fiber back")
+	}
+	if _, st := g.Resume(); st != Panicked || g.Panic().Value != "after Again" {
+		t.Fatalf("Resume = %v, panic %v; want Panicked with the body's value", st, g.Panic())
+	}
+	g.Close()
+}

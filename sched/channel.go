@@ -24,7 +24,7 @@ type channel struct {
 	n      int
 	closed bool
 	recvq  waitq // blocked receivers, FIFO
-	sendq  waitq // blocked senders, FIFO; their value is in t.wait.val
+	sendq  waitq // blocked senders, FIFO; their value is in t.waitVal
 
 	// blockers are the channel's four blockers, one for each direction and
 	// interruptibility (see blocker). Every task blocking on the channel
@@ -75,28 +75,26 @@ const (
 	waitCancelled              // interrupted by cancellation
 )
 
-// waitSlot is a task's record of its current blocking operation. It is
-// written by the task before it suspends and by wakers under the lock of
-// what it waits on. It holds only what the task and its wakers share (16
-// bytes): a million parked tasks hold a million of them. What only a
-// canceller or the worker needs (the channel, the timer, the reference
-// published for markCancel) is in the blocker.
+// waitSlot is the part of a task's record of its current blocking
+// operation that fits the Task's padding; its slot in a wait queue and its
+// value are the Task's waitQpos and waitVal. The record is written by the
+// task before it suspends and by wakers under the lock of what it waits
+// on. It holds only what the task and its wakers share: a million parked
+// tasks hold a million of them. What only a canceller or the worker needs
+// (the channel, the timer, the reference published for markCancel) is in
+// the blocker.
 type waitSlot struct {
 	state         uint8
-	interruptible bool  // not inside a cleanup: cancellation may interrupt it
-	send          bool  // for the LostWakeup mutant
-	qpos          int32 // its slot in a channel's waitq (see waitqMax)
-	val           int64
+	interruptible bool // not inside a cleanup: cancellation may interrupt it
+	send          bool // for the LostWakeup mutant
 }
 
-// waitRec returns t's wait record, making it at t's first block. Only the
-// task itself calls it, before it publishes the wait; wakers reach the
-// record through the task after that, under the lock of what it waits on.
-func (t *Task) waitRec() *waitSlot {
-	if t.wait == nil {
-		t.wait = &waitSlot{}
-	}
-	return t.wait
+// setWait starts t's record of a blocking operation. Only the task itself
+// calls it, before it publishes the wait; wakers reach the record through
+// the task after that, under the lock of what it waits on.
+func (t *Task) setWait(interruptible, send bool, v int64) {
+	t.wait = waitSlot{state: waitPending, interruptible: interruptible, send: send}
+	t.waitQpos, t.waitVal = 0, v
 }
 
 // interruptible is a blocker that cancellation may interrupt.
@@ -202,7 +200,7 @@ func (c *channel) remove(t *Task) bool {
 
 // waitq is a FIFO of blocked tasks. Every operation is O(1) amortized, so
 // that closing or cancelling a million waiters on one channel is linear: a
-// task remembers its slot (wait.qpos), removal leaves a hole, and holes are
+// task remembers its slot (waitQpos), removal leaves a hole, and holes are
 // skipped and compacted away once they and the consumed front are half
 // the slice, which keeps the slice under twice the waiters plus 64.
 type waitq struct {
@@ -222,7 +220,7 @@ func (q *waitq) push(t *Task) {
 	if len(q.items) >= waitqMax {
 		panic(fmt.Sprintf("sched: a channel's wait queue is at its bound of %d slots", waitqMax))
 	}
-	t.wait.qpos = int32(len(q.items))
+	t.waitQpos = int32(len(q.items))
 	q.items = append(q.items, t)
 	q.n++
 }
@@ -251,7 +249,7 @@ func (q *waitq) pop() *Task {
 
 // remove takes t out of the queue if it is there.
 func (q *waitq) remove(t *Task) bool {
-	i := int(t.wait.qpos)
+	i := int(t.waitQpos)
 	if i < q.head || i >= len(q.items) || q.items[i] != t {
 		return false
 	}
@@ -276,7 +274,7 @@ func (q *waitq) compact() {
 	k := 0
 	for _, t := range q.items[q.head:] {
 		if t != nil {
-			t.wait.qpos = int32(k)
+			t.waitQpos = int32(k)
 			q.items[k] = t
 			k++
 		}
@@ -324,7 +322,7 @@ func sendOn(t *Task, ca any, v int64) error {
 			return &SchedError{Code: CodeChannelClosed, Detail: "send on closed channel " + c.name}
 		}
 		if r := c.recvq.pop(); r != nil {
-			r.wait.val = v
+			r.waitVal = v
 			c.complete(r, waitDone, t.w)
 			c.mu.Unlock()
 			return nil
@@ -398,7 +396,7 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 			c.head = (c.head + 1) % c.cap
 			c.n--
 			if s := c.sendq.pop(); s != nil {
-				c.buf[(c.head+c.n)%c.cap] = s.wait.val
+				c.buf[(c.head+c.n)%c.cap] = s.waitVal
 				c.n++
 				c.complete(s, waitDone, t.w)
 			}
@@ -406,7 +404,7 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 			return v, true, nil
 		}
 		if s := c.sendq.pop(); s != nil {
-			v = s.wait.val
+			v = s.waitVal
 			c.complete(s, waitDone, t.w)
 			c.mu.Unlock()
 			return v, true, nil
@@ -421,7 +419,7 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 		}
 		switch t.wait.state {
 		case waitDone:
-			return t.wait.val, true, nil
+			return t.waitVal, true, nil
 		case waitClosed:
 			return 0, false, nil
 		}
@@ -467,7 +465,7 @@ func (view *taskOps) Close(c *channel) error {
 func (t *Task) waitOnChannel(c *channel, send bool, v int64) fiber.Reason {
 	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
 	interruptible := t.cleanupDepth == 0
-	*t.waitRec() = waitSlot{state: waitPending, val: v, interruptible: interruptible, send: send}
+	t.setWait(interruptible, send, v)
 	t.w.blockOn = c.blocker(send, interruptible)
 	return t.blockTurn()
 }

@@ -22,7 +22,8 @@ import (
 //     its carry goroutine resumes (carry, below). A step that takes a task
 //     with no fiber gives it the loop fiber as t.fib (run) and returns it
 //     up to the loop fiber's body (workerLoop.RunFiber), which calls the
-//     task's body one frame above its own.
+//     task's function one frame above its own, with the task's deferred
+//     recover in its own frame.
 //   - If the body returns without suspending, the loop fiber is the
 //     loop's again and the loop goes on: no switch at all.
 //   - When the task suspends, it yields its fiber, the loop fiber, as any
@@ -119,27 +120,70 @@ import (
 type workerLoop worker
 
 // RunFiber runs the worker's loop, and on this stack, right above this
-// frame, the bodies of the tasks the loop takes that have no fiber: a
-// task that suspends keeps this stack, and the shallower the frames below
-// its body, the likelier its stack stays the runtime's smallest (a parked
-// task's bytes). When such a task ends, its body returns here, on the
-// goroutine of the worker that resumed it: this body ends, and that
-// worker sees the fiber end (Done) and finishes the task (run, ended).
+// frame, the bodies of the tasks the loop takes that have no fiber, with
+// the deferred recover that taskBody.RunFiber has for a task on a fiber of
+// its own: a task that suspends keeps this stack, and the shallower the
+// frames below its body, the cheaper its stack is for the collector to
+// walk at each cycle and the likelier it stays the runtime's smallest (a
+// parked task's bytes). The deferred call is the frame's, not the loop's
+// (a defer in a loop runs at the frame's end): a task that panics ends
+// from it, and since the recovered panic ends this frame, the fiber runs
+// the body again at once (fiber.Fiber.Again) to go on with the loop
+// (docs/performance.md, "Fifth round"). When a task that suspended, kept
+// this fiber and was resumed on it (each run counts a step) ends, its body
+// returns here, on the goroutine of the worker that resumed it: this body
+// ends without touching w, whose loop went on on another fiber, and that
+// worker sees the fiber end (Done) and finishes the task (run, ended). A
+// runtime.Goexit of a task goes on to the fiber once the deferred call has
+// ended the task, and carry finishes it (lostLoop).
 // Called only by the loop fiber.
-func (l *workerLoop) RunFiber(_ *fiber.Fiber) {
+func (l *workerLoop) RunFiber(f *fiber.Fiber) {
 	w := (*worker)(l)
-	for t := w.loop(); t != nil; t = w.loop() {
-		steps := t.steps
-		(*taskBody)(t).RunFiber(nil)
-		if t.steps != steps {
-			// t suspended, kept this fiber, and was resumed on it (each run
-			// counts a step): w's loop went on on another fiber.
+	var t *Task
+	var steps int64
+	inBody := false // t's function is running
+	defer func() {
+		if !inBody {
+			return // a panic of end, or of the loop, goes on to the fiber
+		}
+		if r := recover(); r != nil {
+			if t.s.aborting.Load() {
+				panic(r)
+			}
+			t.endPanicked(r)
+			if l.finished(t, steps) {
+				f.Again()
+			}
+		} else if !t.s.aborting.Load() {
+			t.end(nil, goexitError())
+		}
+	}()
+	for t = w.loop(); t != nil; t = w.loop() {
+		steps = t.steps
+		inBody = true
+		err := t.fn(t)
+		inBody = false
+		t.end(err, nil)
+		if !l.finished(t, steps) {
 			return
 		}
-		t.fib = nil // the loop's again
-		w.cur = nil
-		w.finish(t)
 	}
+}
+
+// finished follows the end of t, which RunFiber ran inline: unless t
+// suspended on the way (its steps moved from steps: it keeps this fiber,
+// see RunFiber), the fiber is the loop's again, w finishes t and finished
+// reports true.
+// Called only by RunFiber, on the loop fiber.
+func (l *workerLoop) finished(t *Task, steps int64) bool {
+	if t.steps != steps {
+		return false
+	}
+	w := (*worker)(l)
+	t.fib = nil // the loop's again
+	w.cur = nil
+	w.finish(t)
+	return true
 }
 
 // carry steps w until the run ends, the loop running on a fiber that

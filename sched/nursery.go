@@ -441,7 +441,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		n.unspawn(child, w)
 		return nil, &SchedError{Code: CodeNurseryNotActive, Detail: "spawn into a nursery that has ended"}
 	}
-	child.child = c
+	child.child = slotOf(c)
 	switch {
 	case !n.lean():
 		n.children.Append(child)
@@ -531,20 +531,30 @@ const freeSlotsKept = 1024
 // children (or a new one) and returns the slot, which stands for the child
 // from then on: a lean nursery's memory follows how many children are
 // unfinished at once, not how many it ever had. Called with n.mu held.
-func (n *Nursery) addSlot(child *Task) nursery.Child {
+func (n *Nursery) addSlot(child *Task) int32 {
 	if k := len(n.free); k > 0 {
 		i := n.free[k-1]
 		n.free = n.free[:k-1]
 		*n.children.At(int(i)) = child
-		return nursery.Child(i)
+		return i
 	}
-	return nursery.Child(n.children.Append(child))
+	return slotOf(nursery.Child(n.children.Append(child)))
+}
+
+// slotOf is c as a Task keeps it. A nursery would hold 2^31 children (a
+// Result each, 64 GiB) before c overflowed an int32; a run that gets there
+// stops here rather than mixing children up.
+func slotOf(c nursery.Child) int32 {
+	if c > math.MaxInt32 {
+		panic("sched: slotOf: more than 2^31 children in one nursery")
+	}
+	return int32(c)
 }
 
 // freeSlot empties slot c of a lean nursery. Called with n.mu held.
-func (n *Nursery) freeSlot(c nursery.Child) {
+func (n *Nursery) freeSlot(c int32) {
 	*n.children.At(int(c)) = nil
-	n.free = append(n.free, int32(c))
+	n.free = append(n.free, c)
 }
 
 // Go spawns fn into n without handing out a *Task: the usual call, as
@@ -665,7 +675,7 @@ func (n *Nursery) completeRest(t *Task, w *worker) {
 		c = max(c, 0)                             // a lean nursery knows no child; any valid one will do
 	}
 	_, _, hadErr := n.m.FirstError()
-	if err := n.m.Complete(c, t.result, nil); err != nil {
+	if err := n.m.Complete(nursery.Child(c), t.result, nil); err != nil {
 		n.mu.Unlock()
 		panic(fmt.Sprintf("sched: Nursery.complete: %v", err))
 	}
@@ -730,7 +740,7 @@ func (n *Nursery) startLocking(t *Task) bool {
 	if r := t.mark.Load(); r != 0 && !mutant.On(mutant.QueuedCancelRuns) {
 		return false
 	}
-	if err := n.m.Start(t.child); err != nil {
+	if err := n.m.Start(nursery.Child(t.child)); err != nil {
 		panic(fmt.Sprintf("sched: Nursery.start: %v", err))
 	}
 	return true

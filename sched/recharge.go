@@ -38,7 +38,7 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 		}
 		// Wait for the supervisor.
 		t.enlist() // already done at spawn for a task with a name (lean.go)
-		*t.waitRec() = waitSlot{state: waitPending, interruptible: t.cleanupDepth == 0}
+		t.setWait(t.cleanupDepth == 0, false, 0)
 		rw := &rechargeWait{t: t, interruptible: t.wait.interruptible}
 		rw.ref.b = rw
 		t.w.blockOn = rw
@@ -163,7 +163,7 @@ func (view *taskOps) Recharge(name string, amount Budget) (bool, error) {
 			}
 			c.mu.Lock()
 			named := c.taskExt != nil && c.as == name
-			if !named || n.m.Result(c.child).Kind != nursery.Pending {
+			if !named || n.m.Result(nursery.Child(c.child)).Kind != nursery.Pending {
 				c.mu.Unlock()
 				continue
 			}

@@ -49,7 +49,6 @@ type Task struct {
 	fib    *fiber.Fiber
 	w      *worker // the worker running the task now
 	parent *Nursery
-	child  nursery.Child
 
 	state atomic.Uint32 // taskState; written by the owner of the task at the time
 	mark  atomic.Uint32 // cancellation reason, 0 while not marked; set once
@@ -67,22 +66,28 @@ type Task struct {
 	credit          *Budget // granted by a supervisor, not yet absorbed; guarded by mu
 	caps            Caps
 	started         bool
-	ending          bool  // in end: its cleanups are the task's last (see protect)
-	rechargeWaiting bool  // parked waiting for a supervisor; guarded by mu
-	recycle         bool  // spawned by Nursery.Go without a Sink: reused once done (see free.go)
-	cleanupDepth    int32 // >0 while running a cleanup: not a cancellation checkpoint
-	opsSinceYield   int32
+	ending          bool // in end: its cleanups are the task's last (see protect)
+	rechargeWaiting bool // parked waiting for a supervisor; guarded by mu
+	recycle         bool // spawned by Nursery.Go without a Sink: reused once done (see free.go)
+	// wait is the record of the task's current or last blocking operation
+	// (channel, sleep, recharge), with waitQpos and waitVal. Its three
+	// bytes sit beside the flags above, in what was padding, and the two
+	// other fields where the pointer to a record of their own was, so that
+	// a task that blocks makes no allocation for it and Task stays in the
+	// 240-byte size class (docs/performance.md, "Fifth round").
+	wait          waitSlot
+	cleanupDepth  int32 // >0 while running a cleanup: not a cancellation checkpoint
+	opsSinceYield int32
+	// child is the task's nursery.Child, or -1 for a child of a lean
+	// nursery that has not enlisted; an int32 as the lean nursery's free
+	// slots are, so that it pairs with waitQpos (see addSlot's bound).
+	child    int32
+	waitQpos int32 // wait's slot in a channel's waitq (see waitqMax)
+	waitVal  int64 // wait's value: a sender's, or the one a receiver was given
 	// result is the task's result once it has finished; before that, its
 	// Value and HasValue hold what SetValue set (a field fewer keeps
 	// Task in the 240-byte size class).
-	result Result
-	// wait is the record of the task's current or last blocking operation
-	// (channel, sleep, recharge), made at its first such block and kept
-	// for the next ones; nil until then. It is a record of its own, not
-	// part of taskExt, so that a parked task holds 48 bytes for its wait
-	// rather than every rare field (docs/performance.md, "Parked tasks
-	// and the yield round trip, third round").
-	wait      *waitSlot
+	result    Result
 	waitingOn atomic.Pointer[waitRef] // set while parked in an interruptible wait
 
 	steps          int64
@@ -187,8 +192,10 @@ func (t *Task) IsCancelled() bool { return t.marked() != 0 }
 // no closure.
 type taskBody Task
 
-// RunFiber is the fiber body of every task: run the task's function, then its
-// remaining cleanups in LIFO order, and record the result.
+// RunFiber is the fiber body of every task that runs on a fiber of its own
+// (workerLoop.RunFiber runs the others, inline, the same way): run the
+// task's function, then its remaining cleanups in LIFO order, and record
+// the result.
 //
 // It captures a panic of the function as protect does, in one frame with
 // the call of the function rather than a frame of its own: every parked
@@ -211,8 +218,7 @@ func (b *taskBody) RunFiber(_ *fiber.Fiber) {
 			if t.s.aborting.Load() {
 				panic(r)
 			}
-			t.stepperPanicked(r)
-			t.end(nil, capture(r))
+			t.endPanicked(r)
 		} else if !t.s.aborting.Load() {
 			t.end(nil, goexitError())
 		}
@@ -220,6 +226,13 @@ func (b *taskBody) RunFiber(_ *fiber.Fiber) {
 	err := t.fn(t)
 	returned = true
 	t.end(err, nil)
+}
+
+// endPanicked ends t after its function panicked with r, which the
+// caller's deferred call has recovered (RunFiber, workerLoop.RunFiber).
+func (t *Task) endPanicked(r any) {
+	t.stepperPanicked(r)
+	t.end(nil, capture(r))
 }
 
 // goexitError is the panic a runtime.Goexit in a task stands for.

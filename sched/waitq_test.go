@@ -19,7 +19,6 @@ func TestWaitqMatchesModel(t *testing.T) {
 		pool := make([]*Task, 300)
 		for i := range pool {
 			pool[i] = &Task{id: uint64(i)}
-			pool[i].wait = &waitSlot{}
 		}
 		inQueue := func(x *Task) bool { return slices.Contains(model, x) }
 		t.Repeat(map[string]func(*rapid.T){
@@ -110,7 +109,7 @@ func TestCloseManyWaiters(t *testing.T) {
 // with every block.
 func TestWaitqHolesCompacted(t *testing.T) {
 	var q waitq
-	stays, comes := &Task{wait: &waitSlot{}}, &Task{wait: &waitSlot{}}
+	stays, comes := &Task{}, &Task{}
 	q.push(stays)
 	for i := range 10_000 {
 		q.push(comes)
