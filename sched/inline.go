@@ -126,20 +126,104 @@ type workerLoop worker
 // goroutine of the worker that resumed it: this body ends, and that
 // worker sees the fiber end (Done) and finishes the task (run, ended).
 // Called only by the loop fiber.
-func (l *workerLoop) RunFiber(_ *fiber.Fiber) {
+func (l *workerLoop) RunFiber(f *fiber.Fiber) {
 	w := (*worker)(l)
 	for t := w.loop(); t != nil; t = w.loop() {
 		steps := t.steps
 		(*taskBody)(t).RunFiber(nil)
 		if t.steps != steps {
 			// t suspended, kept this fiber, and was resumed on it (each run
-			// counts a step): w's loop went on on another fiber.
-			return
+			// counts a step): w's loop went on on another fiber. This
+			// fiber takes over the loop of the worker that resumed t, if
+			// it may (relay), or ends.
+			if w = relay(t, f); w == nil {
+				return
+			}
+			continue
 		}
 		t.fib = nil // the loop's again
 		w.cur = nil
 		w.finish(t)
 	}
+}
+
+// Relays. A task that suspended ends on the fiber it started on, whose
+// body is the loop fiber body above, resumed by a worker's step (drive).
+// Returning from that body would switch back to the resumer, which would
+// put the fiber back and step on; and the next task it runs inline that
+// suspends would take the resumer's fiber with it, and carry would switch
+// to yet another fiber for the loop. Instead, the ending task's fiber
+// finishes the task as the resumer would and takes over the resumer's
+// worker's loop (relay): one switch fewer at the end. The resumer stays
+// where it is, suspended in drive's Resume, until the fiber that took
+// over gives the loop back, which it does the one way a loop fiber hands
+// anything to its resumer: a task it runs inline suspends and takes the
+// fiber with it (or the run ends, or a Goexit ends the fiber). drive,
+// seeing that the fiber it resumed relayed (w.relays moved), acts on that
+// suspension as carry would and goes on with the loop on its own fiber,
+// without the switch carry would make to a new loop fiber. A fan-out
+// tree's inner node thus costs two switches where it cost four: its
+// await's suspension and its resumption (docs/performance.md, "Fifth
+// round: the fan-out tree").
+//
+// A worker's relays nest: the fiber that took over may resume a task
+// that ends and relays in turn, and each fiber gives the loop back to
+// its own resumer, so they form a stack, w.relays deep, each level a
+// fiber suspended in drive. relayMax bounds it: past it a task's end
+// returns as before, so a worker holds at most relayMax fibers more than
+// it did (a thousand woken tasks ending in a row do not pile up a
+// thousand suspended resumers). There is no relay while a task hosts the
+// loop (w.loopFib is nil) nor under a driver that steps the workers
+// itself (no loop fiber).
+
+// relayMax bounds a worker's nested relays: in a fan-out tree of depth 10
+// (its ends come in runs as deep as the tree) 8 keeps all but a few
+// relays of a tree.
+const relayMax = 8
+
+// relay is called on f, the fiber task t started on (its loop fiber
+// then), once t, which suspended and was resumed since, has ended. It
+// finishes t as t's worker would have (ended) and returns that worker,
+// whose loop f now runs, or nil when f may not take the loop over (no
+// loop fiber, or relayMax reached): f's body then returns as before.
+func relay(t *Task, f *fiber.Fiber) *worker {
+	w := t.w
+	if w.loopFib == nil || w.relays >= relayMax {
+		return nil
+	}
+	w.relays++
+	w.relayed++
+	w.loopFib = f
+	t.fib = nil // f is w's loop fiber now: not put back
+	w.cur = nil
+	w.finish(t)
+	w.counted() // the step that resumed t ends here, as in loop
+	return w
+}
+
+// relayBack is drive's, once the fiber f it resumed for a task, with
+// w's loop fiber loop, took w's loop over (relay) and has given it back
+// with (why, st): it undoes the relay and acts as carry would. It
+// returns the task to act on, suspended for why on f (a task the relayed
+// loop ran inline), or nil when there is none: f's loop ended (the run is
+// over), or f ended in a Goexit or a panic (lostLoop).
+func (w *worker) relayBack(f, loop *fiber.Fiber, st fiber.Status) *Task {
+	w.relays--
+	switch st {
+	case fiber.Suspended:
+		t := w.cur
+		if t == nil || t.fib != f {
+			panic(fmt.Sprintf("sched: relayBack: worker %d's relayed loop fiber yielded, and no task took it", w.id))
+		}
+		w.loopFib = loop
+		return t
+	case fiber.Done:
+		w.fibs.Put(f)
+	default:
+		w.lostLoop(f)
+	}
+	w.loopFib = loop
+	return nil
 }
 
 // carry steps w until the run ends, the loop running on a fiber that

@@ -39,6 +39,11 @@ type worker struct {
 	solo bool
 	// hosted counts the suspensions a task hosted w's loop for (tests).
 	hosted int64
+	// relays is how many of w's loop fibers wait in drive for a fiber
+	// that took the loop over from them (relay, inline.go); relayed
+	// counts the relays (tests).
+	relays  int
+	relayed int64
 	// held is a lone worker's global queue head, kept out of the queue
 	// (yieldHeld); nil otherwise.
 	held *Task
@@ -322,8 +327,17 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 			if w.em.on() {
 				w.em.emitRun(t.id)
 			}
+			f, loop, relays := t.fib, w.loopFib, w.relays
 			var st fiber.Status
-			if why, st = t.fib.Resume(); st != fiber.Suspended {
+			why, st = f.Resume()
+			if w.relays != relays {
+				// t ended and f took w's loop over (relay), and now gives
+				// it back: t is gone, and what f hands back is carry's
+				// to act on, here.
+				if t = w.relayBack(f, loop, st); t == nil {
+					return
+				}
+			} else if st != fiber.Suspended {
 				w.ended(t)
 				return
 			}
