@@ -191,6 +191,7 @@ func relay(t *Task, f *fiber.Fiber) *worker {
 	if w.loopFib == nil || w.relays >= relayMax {
 		return nil
 	}
+	w.relayLoops[w.relays] = w.loopFib // the resumer's
 	w.relays++
 	w.relayed++
 	w.loopFib = f
@@ -201,14 +202,17 @@ func relay(t *Task, f *fiber.Fiber) *worker {
 	return w
 }
 
-// relayBack is drive's, once the fiber f it resumed for a task, with
-// w's loop fiber loop, took w's loop over (relay) and has given it back
-// with (why, st): it undoes the relay and acts as carry would. It
-// returns the task to act on, suspended for why on f (a task the relayed
-// loop ran inline), or nil when there is none: f's loop ended (the run is
-// over), or f ended in a Goexit or a panic (lostLoop).
-func (w *worker) relayBack(f, loop *fiber.Fiber, st fiber.Status) *Task {
+// relayBack is drive's, once the fiber it resumed for a task took w's
+// loop over (relay) and has given it back with status st: it undoes the
+// relay and acts as carry would. It returns the task to act on, one the
+// relayed loop ran inline, suspended on that fiber, or nil when there is
+// none: the fiber's loop ended (the run is over), or the fiber ended in
+// a Goexit or a panic (lostLoop).
+func (w *worker) relayBack(st fiber.Status) *Task {
+	f := w.loopFib // the relayed loop's: a nested relay gave it back
 	w.relays--
+	loop := w.relayLoops[w.relays]
+	w.relayLoops[w.relays] = nil
 	switch st {
 	case fiber.Suspended:
 		t := w.cur

@@ -44,6 +44,9 @@ type worker struct {
 	// counts the relays (tests).
 	relays  int
 	relayed int64
+	// relayLoops[i] is the loop fiber of the resumer at depth i, which
+	// takes w's loop back when the fiber it resumed gives it back.
+	relayLoops [relayMax]*fiber.Fiber
 	// held is a lone worker's global queue head, kept out of the queue
 	// (yieldHeld); nil otherwise.
 	held *Task
@@ -327,14 +330,14 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 			if w.em.on() {
 				w.em.emitRun(t.id)
 			}
-			f, loop, relays := t.fib, w.loopFib, w.relays
+			relays := w.relays
 			var st fiber.Status
-			why, st = f.Resume()
+			why, st = t.fib.Resume()
 			if w.relays != relays {
-				// t ended and f took w's loop over (relay), and now gives
-				// it back: t is gone, and what f hands back is carry's
-				// to act on, here.
-				if t = w.relayBack(f, loop, st); t == nil {
+				// t ended and its fiber took w's loop over (relay), and
+				// now gives it back: t is gone, and what the fiber hands
+				// back is carry's to act on, here.
+				if t = w.relayBack(st); t == nil {
 					return
 				}
 			} else if st != fiber.Suspended {
