@@ -399,3 +399,50 @@ func TestRelay(t *testing.T) {
 		}
 	}
 }
+
+// TestWakeOwner: in real mode the owner of a nursery that its worker's
+// end of the last child makes terminal becomes that worker's current task
+// (wakeOwner) instead of going through the deque: on one worker, every
+// task the worker pops is a spawned child, none a woken owner, and every
+// owner still runs to its end; on two workers the tree still ends whole.
+func TestWakeOwner(t *testing.T) {
+	const depth = 6
+	const inner = 1<<depth - 1
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(tt *testing.T) {
+			s := inlineSched(tt, workers, 0, false)
+			var nodes, resumedOwners atomic.Int64
+			onNode := func(*Task) { nodes.Add(1) }
+			var treeErr error
+			res := runWithin(tt, s, func(root *Task) error {
+				treeErr = relayTree(root, depth, func(*Task) error { return nil }, onNode)
+				resumedOwners.Add(root.steps - 1)
+				return nil
+			})
+			if res.Kind != nursery.KindOK || treeErr != nil {
+				tt.Fatalf("run: %v, tree: %v", res, treeErr)
+			}
+			if want := int64(2*inner + 1); nodes.Load() != want {
+				tt.Errorf("%d nodes ran, want %d", nodes.Load(), want)
+			}
+			var pops, runs, completed int64
+			for _, w := range s.workers {
+				st := w.Stats()
+				pops += st.Pops
+				runs += st.Runs
+				completed += st.Completed
+			}
+			spawned := int64(3 * inner) // an extra child and two nodes an inner node
+			if completed != spawned+1 {
+				tt.Errorf("%d tasks completed, want %d", completed, spawned+1)
+			}
+			if workers == 1 {
+				// Each inner node runs twice (its start, its resumption after
+				// its await), each other task once.
+				if pops != spawned || runs != spawned+1+inner {
+					tt.Errorf("%d pops and %d runs, want %d pops (the spawned children, no woken owner) and %d runs", pops, runs, spawned, spawned+1+inner)
+				}
+			}
+		})
+	}
+}

@@ -799,7 +799,7 @@ func (n *Nursery) apply(w *worker) {
 		}
 		if o := n.waiter; o != nil {
 			n.waiter = nil
-			s.wakeFrom(w, o)
+			s.wakeOwner(w, o)
 		}
 	}
 }

@@ -44,6 +44,9 @@ type worker struct {
 	// counts the relays (tests).
 	relays  int
 	relayed int64
+	// ending: w is ending a task (finish) in real mode without a sink; a
+	// nursery owner its end wakes becomes w's current task (wakeOwner).
+	ending bool
 	// relayLoops[i] is the loop fiber of the resumer at depth i, which
 	// takes w's loop back when the fiber it resumed gives it back.
 	relayLoops [relayMax]*fiber.Fiber
@@ -506,7 +509,9 @@ func (w *worker) finish(t *Task) {
 		t.fib = nil
 	}
 	w.stats.Completed++
+	w.ending = !w.s.cfg.Mode.Stepped() && !w.em.on()
 	w.end(t)
+	w.ending = false
 }
 
 // end retires t, which has its result, tells its nursery, and then puts t
@@ -601,6 +606,26 @@ func (s *Scheduler) pushFrom(w *worker, t *Task) {
 	}
 	s.global.push(t)
 	s.notify()
+}
+
+// wakeOwner makes o, the owner awaiting a nursery that has just become
+// terminal, ready again: as wakeFrom does, or, when w is ending a task
+// (finish) in real mode without a sink and has no current task, by making
+// o w's current task. w's next step would pop o anyway, the last task it
+// pushed, unless a thief took it first; the owner of a nursery its own
+// worker has just ended is worth stealing least of all. A fan-out tree's
+// inner node thus goes from its last child's end to its resumption
+// without the deque's push and pop, the notify and a step (four locked
+// instructions and about 250 others: docs/performance.md, "Fifth round:
+// the fan-out tree"). A seeded run, or a traced one, wakes as before:
+// the trace has the wake's push and the pop.
+func (s *Scheduler) wakeOwner(w *worker, o *Task) {
+	if w != nil && w.ending && w.cur == nil {
+		o.state.Store(uint32(stateReady))
+		w.cur = o
+		return
+	}
+	s.wakeFrom(w, o)
 }
 
 // wakeFrom makes a blocked task ready again.
