@@ -283,9 +283,17 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	n.timeoutFails, n.errs = o.TimeoutFails, nil
 	n.children.Reset()
 	n.free = n.free[:0]
+	// The atomics are stored only when they hold something else: a store
+	// is a locked instruction (XCHG on amd64), and a reused nursery's
+	// cancellation words are zero already and its spawn pool as before;
+	// pending ends every nursery at awaitBit.
 	n.fast.pending.Store(0)
-	n.fast.cancelled.Store(0)
-	n.cancelling.Store(0)
+	if n.fast.cancelled.Load() != 0 {
+		n.fast.cancelled.Store(0)
+	}
+	if n.cancelling.Load() != 0 {
+		n.cancelling.Store(0)
+	}
 	n.credit = 0
 	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true})
 	n.isLean = n.m.Lean()
@@ -295,7 +303,9 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	} else {
 		n.pool = owner.budget
 	}
-	n.spawnLeft.Store(int32(min(n.pool.SpawnCount, math.MaxInt32)))
+	if left := int32(min(n.pool.SpawnCount, math.MaxInt32)); n.spawnLeft.Load() != left {
+		n.spawnLeft.Store(left)
+	}
 	n.quota = n
 	if q := n.nextQuota(); q != nil && s.cfg.Mode.Stepped() && q.spawnLeft.Load() <= n.spawnLeft.Load() {
 		// Under the seeded driver (one step at a time, no concurrent
