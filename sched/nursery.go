@@ -286,8 +286,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	// The atomics are stored only when they hold something else: a store
 	// is a locked instruction (XCHG on amd64), and a reused nursery's
 	// cancellation words are zero already and its spawn pool as before;
-	// pending ends every nursery at awaitBit.
-	n.fast.pending.Store(0)
+	// pending ends every nursery at awaitBit, and is set below.
 	if n.fast.cancelled.Load() != 0 {
 		n.fast.cancelled.Store(0)
 	}
@@ -298,6 +297,9 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true})
 	n.isLean = n.m.Lean()
 	n.startLocked = s.keep || o.Mode == nursery.CancelRemaining
+	if !n.admitOpen(owner) {
+		n.fast.pending.Store(0)
+	}
 	if o.Budget != nil {
 		n.pool = *o.Budget
 	} else {
