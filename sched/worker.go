@@ -44,9 +44,10 @@ type worker struct {
 	// counts the relays (tests).
 	relays  int
 	relayed int64
-	// ending: w is ending a task (finish) in real mode without a sink; a
-	// nursery owner its end wakes becomes w's current task (wakeOwner).
-	ending bool
+	// direct: a real-mode run without a sink, where a nursery owner that
+	// w wakes between two tasks becomes w's current task (wakeOwner).
+	// Written by Run before w's goroutine starts.
+	direct bool
 	// relayLoops[i] is the loop fiber of the resumer at depth i, which
 	// takes w's loop back when the fiber it resumed gives it back.
 	relayLoops [relayMax]*fiber.Fiber
@@ -509,9 +510,7 @@ func (w *worker) finish(t *Task) {
 		t.fib = nil
 	}
 	w.stats.Completed++
-	w.ending = !w.s.cfg.Mode.Stepped() && !w.em.on()
 	w.end(t)
-	w.ending = false
 }
 
 // end retires t, which has its result, tells its nursery, and then puts t
@@ -609,18 +608,21 @@ func (s *Scheduler) pushFrom(w *worker, t *Task) {
 }
 
 // wakeOwner makes o, the owner awaiting a nursery that has just become
-// terminal, ready again: as wakeFrom does, or, when w is ending a task
-// (finish) in real mode without a sink and has no current task, by making
-// o w's current task. w's next step would pop o anyway, the last task it
-// pushed, unless a thief took it first; the owner of a nursery its own
-// worker has just ended is worth stealing least of all. A fan-out tree's
-// inner node thus goes from its last child's end to its resumption
-// without the deque's push and pop, the notify and a step (four locked
-// instructions and about 250 others: docs/performance.md, "Fifth round:
-// the fan-out tree"). A seeded run, or a traced one, wakes as before:
-// the trace has the wake's push and the pop.
+// terminal, ready again: as wakeFrom does, or, when w is between two
+// tasks (it has no current task: it is ending one, or retiring one
+// cancelled while queued) in a real-mode run without a sink, by making o
+// w's current task, which w's next step resumes. That step would pop o
+// anyway, the last task w pushed, unless a thief took it first; the
+// owner of a nursery its own worker has just ended is worth stealing
+// least of all. A fan-out tree's inner node thus goes from its last
+// child's end to its resumption without the deque's push and pop, the
+// notify and a step (four locked instructions and about 200 others:
+// docs/performance.md, "Fifth round: the fan-out tree"). A seeded run,
+// or a traced one, wakes as before: the trace has the wake's push and
+// the pop. Every caller with a w is w's own goroutine (the timers and
+// Blocking's goroutines pass nil).
 func (s *Scheduler) wakeOwner(w *worker, o *Task) {
-	if w != nil && w.ending && w.cur == nil {
+	if w != nil && w.direct && w.cur == nil {
 		o.state.Store(uint32(stateReady))
 		w.cur = o
 		return
