@@ -53,8 +53,9 @@ import (
 // The fibers involved are the scheduler's, from the same caches and pool:
 // a loop fiber that a task took is a task's fiber until it ends, and then
 // idle like any other. So the fibers held at once are the suspended
-// tasks' and one loop fiber a worker, as before plus the workers, within
-// the pool's bound (fiber.Pool).
+// tasks' and one loop fiber a worker, as before plus the workers, and at
+// most relayMax a worker waiting for a relay (below), within the pool's
+// bound (fiber.Pool).
 //
 // Hosting. A hand-over from one task to the next through the loop fiber
 // is two coroutine switches: the task yields to the loop fiber, which

@@ -387,8 +387,9 @@ func TestAdmitOpen(t *testing.T) {
 									n.Cancel(root)
 									cancelled = true
 								}
+								spawnedLate := cancelled // a copy: the owner writes cancelled as the kids run
 								if err := n.Go("kid", func(*Task) error {
-									if cancelled {
+									if spawnedLate {
 										late.Add(1)
 									}
 									ran.Add(1)
