@@ -320,7 +320,7 @@ func relayTree(t *Task, depth int, extra Func, onNode func(*Task)) error {
 // On one worker a fan-out tree's inner nodes all suspend in their await
 // and end resumed, and all but a few of them relay; the relays nest no
 // deeper than relayMax and are all given back by the run's end; and
-// every task ran to its end, on 1 and 2 workers. A Goexit or a panic of a
+// every task ran to its end, on 1, 2 and 4 workers. A Goexit or a panic of a
 // task running inline on a relayed loop fiber ends that task as it ends
 // any other and the worker goes on (the relayed fiber is lost, as carry
 // loses a loop fiber, and its resumer takes the loop back).
@@ -328,7 +328,7 @@ func TestRelay(t *testing.T) {
 	const depth = 8
 	const inner, leaves = 1<<depth - 1, 1 << depth
 	for _, extraKind := range []string{"plain", "goexit", "panic"} {
-		for _, workers := range []int{1, 2} {
+		for _, workers := range []int{1, 2, 4} {
 			t.Run(fmt.Sprintf("%s/workers=%d", extraKind, workers), func(tt *testing.T) {
 				goroutines := runtime.NumGoroutine()
 				s := inlineSched(tt, workers, 0, false)
@@ -404,19 +404,19 @@ func TestRelay(t *testing.T) {
 // end of the last child makes terminal becomes that worker's current task
 // (wakeOwner) instead of going through the deque: on one worker, every
 // task the worker pops is a spawned child, none a woken owner, and every
-// owner still runs to its end; on two workers the tree still ends whole.
+// owner still runs to its end; on two and four workers the tree still
+// ends whole.
 func TestWakeOwner(t *testing.T) {
 	const depth = 6
 	const inner = 1<<depth - 1
-	for _, workers := range []int{1, 2} {
+	for _, workers := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("workers=%d", workers), func(tt *testing.T) {
 			s := inlineSched(tt, workers, 0, false)
-			var nodes, resumedOwners atomic.Int64
+			var nodes atomic.Int64
 			onNode := func(*Task) { nodes.Add(1) }
 			var treeErr error
 			res := runWithin(tt, s, func(root *Task) error {
 				treeErr = relayTree(root, depth, func(*Task) error { return nil }, onNode)
-				resumedOwners.Add(root.steps - 1)
 				return nil
 			})
 			if res.Kind != nursery.KindOK || treeErr != nil {
