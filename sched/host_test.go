@@ -77,6 +77,30 @@ func (l *eventLog) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 	l.mu.Unlock()
 }
 
+// sameWithHosting plays a game with hosting and without, and fails t
+// unless hosting happened in the first only and both gave the same turns
+// and the same events, event for event. It returns the turns.
+func sameWithHosting[T comparable](t *testing.T, play func(hosting bool) (turns []T, events []string, hosted int64)) []T {
+	t.Helper()
+	order, events, hosted := play(true)
+	plainOrder, plainEvents, plainHosted := play(false)
+	if hosted == 0 || plainHosted != 0 {
+		t.Errorf("hosted %d times with hosting, %d without: want some, none", hosted, plainHosted)
+	}
+	if !slices.Equal(order, plainOrder) {
+		t.Errorf("the turns differ with hosting:\n%v\nwithout:\n%v", order, plainOrder)
+	}
+	if !slices.Equal(events, plainEvents) {
+		for i := range min(len(events), len(plainEvents)) {
+			if events[i] != plainEvents[i] {
+				t.Fatalf("event %d differs with hosting: %q, without: %q (of %d and %d events)", i, events[i], plainEvents[i], len(events), len(plainEvents))
+			}
+		}
+		t.Fatalf("%d events with hosting, %d without", len(events), len(plainEvents))
+	}
+	return order
+}
+
 // TestHostedYieldRoundRobin: on one worker, tasks that yield in turn
 // (explicitly, or forced by the budget every 3 ops) run round robin, every
 // other ready task between two runs of each, with hosting as without it:
@@ -122,28 +146,13 @@ func TestHostedYieldRoundRobin(t *testing.T) {
 				}
 				return order, events.lines, hosted
 			}
-			order, events, hosted := play(true)
-			plainOrder, plainEvents, plainHosted := play(false)
-			if hosted == 0 || plainHosted != 0 {
-				t.Errorf("hosted %d times with hosting, %d without: want some, none", hosted, plainHosted)
-			}
-			if !slices.Equal(order, plainOrder) {
-				t.Errorf("the order of the players' turns differs with hosting:\n%v\nwithout:\n%v", order, plainOrder)
-			}
+			order := sameWithHosting(t, play)
 			// Round robin: while all four play, each turn's player is the one
 			// of four turns before, and the first four are distinct.
 			for i := players; i < players*(rounds-5*(players-1)); i++ {
 				if order[i] != order[i-players] {
 					t.Fatalf("turn %d is player %d, turn %d player %d: not round robin: %v", i, order[i], i-players, order[i-players], order)
 				}
-			}
-			if !slices.Equal(events, plainEvents) {
-				for i := range min(len(events), len(plainEvents)) {
-					if events[i] != plainEvents[i] {
-						t.Fatalf("event %d differs with hosting: %q, without: %q (of %d and %d events)", i, events[i], plainEvents[i], len(events), len(plainEvents))
-					}
-				}
-				t.Fatalf("%d events with hosting, %d without", len(events), len(plainEvents))
 			}
 		})
 	}
@@ -215,26 +224,11 @@ func TestHostedChannelRing(t *testing.T) {
 		}
 		return order, events.lines, hosted
 	}
-	order, events, hosted := play(true)
-	plainOrder, plainEvents, plainHosted := play(false)
-	if hosted == 0 || plainHosted != 0 {
-		t.Errorf("hosted %d times with hosting, %d without: want some, none", hosted, plainHosted)
-	}
-	if !slices.Equal(order, plainOrder) {
-		t.Errorf("the turns differ with hosting:\n%v\nwithout:\n%v", order, plainOrder)
-	}
+	order := sameWithHosting(t, play)
 	// Rounds 0 to 30 of p1 and p2 and 0 to 29 of p0 (whose token p2
 	// keeps), then p0's and p1's cancelled receives.
 	if want, last := players*(rounds/2+1)-1+2, order[len(order)-1]; len(order) != want || !strings.Contains(last, "cancelled") {
 		t.Errorf("%d turns, the last %q: want %d, the last a cancellation", len(order), last, want)
-	}
-	if !slices.Equal(events, plainEvents) {
-		for i := range min(len(events), len(plainEvents)) {
-			if events[i] != plainEvents[i] {
-				t.Fatalf("event %d differs with hosting: %q, without: %q (of %d and %d events)", i, events[i], plainEvents[i], len(events), len(plainEvents))
-			}
-		}
-		t.Fatalf("%d events with hosting, %d without", len(events), len(plainEvents))
 	}
 }
 

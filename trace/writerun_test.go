@@ -7,6 +7,30 @@ import (
 	"pgregory.net/rapid"
 )
 
+// writerPair is two writers over two buffers, each with h written: the
+// same events written two ways compare as text.
+func writerPair(rt *rapid.T, h *Header) (a, b *bytes.Buffer, wa, wb *Writer) {
+	a, b = new(bytes.Buffer), new(bytes.Buffer)
+	wa, wb = NewWriter(a), NewWriter(b)
+	if err := wa.WriteHeader(h); err != nil {
+		rt.Fatal(err)
+	}
+	if err := wb.WriteHeader(h); err != nil {
+		rt.Fatal(err)
+	}
+	return a, b, wa, wb
+}
+
+// flushPair flushes both writers of a pair.
+func flushPair(rt *rapid.T, wa, wb *Writer) {
+	if err := wa.Flush(); err != nil {
+		rt.Fatal(err)
+	}
+	if err := wb.Flush(); err != nil {
+		rt.Fatal(err)
+	}
+}
+
 // TestWriteRun: the run event's own encoder writes what WriteEvent writes
 // for the same event, for any step, tick, actor and task id.
 func TestWriteRun(t *testing.T) {
@@ -16,26 +40,14 @@ func TestWriteRun(t *testing.T) {
 		actor := rapid.SampledFrom([]string{"w0", "w1", "w17", "w255", "sim"}).Draw(rt, "actor")
 		task := rapid.Int64().Draw(rt, "task")
 		h := &Header{Fields: []Field{S("name", "x")}}
-		var a, b bytes.Buffer
-		wa, wb := NewWriter(&a), NewWriter(&b)
-		if err := wa.WriteHeader(h); err != nil {
-			rt.Fatal(err)
-		}
-		if err := wb.WriteHeader(h); err != nil {
-			rt.Fatal(err)
-		}
+		a, b, wa, wb := writerPair(rt, h)
 		if err := wa.WriteEvent(&Event{Step: step, Tick: tick, Actor: actor, Kind: KindRun, Fields: []Field{I(KeyTask, task)}}); err != nil {
 			rt.Fatal(err)
 		}
 		if err := wb.WriteRun(step, tick, actor, task); err != nil {
 			rt.Fatal(err)
 		}
-		if err := wa.Flush(); err != nil {
-			rt.Fatal(err)
-		}
-		if err := wb.Flush(); err != nil {
-			rt.Fatal(err)
-		}
+		flushPair(rt, wa, wb)
 		if a.String() != b.String() {
 			rt.Fatalf("WriteRun wrote %q, WriteEvent %q", b.String(), a.String())
 		}
@@ -53,15 +65,7 @@ func TestWriteRunTail(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		actors := []string{"w0", "w1", "w17", "w255", "sim", "a-very-long-actor.name_for-a-tail-of-its-own"}
 		tails := map[[2]int64]*RunTail{}
-		var a, b bytes.Buffer
-		wa, wb := NewWriter(&a), NewWriter(&b)
-		h := &Header{Fields: []Field{S("name", "x")}}
-		if err := wa.WriteHeader(h); err != nil {
-			rt.Fatal(err)
-		}
-		if err := wb.WriteHeader(h); err != nil {
-			rt.Fatal(err)
-		}
+		a, b, wa, wb := writerPair(rt, &Header{Fields: []Field{S("name", "x")}})
 		step := rapid.SampledFrom(edges).Draw(rt, "step")
 		tick := rapid.SampledFrom(tickEdges).Draw(rt, "tick")
 		n := rapid.IntRange(1, 3000).Draw(rt, "n")
@@ -100,12 +104,7 @@ func TestWriteRunTail(t *testing.T) {
 				rt.Fatal(err)
 			}
 		}
-		if err := wa.Flush(); err != nil {
-			rt.Fatal(err)
-		}
-		if err := wb.Flush(); err != nil {
-			rt.Fatal(err)
-		}
+		flushPair(rt, wa, wb)
 		if a.String() != b.String() {
 			rt.Fatalf("WriteRunTail against WriteEvent, %s", firstDiff(b.Bytes(), a.Bytes()))
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -41,8 +42,11 @@ found.trace and README.txt. The schedules run in batches on --jobs
 goroutines; what runs and every line on stdout are the same for any
 --jobs (the time and rate go to stderr).
 --shard is refused: a schedule is found by running others, so the search
-cannot be split ahead of time. Progress goes to stderr. Exit status: 0 no
-schedule failed, 1 one did, 2 bad input.`,
+cannot be split ahead of time. Progress goes to stderr. The first SIGINT or
+SIGTERM stops the search and prints its report ("interrupted at N
+schedules, not exhaustive"), then exits 130 or 143 (1 if a schedule
+failed); a second exits at once. Exit status: 0 no schedule failed, 1 one
+did, 2 bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return ef.run(cmd, args[0]) },
 	}
@@ -62,12 +66,16 @@ func (ef *exploreFlags) run(cmd *cobra.Command, file string) error {
 	if err != nil {
 		return err
 	}
+	ctx, finish := interruptible()
 	for _, w := range workers {
-		if err := ef.explore(cmd, file, sc, w); err != nil {
-			return err
+		if ctx.Err() != nil {
+			break // interrupted: the next worker count does not start
+		}
+		if err := ef.explore(ctx, cmd, file, sc, w); err != nil {
+			return finish(err)
 		}
 	}
-	return nil
+	return finish(nil)
 }
 
 // check refuses out-of-range flags, loads the scenario and resolves it
@@ -104,10 +112,10 @@ func (ef *exploreFlags) check(cmd *cobra.Command, file string) (*scenario.Scenar
 
 // explore runs the search on w workers and prints its report; a failing
 // schedule is written under --out and is exit status 1.
-func (ef *exploreFlags) explore(cmd *cobra.Command, file string, sc *scenario.Scenario, w int) error {
+func (ef *exploreFlags) explore(ctx context.Context, cmd *cobra.Command, file string, sc *scenario.Scenario, w int) error {
 	stderr := cmd.ErrOrStderr()
 	rep, err := explore.Run(sc, explore.Options{Workers: w, Preemptions: ef.preemptions, MaxSchedules: ef.maxSchedules,
-		Jobs: ef.sw.jobs, Progress: stderr, ProgressTerminal: isTerminal(stderr)})
+		Jobs: ef.sw.jobs, Progress: stderr, ProgressTerminal: isTerminal(stderr), Context: ctx})
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}

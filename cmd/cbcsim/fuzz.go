@@ -54,6 +54,10 @@ DIR under a name made from the program's hash (the same program is saved
 once); cbcsim check DIR runs every saved failure again. --json and --junit
 write reports for CI (docs/ci.md).
 
+The first SIGINT or SIGTERM ends the session as --duration does: the runs
+under way finish, the report covers the seeds run (", interrupted"), and the
+exit status is 130 or 143 (1 if a seed failed); a second exits at once.
+
 Exit status: 0 when every run held, 1 when a failure was found (after writing
 its repro), 2 for bad input.`,
 		Args: cobra.NoArgs,
@@ -75,7 +79,8 @@ its repro), 2 for bad input.`,
 }
 
 // run is `cbcsim fuzz`: check the flags, print the session's parameters,
-// fuzz, print the report.
+// fuzz, print the report. The first SIGINT or SIGTERM ends the session
+// early, with its report (interruptible).
 func (ff *fuzzFlags) run(cmd *cobra.Command) error {
 	opts, err := ff.options(cmd)
 	if err != nil {
@@ -84,8 +89,15 @@ func (ff *fuzzFlags) run(cmd *cobra.Command) error {
 	if err := ff.reports.prepare(); err != nil {
 		return err
 	}
+	printHeader(cmd.OutOrStdout(), opts)
+	ctx, finish := interruptible()
+	opts.Context = ctx
+	return finish(ff.fuzz(cmd, opts))
+}
+
+// fuzz runs the session and prints and writes its report.
+func (ff *fuzzFlags) fuzz(cmd *cobra.Command, opts gen.FuzzOptions) error {
 	stdout := cmd.OutOrStdout()
-	printHeader(stdout, opts)
 	rep, err := gen.Fuzz(opts, cmd.ErrOrStderr())
 	if err != nil {
 		// The options were checked, so an error here is the generator's
@@ -162,8 +174,12 @@ func printFuzzReport(w io.Writer, rep *gen.FuzzReport) error {
 	if !rep.Shard.Whole() {
 		shard = fmt.Sprintf(", shard %s", rep.Shard)
 	}
-	fmt.Fprintf(w, "fuzz: %d runs (seeds %d..%d%s), %d failed, %s, %.0f runs/s\n",
-		rep.Runs, first, last, shard, rep.Failures, rep.Elapsed.Round(time.Millisecond), rep.RunsPerSec)
+	interrupted := ""
+	if rep.Interrupted {
+		interrupted = ", interrupted"
+	}
+	fmt.Fprintf(w, "fuzz: %d runs (seeds %d..%d%s), %d failed, %s, %.0f runs/s%s\n",
+		rep.Runs, first, last, shard, rep.Failures, rep.Elapsed.Round(time.Millisecond), rep.RunsPerSec, interrupted)
 	f := rep.First
 	if f == nil {
 		return nil

@@ -49,6 +49,9 @@ input.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "merge: %d report(s) of %s (%s): %d runs, %d failed, %d kind(s) of failure\n",
 				len(in), rep.Sweep.Tool, shards, rep.Runs, rep.Failed, len(rep.Failures))
+			if rep.Interrupted {
+				fmt.Fprintln(cmd.OutOrStdout(), "merge: a shard was interrupted: its runs are those it ran before the signal")
+			}
 			if rep.Failed > 0 || rep.Nondeterminism > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("%d of %d runs failed", rep.Failed, rep.Runs)}
 			}

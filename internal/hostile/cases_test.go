@@ -2,6 +2,7 @@ package hostile
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -704,6 +705,17 @@ func umask() os.FileMode {
 	return os.FileMode(m)
 }
 
+// manySchedules is a scenario of short runs and far more schedules than
+// a few seconds explore: three tasks yielding in turn on three workers.
+const manySchedules = `version = 1
+[scheduler]
+workers = 3
+[task.main]
+ops = [ { nursery = "n", body = [ { spawn = "w" }, { spawn = "w" }, { spawn = "w" } ] } ]
+[task.w]
+ops = [ { loop = 20, body = [ { yield = true } ] } ]
+`
+
 // signalCases interrupt a run that writes a trace over an existing file:
 // the file keeps its old content, and no temporary file stays.
 func signalCases() []*kase {
@@ -720,6 +732,29 @@ func signalCases() []*kase {
 					}
 					return ""
 				}})
+		}
+		// fuzz and explore stop at the first signal and report what ran:
+		// the JSON report over an existing file is the old one or a whole
+		// report that says it was interrupted, never a part of one.
+		for _, after := range []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond} {
+			cases = append(cases, &kase{kind: "signal", args: []string{"fuzz", "--duration", "1m", "--jobs", "2", "--json", "r.json"},
+				files:  map[string][]byte{"r.json": []byte("old\n")},
+				status: []int{128 + int(sig)}, signal: sig, signalAfter: after, outputs: []string{"r.json", "fuzz-out/"},
+				after: func(dir string) string {
+					data, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+					var rep struct {
+						Runs        int64 `json:"runs"`
+						Interrupted bool  `json:"interrupted"`
+					}
+					if err := json.Unmarshal(data, &rep); string(data) != "old\n" && (err != nil || !rep.Interrupted) {
+						return fmt.Sprintf("r.json holds %d bytes of neither the old file nor an interrupted report: %v", len(data), err)
+					}
+					return ""
+				}})
+			cases = append(cases, &kase{kind: "signal", args: []string{"explore", "s.toml", "--preemptions", "6", "--jobs", "2"},
+				files:  map[string][]byte{"s.toml": []byte(manySchedules)},
+				status: []int{128 + int(sig)}, signal: sig, signalAfter: after, outputs: []string{"explore-out/"},
+				after: func(dir string) string { return "" }})
 		}
 	}
 	return cases

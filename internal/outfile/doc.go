@@ -12,6 +12,8 @@
 //   - A temporary file is removed on every way out: Abort, a failed
 //     Commit (the rename included), and SIGINT or SIGTERM once
 //     HandleSignals is on.
+//   - A command that can end early and still report (fuzz, explore) takes
+//     the first SIGINT or SIGTERM with OnInterrupt; a second one exits.
 //
 // docs/reliability.md lists these guarantees with the rest of the tool's.
 package outfile

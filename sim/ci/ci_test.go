@@ -38,6 +38,24 @@ func TestMergeFolds(t *testing.T) {
 	}
 }
 
+// TestMergeInterrupted: the merged report is interrupted when any
+// shard's was, and not when none was.
+func TestMergeInterrupted(t *testing.T) {
+	for i := range 4 {
+		in := []Input{shard(1, 3, 0), shard(2, 3, 0), shard(3, 3, 0)}
+		if i < 3 {
+			in[i].Report.Interrupted = true
+		}
+		m, err := Merge(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Interrupted != (i < 3) {
+			t.Errorf("shard %d interrupted: merged interrupted %v", i+1, m.Interrupted)
+		}
+	}
+}
+
 func TestMergeRefuses(t *testing.T) {
 	other := shard(2, 3, 0)
 	other.Report.Sweep.ScenarioHashes = []string{"changed"}

@@ -58,6 +58,7 @@ func Merge(in []Input) (*Report, error) {
 		out.Runs += r.Runs
 		out.Failed += r.Failed
 		out.Nondeterminism += r.Nondeterminism
+		out.Interrupted = out.Interrupted || r.Interrupted
 		for _, c := range r.Cases {
 			key := [2]string{c.Suite, c.Name}
 			if have := cases[key]; have != nil {

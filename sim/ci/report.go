@@ -31,6 +31,9 @@ type Report struct {
 	Runs           int64 `json:"runs"`   // runs executed
 	Failed         int64 `json:"failed"` // of them, runs that failed
 	Nondeterminism int64 `json:"nondeterministic,omitempty"`
+	// Interrupted says a signal stopped the sweep before its seeds or
+	// duration ran out (fuzz): Runs are what ran.
+	Interrupted bool `json:"interrupted,omitempty"`
 
 	Cases    []Case    `json:"cases"`    // the JUnit test cases, sorted by Suite then Name
 	Failures []Failure `json:"failures"` // sorted by Suite, Case, then Seed

@@ -42,6 +42,11 @@ type Options struct {
 	Jobs int
 	// NoShrink leaves the first failing schedule as found.
 	NoShrink bool
+	// Context stops the search when done (nil: never): no further
+	// schedule starts, those started finish and are counted, and the
+	// report says Interrupted. A failure found by then is shrunk and
+	// reported as usual.
+	Context context.Context
 
 	// Exec runs one schedule (nil: sim.Execute). The fuzzer passes its
 	// own, which adds its oracles to the checks.
@@ -78,6 +83,8 @@ type Report struct {
 	// PendingFull says the search stopped because the schedules waiting
 	// to run outgrew their memory bound (long runs, many points).
 	PendingFull bool
+	// Interrupted says Options.Context stopped the search.
+	Interrupted bool
 	Outcomes    []Outcome
 	Elapsed     time.Duration
 	Failure     *Failure // the first failing schedule; nil if none
@@ -128,6 +135,9 @@ func (o *Options) normalize() error {
 	}
 	if o.MaxSchedules == 0 {
 		o.MaxSchedules = DefaultMaxSchedules
+	}
+	if o.Context == nil {
+		o.Context = context.Background()
 	}
 	if o.MaxSchedules < 1 {
 		return fmt.Errorf("max schedules %d must be at least 1", o.MaxSchedules)
@@ -199,7 +209,7 @@ func newSearch(sc *scenario.Scenario, o Options, cfg sim.Config) *search {
 // whether all were run: not when one failed, or a bound (schedules,
 // pending memory) stopped the search.
 func (s *search) run() (bool, error) {
-	sess := sweep.Start(context.Background(), int64(s.o.MaxSchedules), sweep.Options{Jobs: s.o.Jobs, Name: "explore",
+	sess := sweep.Start(s.o.Context, int64(s.o.MaxSchedules), sweep.Options{Jobs: s.o.Jobs, Name: "explore",
 		Progress: s.o.Progress, Terminal: s.o.ProgressTerminal, Status: func() string { return *s.status.Load() }})
 	defer sess.Close()
 	for b := 0; b <= s.o.Preemptions; b++ {
@@ -290,7 +300,10 @@ func (s *search) fail(r *result) error {
 		if s.o.Progress != nil {
 			fmt.Fprintf(s.o.Progress, "explore: schedule %d failed (%s, %s); shrinking it\n", s.rep.Schedules, sig, f.Found.Size())
 		}
-		if err := shrink(s.o, s.sc, s.rep.Config, f); err != nil {
+		// Every schedule with fewer preemptions ran before this bound's
+		// (run: bound by bound, and a cap or the pending bound ends the
+		// search before the next bound), and none failed.
+		if err := shrink(s.o, s.sc, s.rep.Config, f, true); err != nil {
 			return err
 		}
 	}
@@ -335,6 +348,7 @@ func (s *search) queue(ch *chooser, from int) bool {
 func (s *search) finish(exhaustive bool) *Report {
 	rep := s.rep
 	rep.Exhaustive = exhaustive
+	rep.Interrupted = !exhaustive && s.o.Context.Err() != nil
 	rep.Elapsed = time.Since(s.began)
 	for k, n := range s.outcomes {
 		rep.Outcomes = append(rep.Outcomes, Outcome{What: k, Count: n})

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -130,6 +131,38 @@ func TestExploreCoversSampledOutcomes(t *testing.T) {
 	}
 }
 
+// TestShrinkFoundSearchesNoLower: a failure the explorer found (dining
+// philosophers at 1 preemption, on 2 and 3 workers) shrinks to the same
+// schedule without the bounded search below its preemptions as with it,
+// in fewer runs: iterative bounding already ran every schedule below.
+func TestShrinkFoundSearchesNoLower(t *testing.T) {
+	sc := load(t, "../../scenarios/bugs/dining_philosophers.toml")
+	for _, workers := range []int{2, 3} {
+		rep, err := Run(sc, Options{Workers: workers, Preemptions: 2, NoShrink: true})
+		if err != nil || rep.Failure == nil || rep.Failure.Found.Preemptions == 0 {
+			t.Fatalf("workers %d: %v, failure %+v: want one found at 1 preemption or more", workers, err, rep.Failure)
+		}
+		o := Options{Workers: workers, Preemptions: 2}
+		if err := o.normalize(); err != nil {
+			t.Fatal(err)
+		}
+		var shrunk [2]Failure
+		for i, least := range []bool{false, true} {
+			shrunk[i] = Failure{Signature: rep.Failure.Signature, Found: rep.Failure.Found}
+			if err := shrink(o, sc, rep.Config, &shrunk[i], least); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !slices.Equal(shrunk[0].Shrunk.Choices, shrunk[1].Shrunk.Choices) || shrunk[0].Shrunk.Steps != shrunk[1].Shrunk.Steps {
+			t.Errorf("workers %d: shrunk to %v with the search below, %v without", workers, shrunk[0].Shrunk, shrunk[1].Shrunk)
+		}
+		if shrunk[1].Runs >= shrunk[0].Runs {
+			t.Errorf("workers %d: %d runs without the search below, %d with it: want fewer", workers, shrunk[1].Runs, shrunk[0].Runs)
+		}
+		t.Logf("workers %d: %d runs, %d with the search below", workers, shrunk[1].Runs, shrunk[0].Runs)
+	}
+}
+
 // Each bug of scenarios/bugs is found, shrunk to a schedule that fails
 // the same way with no more preemptions and steps, and its repro's
 // run.trace replays identically with --schedule (and is refused without).
@@ -213,6 +246,44 @@ func TestMaxSchedulesNotExhaustive(t *testing.T) {
 	}
 	if rep.Exhaustive || rep.Schedules != 3 {
 		t.Fatalf("exhaustive %v after %d schedules, want a stop at 3", rep.Exhaustive, rep.Schedules)
+	}
+}
+
+// TestInterrupted: a search whose Context is cancelled while a batch runs
+// stops there: the schedules started finish and are counted (every one
+// of them, in order, as Jobs 1 runs them), none starts after, and the
+// report says interrupted, not exhaustive, in its verdict line.
+func TestInterrupted(t *testing.T) {
+	sc := parse(t, threeLoggers)
+	whole, err := Run(sc, Options{Workers: 2, Preemptions: 2})
+	if err != nil || !whole.Exhaustive || whole.Interrupted {
+		t.Fatalf("the whole search: %v, exhaustive %v, interrupted %v", err, whole.Exhaustive, whole.Interrupted)
+	}
+	for _, at := range []int64{1, 5, whole.Schedules / 2} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var runs int64
+		rep, err := Run(sc, Options{Workers: 2, Preemptions: 2, Jobs: 1, Context: ctx,
+			Exec: func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error) {
+				if runs++; runs == at {
+					cancel()
+				}
+				return sim.Execute(sc, c, o)
+			}})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Interrupted || rep.Exhaustive || rep.Schedules != at || runs != at {
+			t.Fatalf("cancelled in schedule %d of %d: interrupted %v, exhaustive %v, %d schedules counted, %d run",
+				at, whole.Schedules, rep.Interrupted, rep.Exhaustive, rep.Schedules, runs)
+		}
+		var out strings.Builder
+		if err := rep.Write(&out, "x.toml"); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("interrupted at %d schedules, not exhaustive", at); !strings.Contains(out.String(), want) {
+			t.Errorf("the report does not say %q:\n%s", want, out.String())
+		}
 	}
 }
 

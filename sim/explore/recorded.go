@@ -168,7 +168,7 @@ func ShrinkRecorded(sc *scenario.Scenario, workers int, rec *sim.Schedule, want 
 	// same way (a step the chooser cannot make), shrink searches for the
 	// failure by iterative bounding instead.
 	f := &Failure{Signature: want, Found: Schedule{Choices: conv.choices, Preemptions: conv.pre, Steps: int64(len(rec.Steps))}}
-	if err := shrink(o, sc, cfg, f); err != nil {
+	if err := shrink(o, sc, cfg, f, false); err != nil {
 		return nil, err
 	}
 	if f.Run == nil {

@@ -97,6 +97,9 @@ func (r *Report) Write(w io.Writer, path string) error {
 		fmt.Fprintf(&b, "shrunk: %s -> %s (%d runs)\n", f.Found.Size(), f.Shrunk.Size(), f.Runs)
 	case r.Exhaustive:
 		fmt.Fprintf(&b, "exhaustive up to %d preemptions: %d schedules, all passed\n", r.Bound, r.Schedules)
+	case r.Interrupted:
+		fmt.Fprintf(&b, "interrupted at %d schedules, not exhaustive: every schedule run passed, others with at most %d preemptions were not run\n",
+			r.Schedules, r.Bound)
 	case r.PendingFull:
 		fmt.Fprintf(&b, "stopped at %d schedules, not exhaustive: the schedules waiting to run passed %d MiB; every schedule run passed\n",
 			r.Schedules, pendingBytesMax>>20)

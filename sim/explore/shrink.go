@@ -23,14 +23,16 @@ func (c *candidate) better(than *candidate) bool {
 
 // shrink minimises f.Found into f.Shrunk: fewest preemptions first, then
 // fewest steps, keeping f.Signature. Fewer preemptions come from a
-// bounded search below the found count (which, for a schedule the
-// explorer found, is already the least: iterative bounding met it
-// first); fewer steps from a greedy pass over the choices: at each, every
-// option is tried with the choices after it dropped (defaults) or kept,
-// and a candidate is kept when it fails the same way and is better. The
-// pass repeats until nothing improves or the runs run out. The bounded
-// search runs on o.Jobs goroutines; the result does not depend on it.
-func shrink(o Options, sc *scenario.Scenario, cfg sim.Config, f *Failure) error {
+// bounded search below the found count, unless least says the count is
+// already the least: for a schedule the explorer found, iterative
+// bounding ran every schedule with fewer preemptions first, and none
+// failed. Fewer steps come from a greedy pass over the choices: at each,
+// every option is tried with the choices after it dropped (defaults) or
+// kept, and a candidate is kept when it fails the same way and is better.
+// The pass repeats until nothing improves or the runs run out. The
+// bounded search runs on o.Jobs goroutines; the result does not depend
+// on it.
+func shrink(o Options, sc *scenario.Scenario, cfg sim.Config, f *Failure, least bool) error {
 	sh := &shrinker{exec: o.Exec, sc: sc, cfg: cfg, sig: f.Signature, failing: o.Failing, jobs: o.Jobs}
 	best, err := sh.try(f.Found.Choices)
 	if err != nil {
@@ -50,8 +52,10 @@ func shrink(o Options, sc *scenario.Scenario, cfg sim.Config, f *Failure) error 
 			return nil
 		}
 	}
-	if best, err = sh.fewerPreemptions(best); err != nil {
-		return err
+	if !least {
+		if best, err = sh.fewerPreemptions(best); err != nil {
+			return err
+		}
 	}
 	for improved := true; improved && sh.runs < shrinkRunsMax; {
 		if best, improved, err = sh.pass(best); err != nil {

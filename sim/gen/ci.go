@@ -13,7 +13,7 @@ import (
 // at the top level, and the shrunk failure, if any, as a case of its own
 // named "seed N" with the command that replays it.
 func (r *FuzzReport) CI(o FuzzOptions) *ci.Report {
-	out := &ci.Report{Format: ci.Format, Runs: int64(r.Runs), Failed: int64(r.Failures)}
+	out := &ci.Report{Format: ci.Format, Runs: int64(r.Runs), Failed: int64(r.Failures), Interrupted: r.Interrupted}
 	out.Sweep = ci.Sweep{Tool: "fuzz", Seeds: o.Seeds, SeedStart: r.SeedStart, Workers: o.Workers,
 		Strategy: o.Strategy, PCTDepth: o.PCTDepth}
 	if o.Duration > 0 {

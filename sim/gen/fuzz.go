@@ -67,6 +67,11 @@ type FuzzOptions struct {
 	// Corpus, when set, is a regression corpus directory: the shrunk
 	// failure's scenario and trace are saved there too (corpus.go).
 	Corpus string
+	// Context stops the session when done (nil: never), as Duration
+	// does: no further seed is handed out, the started runs finish, and
+	// the report says Interrupted. A failure found by then is shrunk and
+	// written as usual.
+	Context context.Context
 }
 
 // FuzzReport is what Fuzz did.
@@ -78,6 +83,9 @@ type FuzzReport struct {
 	Elapsed    time.Duration // the whole call, shrinking and writing included
 	RunsPerSec float64       // runs per second of the fuzzing itself
 	First      *Failure      // the lowest failing seed, shrunk and written; nil if none
+	// Interrupted says FuzzOptions.Context stopped the session before
+	// its seeds or its duration ran out.
+	Interrupted bool
 }
 
 // Failure is one failing seed, after shrinking.
@@ -172,7 +180,7 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 		errIdx   = int64(-1)
 		gens     = sync.Pool{New: func() any { return Scenario() }}
 	)
-	st := sweep.Run(context.Background(), o.Shard.Count(total), so, func(j int64) sweep.Verdict {
+	st := sweep.Run(o.Context, o.Shard.Count(total), so, func(j int64) sweep.Verdict {
 		g := gens.Get().(genScenario) // Example is called on it for every seed
 		failed, err := runSeed(g, o.seed(j), o)
 		gens.Put(g)
@@ -188,10 +196,12 @@ func Fuzz(o FuzzOptions, progress io.Writer) (*FuzzReport, error) {
 		}
 		return sweep.Stop
 	})
+	interrupted := o.Context.Err() != nil && st.Handed < o.Shard.Count(total)
 
 	// Every job below the highest one handed out has finished, so the
 	// runs are exactly this shard's first Runs seeds.
-	rep := &FuzzReport{SeedStart: o.SeedStart, Shard: o.Shard, Runs: int(st.Handed), Failures: int(st.Failed)}
+	rep := &FuzzReport{SeedStart: o.SeedStart, Shard: o.Shard, Runs: int(st.Handed), Failures: int(st.Failed),
+		Interrupted: interrupted}
 	if errIdx >= 0 && (firstIdx < 0 || errIdx < firstIdx) {
 		return nil, firstErr
 	}
@@ -256,6 +266,9 @@ func (o *FuzzOptions) Normalize() error {
 	}
 	if o.Jobs <= 0 {
 		o.Jobs = runtime.NumCPU()
+	}
+	if o.Context == nil {
+		o.Context = context.Background()
 	}
 	if o.Failing == nil {
 		o.Failing = FailedChecks

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -41,6 +42,40 @@ func TestFuzzPasses(t *testing.T) {
 		t.Fatalf("a passing fuzz run wrote %d entries to %s", len(entries), out)
 	}
 	t.Logf("%d runs in %s (%.0f runs/s)", rep.Runs, rep.Elapsed, rep.RunsPerSec)
+}
+
+// TestFuzzInterrupted: a session whose Context is cancelled during run
+// at stops there: the runs started finish (with Jobs 1, exactly the
+// first at seeds), the report and its CI form say interrupted, and one
+// that ran all its seeds says not.
+func TestFuzzInterrupted(t *testing.T) {
+	for _, at := range []int{1, 7, 30} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var mu sync.Mutex
+		runs := 0
+		rep, err := Fuzz(FuzzOptions{Seeds: 40, Jobs: 1, Out: t.TempDir(), Context: ctx, Failing: func(run *sim.Run) []string {
+			mu.Lock()
+			defer mu.Unlock()
+			if runs++; runs == at {
+				cancel()
+			}
+			return FailedChecks(run)
+		}}, nil)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Interrupted || rep.Runs != at || runs != at || rep.First != nil {
+			t.Fatalf("cancelled in run %d of 40: interrupted %v, %d runs reported, %d made, failure %v", at, rep.Interrupted, rep.Runs, runs, rep.First)
+		}
+		if c := rep.CI(FuzzOptions{Seeds: 40, Workers: DefaultWorkers}); !c.Interrupted || c.Runs != int64(at) {
+			t.Fatalf("the CI report: interrupted %v, %d runs", c.Interrupted, c.Runs)
+		}
+	}
+	rep, err := Fuzz(FuzzOptions{Seeds: 10, Jobs: 1, Out: t.TempDir(), Context: context.Background()}, nil)
+	if err != nil || rep.Interrupted || rep.Runs != 10 {
+		t.Fatalf("an uninterrupted session: %v, interrupted %v, %d runs", err, rep.Interrupted, rep.Runs)
+	}
 }
 
 // anyPanic is a stricter failure than the invariants: some task panicked.

@@ -32,6 +32,9 @@ const (
 )
 
 func newProgress(o Options, total int64, now time.Time) *progress {
+	if !o.Deadline.IsZero() {
+		total = math.MaxInt64 // bounded by time: n is a cap, not the count to come
+	}
 	return &progress{w: o.Progress, name: o.Name, status: o.Status, terminal: o.Terminal, total: total, begin: now}
 }
 

@@ -26,33 +26,42 @@ func (x *Xoshiro) Seed(seed uint64) {
 	}
 }
 
-// Uint64 returns the next 64 random bits.
+// Uint64 returns the next 64 random bits. (Written on locals, so that it
+// inlines: the seeded driver draws on every decision.)
 func (x *Xoshiro) Uint64() uint64 {
-	s := &x.s
-	result := bits.RotateLeft64(s[1]*5, 7) * 9
-	t := s[1] << 17
-	s[2] ^= s[0]
-	s[3] ^= s[1]
-	s[1] ^= s[2]
-	s[0] ^= s[3]
-	s[2] ^= t
-	s[3] = bits.RotateLeft64(s[3], 45)
+	s0, s1, s2, s3 := x.s[0], x.s[1], x.s[2], x.s[3]
+	result := bits.RotateLeft64(s1*5, 7) * 9
+	t := s1 << 17
+	s2 ^= s0
+	s3 ^= s1
+	s1 ^= s2
+	s0 ^= s3
+	s2 ^= t
+	x.s = [4]uint64{s0, s1, s2, bits.RotateLeft64(s3, 45)}
 	return result
 }
 
 // Intn returns a uniform integer in [0, n) without modulo bias (Lemire's
-// multiply-shift with rejection). n must be positive.
+// multiply-shift with rejection). n must be positive. The common case
+// inlines; a draw in the rejection zone, and a bad n, go to intnSlow.
 func (x *Xoshiro) Intn(n int) int {
+	hi, lo := bits.Mul64(x.Uint64(), uint64(n))
+	if n <= 0 || lo < uint64(n) {
+		return x.intnSlow(n, hi, lo)
+	}
+	return int(hi)
+}
+
+// intnSlow is Intn past its first draw's fast case: hi and lo are that
+// draw's product with n.
+func (x *Xoshiro) intnSlow(n int, hi, lo uint64) int {
 	if n <= 0 {
 		panic("sched: Xoshiro.Intn: n <= 0")
 	}
 	bound := uint64(n)
-	hi, lo := bits.Mul64(x.Uint64(), bound)
-	if lo < bound {
-		threshold := -bound % bound
-		for lo < threshold {
-			hi, lo = bits.Mul64(x.Uint64(), bound)
-		}
+	threshold := -bound % bound
+	for lo < threshold {
+		hi, lo = bits.Mul64(x.Uint64(), bound)
 	}
 	return int(hi)
 }
