@@ -54,8 +54,9 @@ import (
 // The fibers involved are the scheduler's, from the same caches and pool:
 // a loop fiber that a task took is a task's fiber until it ends, and then
 // idle like any other. So the fibers held at once are the suspended
-// tasks' and one loop fiber a worker, as before plus the workers, within
-// the pool's bound (fiber.Pool).
+// tasks' and one loop fiber a worker, as before plus the workers, and at
+// most relayMax a worker waiting for a relay (below), within the pool's
+// bound (fiber.Pool).
 //
 // Hosting. A hand-over from one task to the next through the loop fiber
 // is two coroutine switches: the task yields to the loop fiber, which
@@ -129,19 +130,23 @@ type workerLoop worker
 // (a defer in a loop runs at the frame's end): a task that panics ends
 // from it, and since the recovered panic ends this frame, the fiber runs
 // the body again at once (fiber.Fiber.Again) to go on with the loop
-// (docs/performance.md, "Fifth round"). When a task that suspended, kept
-// this fiber and was resumed on it (each run counts a step) ends, its body
-// returns here, on the goroutine of the worker that resumed it: this body
-// ends without touching w, whose loop went on on another fiber, and that
-// worker sees the fiber end (Done) and finishes the task (run, ended). A
-// runtime.Goexit of a task goes on to the fiber once the deferred call has
-// ended the task, and carry finishes it (lostLoop).
+// (docs/performance.md, "Fifth round: a parked task's allocations"). When
+// a task that suspended, kept this fiber and was resumed on it (each run
+// counts a step) ends, its body returns here, on the goroutine of the
+// worker that resumed it, whose loop this fiber then takes over (relay,
+// below) or, when it may not, this body ends and that worker sees the
+// fiber end (Done) and finishes the task (run, ended). A task that panics
+// on a relayed loop ends this body too after its end: its worker's
+// resumer takes the loop back (relayBack). A runtime.Goexit of a task goes
+// on to the fiber once the deferred call has ended the task, and carry or
+// relayBack finishes it (lostLoop).
 // Called only by the loop fiber.
 func (l *workerLoop) RunFiber(f *fiber.Fiber) {
 	w := (*worker)(l)
 	var t *Task
 	var steps int64
-	inBody := false // t's function is running
+	inBody := false  // t's function is running
+	relayed := false // this body took over a resumer's loop (relay): w is that worker
 	defer func() {
 		if !inBody {
 			return // a panic of end, or of the loop, goes on to the fiber
@@ -151,7 +156,11 @@ func (l *workerLoop) RunFiber(f *fiber.Fiber) {
 				panic(r)
 			}
 			t.endPanicked(r)
-			if l.finished(t, steps) {
+			// The recovered panic ends this frame. On w's own loop fiber
+			// the body runs again (carry would take an end for the run's);
+			// on a relayed one it ends, and w's resumer, suspended in
+			// drive, takes the loop back (relayBack, fiber.Done).
+			if w.finished(t, steps) && !relayed {
 				f.Again()
 			}
 		} else if !t.s.aborting.Load() {
@@ -164,26 +173,115 @@ func (l *workerLoop) RunFiber(f *fiber.Fiber) {
 		err := t.fn(t)
 		inBody = false
 		t.end(err, nil)
-		if !l.finished(t, steps) {
-			return
+		if !w.finished(t, steps) {
+			// t suspended, kept this fiber, and was resumed on it (each run
+			// counts a step): w's loop went on on another fiber. This
+			// fiber takes over the loop of the worker that resumed t, if
+			// it may (relay), or ends.
+			if w = relay(t, f); w == nil {
+				return
+			}
+			relayed = true
 		}
 	}
 }
 
-// finished follows the end of t, which RunFiber ran inline: unless t
-// suspended on the way (its steps moved from steps: it keeps this fiber,
-// see RunFiber), the fiber is the loop's again, w finishes t and finished
-// reports true.
-// Called only by RunFiber, on the loop fiber.
-func (l *workerLoop) finished(t *Task, steps int64) bool {
+// finished follows the end of t, which workerLoop.RunFiber ran inline:
+// unless t suspended on the way (its steps moved from steps: it keeps
+// this fiber, see RunFiber), the fiber is the loop's again, w finishes t
+// and finished reports true.
+// Called only by workerLoop.RunFiber, on w's loop fiber.
+func (w *worker) finished(t *Task, steps int64) bool {
 	if t.steps != steps {
 		return false
 	}
-	w := (*worker)(l)
 	t.fib = nil // the loop's again
 	w.cur = nil
 	w.finish(t)
 	return true
+}
+
+// Relays. A task that suspended ends on the fiber it started on, whose
+// body is the loop fiber body above, resumed by a worker's step (drive).
+// Returning from that body would switch back to the resumer, which would
+// put the fiber back and step on; and the next task it runs inline that
+// suspends would take the resumer's fiber with it, and carry would switch
+// to yet another fiber for the loop. Instead, the ending task's fiber
+// finishes the task as the resumer would and takes over the resumer's
+// worker's loop (relay): one switch fewer at the end. The resumer stays
+// where it is, suspended in drive's Resume, until the fiber that took
+// over gives the loop back, which it does the one way a loop fiber hands
+// anything to its resumer: a task it runs inline suspends and takes the
+// fiber with it (or the run ends, or a Goexit ends the fiber). drive,
+// seeing that the fiber it resumed relayed (w.relays moved), acts on that
+// suspension as carry would and goes on with the loop on its own fiber,
+// without the switch carry would make to a new loop fiber. A fan-out
+// tree's inner node thus costs two switches where it cost four: its
+// await's suspension and its resumption (docs/performance.md, "Fifth
+// round: the fan-out tree").
+//
+// A worker's relays nest: the fiber that took over may resume a task
+// that ends and relays in turn, and each fiber gives the loop back to
+// its own resumer, so they form a stack, w.relays deep, each level a
+// fiber suspended in drive. relayMax bounds it: past it a task's end
+// returns as before, so a worker holds at most relayMax fibers more than
+// it did (a thousand woken tasks ending in a row do not pile up a
+// thousand suspended resumers). There is no relay while a task hosts the
+// loop (w.loopFib is nil) nor under a driver that steps the workers
+// itself (no loop fiber).
+
+// relayMax bounds a worker's nested relays: in a fan-out tree of depth 10
+// (its ends come in runs as deep as the tree) 8 keeps all but a few
+// relays of a tree.
+const relayMax = 8
+
+// relay is called on f, the fiber task t started on (its loop fiber
+// then), once t, which suspended and was resumed since, has ended. It
+// finishes t as t's worker would have (ended) and returns that worker,
+// whose loop f now runs, or nil when f may not take the loop over (no
+// loop fiber, or relayMax reached): f's body then returns as before.
+func relay(t *Task, f *fiber.Fiber) *worker {
+	w := t.w
+	if w.loopFib == nil || w.relays >= relayMax {
+		return nil
+	}
+	w.relayLoops[w.relays] = w.loopFib // the resumer's
+	w.relays++
+	w.relayed++
+	w.loopFib = f
+	t.fib = nil // f is w's loop fiber now: not put back
+	w.cur = nil
+	w.finish(t)
+	w.counted() // the step that resumed t ends here, as in loop
+	return w
+}
+
+// relayBack is drive's, once the fiber it resumed for a task took w's
+// loop over (relay) and has given it back with status st: it undoes the
+// relay and acts as carry would. It returns the task to act on, one the
+// relayed loop ran inline, suspended on that fiber, or nil when there is
+// none: the fiber's loop ended (the run is over), or the fiber ended in
+// a Goexit or a panic (lostLoop).
+func (w *worker) relayBack(st fiber.Status) *Task {
+	f := w.loopFib // the relayed loop's: a nested relay gave it back
+	w.relays--
+	loop := w.relayLoops[w.relays]
+	w.relayLoops[w.relays] = nil
+	switch st {
+	case fiber.Suspended:
+		t := w.cur
+		if t == nil || t.fib != f {
+			panic(fmt.Sprintf("sched: relayBack: worker %d's relayed loop fiber yielded, and no task took it", w.id))
+		}
+		w.loopFib = loop
+		return t
+	case fiber.Done:
+		w.fibs.Put(f)
+	default:
+		w.lostLoop(f)
+	}
+	w.loopFib = loop
+	return nil
 }
 
 // carry steps w until the run ends, the loop running on a fiber that

@@ -240,9 +240,10 @@ func TestInlineManySuspendedAtOnce(t *testing.T) {
 				tt.Errorf("%d of %d tasks observed the cancellation", cancelled.Load(), tasks)
 			}
 			// Ten thousand fibers were taken; once their tasks ended the pool
-			// and the workers' caches kept at most their bounds.
-			if kept, bound := afterTasks-goroutines, fiber.DefaultPoolMax+2*workerFiberCache+8; kept > bound {
-				tt.Errorf("%d goroutines more than before the run once its tasks ended, want at most %d (the pool's bound and the caches')", kept, bound)
+			// and the workers' caches kept at most their bounds, and each
+			// worker at most relayMax loop fibers waiting for a relay.
+			if kept, bound := afterTasks-goroutines, fiber.DefaultPoolMax+2*(workerFiberCache+relayMax)+8; kept > bound {
+				tt.Errorf("%d goroutines more than before the run once its tasks ended, want at most %d (the pool's bound, the caches' and the relays')", kept, bound)
 			}
 			deadline := time.Now().Add(10 * time.Second)
 			for runtime.NumGoroutine() > goroutines+2 && time.Now().Before(deadline) {
@@ -285,5 +286,163 @@ func TestInlineSeededHasNoLoopFiber(t *testing.T) {
 	}
 	if fiberless.Load() != 0 {
 		t.Errorf("%d tasks ran without a fiber under the seeded driver", fiberless.Load())
+	}
+}
+
+// relayTree is a fan-out tree of the given depth under t: every inner
+// node opens a nursery (CollectAll, Catch: a failing child is an error
+// recorded, not a cancellation) and spawns into it first an extra child
+// running extra, then two nodes one level down. On one worker the extra
+// child runs last of the three, after a node one level down that
+// suspended in its await and ended resumed: on the loop fiber that node's
+// end took over, when that node is an inner one. onNode sees every node
+// as it starts.
+func relayTree(t *Task, depth int, extra Func, onNode func(*Task)) error {
+	onNode(t)
+	if depth == 0 {
+		return nil
+	}
+	return t.Nursery(NurseryOptions{Mode: nursery.CollectAll, Catch: true}, func(n *Nursery) error {
+		if err := n.Go("extra", extra); err != nil {
+			return err
+		}
+		for range 2 {
+			if err := n.Go("node", func(c *Task) error { return relayTree(c, depth-1, extra, onNode) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// TestRelay: a task that suspended and ends on the fiber it started on
+// takes the loop of the worker that resumed it over (relay, inline.go).
+// On one worker a fan-out tree's inner nodes all suspend in their await
+// and end resumed, and all but a few of them relay; the relays nest no
+// deeper than relayMax and are all given back by the run's end; and
+// every task ran to its end, on 1, 2 and 4 workers. A Goexit or a panic of a
+// task running inline on a relayed loop fiber ends that task as it ends
+// any other and the worker goes on (the relayed fiber is lost, as carry
+// loses a loop fiber, and its resumer takes the loop back).
+func TestRelay(t *testing.T) {
+	const depth = 8
+	const inner, leaves = 1<<depth - 1, 1 << depth
+	for _, extraKind := range []string{"plain", "goexit", "panic"} {
+		for _, workers := range []int{1, 2, 4} {
+			t.Run(fmt.Sprintf("%s/workers=%d", extraKind, workers), func(tt *testing.T) {
+				goroutines := runtime.NumGoroutine()
+				s := inlineSched(tt, workers, 0, false)
+				var nodes, extras, onRelayed, cleanups atomic.Int64
+				var deepest atomic.Int64
+				onNode := func(t *Task) {
+					nodes.Add(1)
+					if d := int64(t.w.relays); d > deepest.Load() {
+						deepest.Store(d) // the worker's own field, read on its goroutine
+					}
+				}
+				extra := func(t *Task) error {
+					extras.Add(1)
+					if t.w.relays > 0 && t.fib == t.w.loopFib {
+						onRelayed.Add(1) // inline on a loop fiber that took the loop over
+					}
+					t.Defer("count", func(*Task) error { cleanups.Add(1); return nil })
+					switch extraKind {
+					case "goexit":
+						runtime.Goexit()
+					case "panic":
+						panic("extra panic")
+					}
+					return nil
+				}
+				var treeErr error
+				res := runWithin(tt, s, func(root *Task) error {
+					treeErr = relayTree(root, depth, extra, onNode)
+					return nil
+				})
+				if res.Kind != nursery.KindOK {
+					tt.Fatalf("run: %v", res)
+				}
+				if treeErr != nil {
+					tt.Fatalf("the tree returned %v (its nurseries catch their children's errors)", treeErr)
+				}
+				if nodes.Load() != inner+leaves || extras.Load() != inner || cleanups.Load() != inner {
+					tt.Errorf("%d nodes ran, %d extra children, %d cleanups; want %d, %d, %d", nodes.Load(), extras.Load(), cleanups.Load(), inner+leaves, inner, inner)
+				}
+				var relayed int64
+				for _, w := range s.workers {
+					relayed += w.relayed
+					if w.relays != 0 {
+						tt.Errorf("worker %d ends the run with %d relays not given back", w.id, w.relays)
+					}
+				}
+				tt.Logf("%d relays, nested %d deep at most; %d extra children ran on a relayed loop", relayed, deepest.Load(), onRelayed.Load())
+				if deepest.Load() > relayMax {
+					tt.Errorf("relays nested %d deep, want at most relayMax (%d)", deepest.Load(), relayMax)
+				}
+				if workers == 1 {
+					// Every inner node suspends in its await and is resumed;
+					// the ends past relayMax return. Of the extra children,
+					// those of the nodes two levels above the leaves and up
+					// run after an inner node relayed.
+					if relayed < inner*9/10 || onRelayed.Load() < inner/4 {
+						tt.Errorf("%d relays of %d inner nodes, %d extra children ran on a relayed loop: want at least %d and %d", relayed, inner, onRelayed.Load(), inner*9/10, inner/4)
+					}
+				}
+				deadline := time.Now().Add(10 * time.Second)
+				for runtime.NumGoroutine() > goroutines+2 && time.Now().Before(deadline) {
+					time.Sleep(10 * time.Millisecond)
+				}
+				if n := runtime.NumGoroutine(); n > goroutines+2 {
+					tt.Errorf("%d goroutines after the run, %d before: fibers left behind", n, goroutines)
+				}
+			})
+		}
+	}
+}
+
+// TestWakeOwner: in real mode the owner of a nursery that its worker's
+// end of the last child makes terminal becomes that worker's current task
+// (wakeOwner) instead of going through the deque: on one worker, every
+// task the worker pops is a spawned child, none a woken owner, and every
+// owner still runs to its end; on two and four workers the tree still
+// ends whole.
+func TestWakeOwner(t *testing.T) {
+	const depth = 6
+	const inner = 1<<depth - 1
+	for _, workers := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(tt *testing.T) {
+			s := inlineSched(tt, workers, 0, false)
+			var nodes atomic.Int64
+			onNode := func(*Task) { nodes.Add(1) }
+			var treeErr error
+			res := runWithin(tt, s, func(root *Task) error {
+				treeErr = relayTree(root, depth, func(*Task) error { return nil }, onNode)
+				return nil
+			})
+			if res.Kind != nursery.KindOK || treeErr != nil {
+				tt.Fatalf("run: %v, tree: %v", res, treeErr)
+			}
+			if want := int64(2*inner + 1); nodes.Load() != want {
+				tt.Errorf("%d nodes ran, want %d", nodes.Load(), want)
+			}
+			var pops, runs, completed int64
+			for _, w := range s.workers {
+				st := w.Stats()
+				pops += st.Pops
+				runs += st.Runs
+				completed += st.Completed
+			}
+			spawned := int64(3 * inner) // an extra child and two nodes an inner node
+			if completed != spawned+1 {
+				tt.Errorf("%d tasks completed, want %d", completed, spawned+1)
+			}
+			if workers == 1 {
+				// Each inner node runs twice (its start, its resumption after
+				// its await), each other task once.
+				if pops != spawned || runs != spawned+1+inner {
+					tt.Errorf("%d pops and %d runs, want %d pops (the spawned children, no woken owner) and %d runs", pops, runs, spawned, spawned+1+inner)
+				}
+			}
+		})
 	}
 }

@@ -102,6 +102,32 @@ func (n *Nursery) admitPending(t *Task, w *worker) {
 	w.live.Add(k - 1) // the batch's tasks count as live until the owner gives back the unspent ones
 }
 
+// openCredit is how many spawns the owner of a lean nursery has admitted
+// ahead as it opens it (admitOpen): admitPending's first batch.
+const openCredit = 2
+
+// admitOpen admits openCredit spawns ahead as owner opens n, and sets
+// pending to count them, when n is
+// lean and the run has no sink and no stepped driver: the batch
+// admitPending would admit at the first spawn, so that a fan-out tree's
+// first spawn, like its second, takes no lock (two locked instructions,
+// and with pending and the live count set here, two more, about 80
+// others). The nursery is not published yet, so this needs no lock. A
+// nursery that spawns nothing gives the credits back as it awaits, as
+// any unspent ones; a mutants build admits one at a time (creditBatch).
+// It reports whether it admitted any (else pending is the caller's to
+// set).
+func (n *Nursery) admitOpen(owner *Task) bool {
+	if !n.isLean || creditBatch < openCredit || owner.s.cfg.Mode.Stepped() || owner.emitting() {
+		return false
+	}
+	n.m.AdmitAhead(openCredit)
+	n.fast.pending.Store(openCredit)
+	n.credit = openCredit
+	owner.w.live.Add(openCredit) // live until spawned or given back (takeCredit)
+	return true
+}
+
 // takeCredit returns the owner's unspent credits and zeroes them, and
 // takes them off w's live count; the owner calls it in its await, which
 // subtracts them from pending.

@@ -352,3 +352,80 @@ func TestLeanSpawnAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestAdmitOpen: the owner of a lean nursery in a run without a sink has
+// openCredit spawns admitted ahead as it opens it (admitOpen): the state
+// machine counts them running and pending counts them before any spawn,
+// and the first openCredit spawns spend them. Whatever the owner then
+// does with them (spawns none, fewer, as many or more; cancels before
+// its first spawn or after), every child that ran ended before the owner
+// left, none spawned after the cancellation ran, and once the run is
+// over Live is 0: the unspent credits were given back.
+func TestAdmitOpen(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		for _, spawns := range []int{0, 1, 2, 3, 5} {
+			for _, cancelAt := range []int{-1, 0, 1, 2} { // -1: no cancel; else before that spawn
+				name := fmt.Sprintf("workers=%d/spawns=%d/cancelAt=%d", workers, spawns, cancelAt)
+				s := leanSched(t, workers)
+				var ran, ended, late atomic.Int64
+				res := runWithin(t, s, func(root *Task) error {
+					for range 20 {
+						err := root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+							n.mu.Lock()
+							running, pending := n.m.Running(), n.fast.pending.Load()
+							n.mu.Unlock()
+							open := int64(openCredit)
+							if creditBatch < openCredit {
+								open = 0 // a mutants build admits no batch
+							}
+							if n.credit != open || int64(running) != open || pending != open {
+								return fmt.Errorf("opened with %d credits, %d running, pending %d; want %d each", n.credit, running, pending, open)
+							}
+							cancelled := false
+							for i := range spawns {
+								if i == cancelAt {
+									n.Cancel(root)
+									cancelled = true
+								}
+								spawnedLate := cancelled // a copy: the owner writes cancelled as the kids run
+								if err := n.Go("kid", func(*Task) error {
+									if spawnedLate {
+										late.Add(1)
+									}
+									ran.Add(1)
+									ended.Add(1)
+									return nil
+								}); err != nil {
+									return err
+								}
+								if want := max(open-int64(i)-1, 0); !cancelled && i < openCredit && n.credit != want {
+									return fmt.Errorf("%d credits after spawn %d, want %d", n.credit, i, want)
+								}
+							}
+							return nil
+						})
+						if err != nil {
+							return err
+						}
+						if ended.Load() != ran.Load() {
+							return fmt.Errorf("the owner left with %d children ended of %d that ran", ended.Load(), ran.Load())
+						}
+					}
+					return nil
+				})
+				if res.Kind != nursery.KindOK {
+					t.Fatalf("%s: %v", name, res)
+				}
+				if late.Load() != 0 {
+					t.Errorf("%s: %d children spawned after the cancellation ran", name, late.Load())
+				}
+				if cancelAt < 0 && ran.Load() != int64(20*spawns) {
+					t.Errorf("%s: %d children ran, want %d", name, ran.Load(), 20*spawns)
+				}
+				if live := s.drv().Live(); live != 0 {
+					t.Errorf("%s: Live %d after the run, want 0", name, live)
+				}
+			}
+		}
+	}
+}

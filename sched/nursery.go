@@ -283,19 +283,31 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	n.timeoutFails, n.errs = o.TimeoutFails, nil
 	n.children.Reset()
 	n.free = n.free[:0]
-	n.fast.pending.Store(0)
-	n.fast.cancelled.Store(0)
-	n.cancelling.Store(0)
+	// The atomics are stored only when they hold something else: a store
+	// is a locked instruction (XCHG on amd64), and a reused nursery's
+	// cancellation words are zero already and its spawn pool as before;
+	// pending ends every nursery at awaitBit, and is set below.
+	if n.fast.cancelled.Load() != 0 {
+		n.fast.cancelled.Store(0)
+	}
+	if n.cancelling.Load() != 0 {
+		n.cancelling.Store(0)
+	}
 	n.credit = 0
 	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true})
 	n.isLean = n.m.Lean()
 	n.startLocked = s.keep || o.Mode == nursery.CancelRemaining
+	if !n.admitOpen(owner) {
+		n.fast.pending.Store(0)
+	}
 	if o.Budget != nil {
 		n.pool = *o.Budget
 	} else {
 		n.pool = owner.budget
 	}
-	n.spawnLeft.Store(int32(min(n.pool.SpawnCount, math.MaxInt32)))
+	if left := int32(min(n.pool.SpawnCount, math.MaxInt32)); n.spawnLeft.Load() != left {
+		n.spawnLeft.Store(left)
+	}
 	n.quota = n
 	if q := n.nextQuota(); q != nil && s.cfg.Mode.Stepped() && q.spawnLeft.Load() <= n.spawnLeft.Load() {
 		// Under the seeded driver (one step at a time, no concurrent
@@ -771,24 +783,8 @@ func (n *Nursery) apply(w *worker) {
 				trace.S(trace.KeyFrom, tr.From.String()), trace.S(trace.KeyTo, tr.To.String()))
 		}
 	}
-	for _, c := range e.Cancel {
-		(*n.children.At(int(c))).markCancel(e.Reason, w)
-	}
-	if e.CancelAll {
-		for i := 0; i < n.children.Len(); i++ {
-			if c := *n.children.At(i); c != nil {
-				c.markCancel(e.Reason, w)
-			}
-		}
-	}
-	for _, c := range e.Dropped {
-		child := (*n.children.At(int(c)))
-		child.result = n.m.Result(c)
-		child.mark.CompareAndSwap(0, uint32(child.result.Reason))
-		s.retire(child, w)
-	}
-	for _, c := range e.Release {
-		s.pushFrom(w, (*n.children.At(int(c))))
+	if len(e.Cancel)|len(e.Dropped)|len(e.Release) != 0 || e.CancelAll {
+		n.applyChildren(w, e)
 	}
 	if e.Terminal {
 		if n.timer != nil {
@@ -809,8 +805,35 @@ func (n *Nursery) apply(w *worker) {
 		}
 		if o := n.waiter; o != nil {
 			n.waiter = nil
-			s.wakeFrom(w, o)
+			s.wakeOwner(w, o)
 		}
+	}
+}
+
+// applyChildren is apply's part that acts on children: the cancellations,
+// the dropped and the released. Most effects have none (an await's Close,
+// a nursery's end), so its four loops are a call apply makes only when
+// there is something for them (about 20 instructions an apply otherwise).
+func (n *Nursery) applyChildren(w *worker, e *nursery.Effects) {
+	s := n.owner.s
+	for _, c := range e.Cancel {
+		(*n.children.At(int(c))).markCancel(e.Reason, w)
+	}
+	if e.CancelAll {
+		for i := 0; i < n.children.Len(); i++ {
+			if c := *n.children.At(i); c != nil {
+				c.markCancel(e.Reason, w)
+			}
+		}
+	}
+	for _, c := range e.Dropped {
+		child := (*n.children.At(int(c)))
+		child.result = n.m.Result(c)
+		child.mark.CompareAndSwap(0, uint32(child.result.Reason))
+		s.retire(child, w)
+	}
+	for _, c := range e.Release {
+		s.pushFrom(w, (*n.children.At(int(c))))
 	}
 }
 

@@ -39,6 +39,7 @@ func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) R
 	}()
 	for _, w := range s.workers {
 		w.solo = len(s.workers) == 1 // a lone worker's tasks may host its loop (inline.go)
+		w.direct = !w.em.on()        // see wakeOwner
 	}
 	root := s.drv().Start(name, fn)
 	if before != nil {

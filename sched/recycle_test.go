@@ -219,3 +219,56 @@ func TestChanDeliversEachValueOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestRecycledNurseryFresh: a nursery reused from the free list after a
+// cancelled one is not cancelled, and one reused after a nursery whose
+// spawn pool ran out has its own pool again (newNursery stores the
+// cancellation words and the pool only when they differ): on one worker,
+// round after round, a cancelled nursery then a fresh one whose child
+// runs, and a nursery of spawn_count 1 that spends it and refuses a
+// second spawn, then another that spawns one again.
+func TestRecycledNurseryFresh(t *testing.T) {
+	s := leanSched(t, 1)
+	pool := Unlimited
+	pool.SpawnCount = 1
+	var ran atomic.Int64
+	const rounds = 50
+	res := runWithin(t, s, func(root *Task) error {
+		for i := range rounds {
+			if err := root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+				n.Cancel(root)
+				return nil
+			}); err != nil {
+				return fmt.Errorf("round %d: the cancelled nursery returned %v", i, err)
+			}
+			if err := root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+				if r := n.cancelling.Load() | n.fast.cancelled.Load(); r != 0 {
+					return fmt.Errorf("a reused nursery opens cancelled (%d)", r)
+				}
+				return n.Go("kid", func(*Task) error { ran.Add(1); return nil })
+			}); err != nil {
+				return fmt.Errorf("round %d: %v", i, err)
+			}
+			var second error
+			if err := root.Nursery(NurseryOptions{Budget: &pool}, func(n *Nursery) error {
+				if err := n.Go("one", func(*Task) error { ran.Add(1); return nil }); err != nil {
+					return err
+				}
+				second = n.Go("two", func(*Task) error { return nil })
+				return nil
+			}); err != nil {
+				return fmt.Errorf("round %d: the pooled nursery returned %v", i, err)
+			}
+			if !errors.Is(second, ErrSpawnBudgetExhausted) {
+				return fmt.Errorf("round %d: a second spawn from a pool of one returned %v", i, second)
+			}
+		}
+		return nil
+	})
+	if res.Kind != nursery.KindOK {
+		t.Fatalf("run: %v", res)
+	}
+	if ran.Load() != 2*rounds {
+		t.Errorf("%d children ran, want %d", ran.Load(), 2*rounds)
+	}
+}

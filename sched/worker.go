@@ -39,6 +39,18 @@ type worker struct {
 	solo bool
 	// hosted counts the suspensions a task hosted w's loop for (tests).
 	hosted int64
+	// relays is how many of w's loop fibers wait in drive for a fiber
+	// that took the loop over from them (relay, inline.go); relayed
+	// counts the relays (tests).
+	relays  int
+	relayed int64
+	// direct: a real-mode run without a sink, where a nursery owner that
+	// w wakes between two tasks becomes w's current task (wakeOwner).
+	// Written by Run before w's goroutine starts.
+	direct bool
+	// relayLoops[i] is the loop fiber of the resumer at depth i, which
+	// takes w's loop back when the fiber it resumed gives it back.
+	relayLoops [relayMax]*fiber.Fiber
 	// held is a lone worker's global queue head, kept out of the queue
 	// (yieldHeld); nil otherwise.
 	held *Task
@@ -322,8 +334,17 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 			if w.em.on() {
 				w.em.emitRun(t.id)
 			}
+			relays := w.relays
 			var st fiber.Status
-			if why, st = t.fib.Resume(); st != fiber.Suspended {
+			why, st = t.fib.Resume()
+			if w.relays != relays {
+				// t ended and its fiber took w's loop over (relay), and
+				// now gives it back: t is gone, and what the fiber hands
+				// back is carry's to act on, here.
+				if t = w.relayBack(st); t == nil {
+					return
+				}
+			} else if st != fiber.Suspended {
 				w.ended(t)
 				return
 			}
@@ -584,6 +605,29 @@ func (s *Scheduler) pushFrom(w *worker, t *Task) {
 	}
 	s.global.push(t)
 	s.notify()
+}
+
+// wakeOwner makes o, the owner awaiting a nursery that has just become
+// terminal, ready again: as wakeFrom does, or, when w is between two
+// tasks (it has no current task: it is ending one, or retiring one
+// cancelled while queued) in a real-mode run without a sink, by making o
+// w's current task, which w's next step resumes. That step would pop o
+// anyway, the last task w pushed, unless a thief took it first; the
+// owner of a nursery its own worker has just ended is worth stealing
+// least of all. A fan-out tree's inner node thus goes from its last
+// child's end to its resumption without the deque's push and pop, the
+// notify and a step (four locked instructions and about 200 others:
+// docs/performance.md, "Fifth round: the fan-out tree"). A seeded run,
+// or a traced one, wakes as before: the trace has the wake's push and
+// the pop. Every caller with a w is w's own goroutine (the timers and
+// Blocking's goroutines pass nil).
+func (s *Scheduler) wakeOwner(w *worker, o *Task) {
+	if w != nil && w.direct && w.cur == nil {
+		o.state.Store(uint32(stateReady))
+		w.cur = o
+		return
+	}
+	s.wakeFrom(w, o)
 }
 
 // wakeFrom makes a blocked task ready again.
