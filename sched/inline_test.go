@@ -245,14 +245,22 @@ func TestInlineManySuspendedAtOnce(t *testing.T) {
 			if kept, bound := afterTasks-goroutines, fiber.DefaultPoolMax+2*(workerFiberCache+relayMax)+8; kept > bound {
 				tt.Errorf("%d goroutines more than before the run once its tasks ended, want at most %d (the pool's bound, the caches' and the relays')", kept, bound)
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for runtime.NumGoroutine() > goroutines+2 && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
-			if n := runtime.NumGoroutine(); n > goroutines+2 {
-				tt.Errorf("%d goroutines after the run, %d before: fibers left behind", n, goroutines)
-			}
+			noFibersLeft(tt, goroutines)
 		})
+	}
+}
+
+// noFibersLeft fails t unless, within 10 s, the goroutines are back to
+// at most two more than the goroutines counted before the run: every
+// fiber the run took has ended or been released.
+func noFibersLeft(t *testing.T, goroutines int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > goroutines+2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > goroutines+2 {
+		t.Errorf("%d goroutines after the run, %d before: fibers left behind", n, goroutines)
 	}
 }
 
@@ -388,13 +396,7 @@ func TestRelay(t *testing.T) {
 						tt.Errorf("%d relays of %d inner nodes, %d extra children ran on a relayed loop: want at least %d and %d", relayed, inner, onRelayed.Load(), inner*9/10, inner/4)
 					}
 				}
-				deadline := time.Now().Add(10 * time.Second)
-				for runtime.NumGoroutine() > goroutines+2 && time.Now().Before(deadline) {
-					time.Sleep(10 * time.Millisecond)
-				}
-				if n := runtime.NumGoroutine(); n > goroutines+2 {
-					tt.Errorf("%d goroutines after the run, %d before: fibers left behind", n, goroutines)
-				}
+				noFibersLeft(tt, goroutines)
 			})
 		}
 	}
