@@ -391,7 +391,7 @@ func (w *worker) host(t *Task, why fiber.Reason) bool {
 			c.w = w
 			w.drive(c, 0)
 		} else {
-			if w.dq.Len() == 0 && w.held == nil && s.global.len() == 0 {
+			if w.dq.Len() == 0 && w.woken == nil && w.held == nil && s.global.len() == 0 {
 				break // the loop parks (a lone worker has no one to steal from)
 			}
 			if did, _ := w.step(); !did {
