@@ -227,6 +227,12 @@ func (q *waitq) push(t *Task) {
 
 // pop takes the first task, or returns nil.
 func (q *waitq) pop() *Task {
+	if q.n == 0 {
+		// Every way to n == 0 (pop, remove, compact) resets the slice:
+		// nothing to skip or compact. A receive finds no sender here at
+		// every rendezvous hand-over.
+		return nil
+	}
 	for q.head < len(q.items) {
 		t := q.items[q.head]
 		q.items[q.head] = nil
