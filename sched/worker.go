@@ -39,6 +39,9 @@ type worker struct {
 	solo bool
 	// hosted counts the suspensions a task hosted w's loop for (tests).
 	hosted int64
+	// parkedHeld counts the channel blocks of w's tasks parked under the
+	// lock of their operation (waitOnChannel, tests).
+	parkedHeld int64
 	// relays is how many of w's loop fibers wait in drive for a fiber
 	// that took the loop over from them (relay, inline.go); relayed
 	// counts the relays (tests).
@@ -418,6 +421,16 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 			t.storeStepped(stateReady)
 			return false
 		}
+	case reasonParked:
+		// t, a lone worker's, parked itself under the lock its channel
+		// operation held (waitOnChannel): the rest of reasonBlock's.
+		b := w.blockOn
+		w.blockOn = nil
+		w.cur = nil
+		if w.em.on() {
+			w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOn, b.describe()))
+		}
+		return false
 	case reasonHosted:
 		// t hosted w's loop, which acted on t's suspension and on what
 		// it ran meanwhile, and hands the loop back (inline.go).
