@@ -400,6 +400,9 @@ func (t *Task) pointChan() error {
 	if t.s.cfg.Mode.Stepped() {
 		t.endStep()
 	}
+	if t.cleanupDepth > 0 || t.marked() == 0 {
+		return nil // observe's test, in line: nothing to observe
+	}
 	return t.observe()
 }
 
