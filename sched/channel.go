@@ -161,6 +161,27 @@ func (b *chanWait) park(t *Task, w *worker) bool {
 	return true
 }
 
+// parkHeld is park for a Send or Recv that holds c.mu and found under it
+// no partner and the channel open (waitOnChannel): it registers t in the
+// channel's queue unless t was cancelled meanwhile, and leaves c locked
+// either way.
+func (b *chanWait) parkHeld(t *Task) bool {
+	c := b.c
+	if t.wait.interruptible && t.marked() != 0 {
+		return false
+	}
+	if b.send {
+		c.sendq.push(t)
+	} else {
+		c.recvq.push(t)
+	}
+	if !t.publishWait(stateBlocked, &b.ref) {
+		c.remove(t)
+		return false
+	}
+	return true
+}
+
 // publishWait makes t's parked, interruptible wait visible to markCancel,
 // as ref (its blocker's), and sets its state. Called by a blocker's park,
 // under the blocker's lock, after t was registered there. It reports false, unpublished, when t was
@@ -227,6 +248,12 @@ func (q *waitq) push(t *Task) {
 
 // pop takes the first task, or returns nil.
 func (q *waitq) pop() *Task {
+	if q.n == 0 {
+		// Every way to n == 0 (pop, remove, compact) resets the slice:
+		// nothing to skip or compact. A receive finds no sender here at
+		// every rendezvous hand-over.
+		return nil
+	}
 	for q.head < len(q.items) {
 		t := q.items[q.head]
 		q.items[q.head] = nil
@@ -333,8 +360,7 @@ func sendOn(t *Task, ca any, v int64) error {
 			c.mu.Unlock()
 			return nil
 		}
-		c.mu.Unlock()
-		if why := t.waitOnChannel(c, true, v); why != 0 {
+		if why := t.waitOnChannel(c, true, v); why != 0 { // unlocks c
 			t.suspend(why)
 		}
 		switch t.wait.state {
@@ -373,6 +399,9 @@ func (t *Task) pointChan() error {
 	}
 	if t.s.cfg.Mode.Stepped() {
 		t.endStep()
+	}
+	if t.cleanupDepth > 0 || t.marked() == 0 {
+		return nil // observe's test, in line: nothing to observe
 	}
 	return t.observe()
 }
@@ -413,8 +442,7 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 			c.mu.Unlock()
 			return 0, false, nil
 		}
-		c.mu.Unlock()
-		if why := t.waitOnChannel(c, false, 0); why != 0 {
+		if why := t.waitOnChannel(c, false, 0); why != 0 { // unlocks c
 			t.suspend(why)
 		}
 		switch t.wait.state {
@@ -462,11 +490,43 @@ func (view *taskOps) Close(c *channel) error {
 // than by a call of its own in Send and Recv: that call made the frame a
 // parked task holds costlier for the collector to walk (ParkedTasks 1.15%
 // more instructions, against 0.16% this way).
+//
+// It is called with c.mu held, by a Send or Recv that found no partner
+// under it, and unlocks c. A task of a lone worker (w.solo) on a fiber of
+// its own that need not enlist parks at once, under that same lock
+// (parkHeld), and then hosts, or suspends to the task that hosts, with
+// reasonParked: the park's second lock, its checks again and its call
+// were part of every rendezvous hand-over (docs/performance.md, "Sixth
+// round"). This is safe for a lone worker only: a parked task may be woken
+// at once, by a canceller on another goroutine, and only the lone
+// worker's step, which runs after t has suspended (or, hosting, on t's
+// own stack), takes a woken task and resumes it; with two workers the
+// other could resume t before its fiber has yielded. Any other task, or
+// a park refused (t was cancelled), unlocks and goes the way of every
+// block, the worker parking it under the lock again (chanWait.park).
 func (t *Task) waitOnChannel(c *channel, send bool, v int64) fiber.Reason {
-	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
 	interruptible := t.cleanupDepth == 0
+	b := c.blocker(send, interruptible)
+	if w := t.w; w.solo && t.fib != w.loopFib && t.enlisted() {
+		t.setWait(interruptible, send, v)
+		if b.parkHeld(t) {
+			c.mu.Unlock()
+			w.blockOn = b // for the block's event
+			w.parkedHeld++
+			if w.loopFib == nil {
+				// Another task hosts, and resumed t: t suspends to it.
+				return reasonParked
+			}
+			if w.host(t, reasonParked) {
+				return 0
+			}
+			return reasonHosted
+		}
+	}
+	c.mu.Unlock()
+	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
 	t.setWait(interruptible, send, v)
-	t.w.blockOn = c.blocker(send, interruptible)
+	t.w.blockOn = b
 	return t.blockTurn()
 }
 

@@ -196,10 +196,10 @@ func (n *Nursery) finishRest(w *worker) {
 // already cancelling. The task calls it for itself before it opens a
 // nursery or blocks; a no-op in every other case.
 func (t *Task) enlist() {
-	n := t.parent
-	if n == nil || t.child >= 0 || !n.lean() {
+	if t.enlisted() {
 		return
 	}
+	n := t.parent
 	n.mu.Lock()
 	t.child = n.addSlot(t)
 	r := n.fast.cancelled.Load()
@@ -207,6 +207,13 @@ func (t *Task) enlist() {
 	if r != 0 {
 		t.mark.CompareAndSwap(0, r)
 	}
+}
+
+// enlisted reports whether enlist has nothing to do: t has no lean
+// parent, or is enlisted already.
+func (t *Task) enlisted() bool {
+	n := t.parent
+	return n == nil || t.child >= 0 || !n.lean()
 }
 
 // marked is t's cancellation mark: its own, or, for a child of a lean

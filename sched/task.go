@@ -25,6 +25,7 @@ const (
 	reasonInterval                           // forced yield every YieldInterval ops: requeue
 	reasonBlock                              // blocked on the worker's blockOn
 	reasonHosted                             // hosted the worker's loop, which acted on the suspension (inline.go)
+	reasonParked                             // a lone worker's channel block, already parked (waitOnChannel)
 )
 
 // blocker is something a task can block on. park is called by the worker

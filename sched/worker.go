@@ -39,6 +39,9 @@ type worker struct {
 	solo bool
 	// hosted counts the suspensions a task hosted w's loop for (tests).
 	hosted int64
+	// parkedHeld counts the channel blocks of w's tasks parked under the
+	// lock of their operation (waitOnChannel, tests).
+	parkedHeld int64
 	// relays is how many of w's loop fibers wait in drive for a fiber
 	// that took the loop over from them (relay, inline.go); relayed
 	// counts the relays (tests).
@@ -54,6 +57,13 @@ type worker struct {
 	// held is a lone worker's global queue head, kept out of the queue
 	// (yieldHeld); nil otherwise.
 	held *Task
+	// woken is the bottom of a lone worker's deque, kept out of the
+	// deque: a task w woke when its deque was empty (wakeFrom). What w
+	// pushes after it goes on the deque, above it, and find pops the
+	// deque before it, so tasks run in the order they would through the
+	// deque (LIFO), and a push pays nothing for it. No other worker
+	// steals from a lone one. nil otherwise.
+	woken *Task
 	// blockOn is what the current task blocks on, set by the task just
 	// before its fiber yields with reasonBlock. It travels here, read at
 	// once, rather than in a Task field that would be empty but while a
@@ -138,6 +148,14 @@ func (w *worker) step() (did bool, inline *Task) {
 // find takes the next task: local deque, then global queue, then stealing.
 func (w *worker) find() *Task {
 	if t := w.dq.Pop(); t != nil {
+		w.stats.Pops++
+		if w.em.on() {
+			w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(t.id)))
+		}
+		return t
+	}
+	if t := w.woken; t != nil { // the bottom of a lone worker's deque (wakeFrom)
+		w.woken = nil
 		w.stats.Pops++
 		if w.em.on() {
 			w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(t.id)))
@@ -376,7 +394,7 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		if w.em.on() {
 			w.emitYield(t, why)
 		}
-		if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 {
+		if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 && w.woken == nil {
 			w.yieldToGlobal(t)
 			return false
 		}
@@ -384,7 +402,7 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		// This worker takes the task back from the global queue as soon
 		// as its own deque is empty, so waking an idle worker for it
 		// only pays off when the deque still holds work.
-		if w.dq.Len() > 0 || w.s.cfg.Mode.Stepped() {
+		if w.dq.Len() > 0 || w.woken != nil || w.s.cfg.Mode.Stepped() {
 			w.s.notify()
 		}
 		return false
@@ -403,6 +421,16 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 			t.storeStepped(stateReady)
 			return false
 		}
+	case reasonParked:
+		// t, a lone worker's, parked itself under the lock its channel
+		// operation held (waitOnChannel): the rest of reasonBlock's.
+		b := w.blockOn
+		w.blockOn = nil
+		w.cur = nil
+		if w.em.on() {
+			w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOn, b.describe()))
+		}
+		return false
 	case reasonHosted:
 		// t hosted w's loop, which acted on t's suspension and on what
 		// it ran meanwhile, and hands the loop back (inline.go).
@@ -630,9 +658,17 @@ func (s *Scheduler) wakeOwner(w *worker, o *Task) {
 	s.wakeFrom(w, o)
 }
 
-// wakeFrom makes a blocked task ready again.
+// wakeFrom makes a blocked task ready again. A lone worker without a sink
+// (w.solo, w.direct) whose deque is empty keeps t out of the deque, as
+// its bottom (w.woken), and wakes nobody: it has no thief to wake, and
+// the deque's push, pop and notify were about 150 instructions of a
+// rendezvous hand-over (docs/performance.md, "Sixth round").
 func (s *Scheduler) wakeFrom(w *worker, t *Task) {
 	t.state.Store(uint32(stateReady))
+	if w != nil && w.solo && w.direct && w.woken == nil && w.dq.Len() == 0 {
+		w.woken = t
+		return
+	}
 	if em := s.emitter(w); em.on() {
 		em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(t.id)))
 	}

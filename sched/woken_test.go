@@ -1,0 +1,207 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cbcsim/cbcsim/nursery"
+	"github.com/cbcsim/cbcsim/sched/internal/link"
+)
+
+// TestWokenSlot: a lone worker without a sink keeps the task it wakes into
+// its empty deque out of the deque, as its bottom (worker.woken), and what
+// it pushes after it (a spawn, a second wake) runs first, as through the
+// deque: the same order of turns with the slot (one worker, solo) as
+// without it (solo off: no slot, no hosting), and the slot held the woken
+// receiver.
+func TestWokenSlot(t *testing.T) {
+	play := func(solo bool) (order []string, slotted int) {
+		note := func(format string, args ...any) { order = append(order, fmt.Sprintf(format, args...)) }
+		res, _ := hostRun(t, 1, 0, nil, solo, func(root *Task) error {
+			a := NewChan[int](root.Scheduler(), "a", 0)
+			b := NewChan[int](root.Scheduler(), "b", 0)
+			return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+				for _, name := range []string{"ra", "rb"} {
+					c := a
+					if name == "rb" {
+						c = b
+					}
+					if err := n.Go(name, func(t *Task) error {
+						for r := range 3 {
+							v, _, err := c.Recv(t)
+							if err != nil {
+								return err
+							}
+							note("%s got %d in round %d", name, v, r)
+						}
+						return nil
+					}); err != nil {
+						return err
+					}
+				}
+				if err := root.Yield(); err != nil { // both receivers park
+					return err
+				}
+				for r := range 3 {
+					if err := a.Send(root, r); err != nil { // ra woken: the slot
+						return err
+					}
+					if root.w.woken != nil {
+						slotted++
+					}
+					switch r {
+					case 1: // a spawn behind the woken ra
+						if err := n.Go("spawned", func(*Task) error {
+							note("spawned runs")
+							return nil
+						}); err != nil {
+							return err
+						}
+					case 2: // a second wake behind it
+						if err := b.Send(root, 10); err != nil {
+							return err
+						}
+					}
+					if err := root.Yield(); err != nil {
+						return err
+					}
+					note("root after round %d", r)
+				}
+				for r := 1; r < 3; r++ {
+					if err := b.Send(root, 10+r); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+		if res.Kind != nursery.KindOK {
+			t.Fatalf("solo=%v: run: %v", solo, res)
+		}
+		return order, slotted
+	}
+	order, slotted := play(true)
+	plain, plainSlotted := play(false)
+	if !slices.Equal(order, plain) {
+		t.Errorf("turns with the slot:\n%q\nwithout:\n%q", order, plain)
+	}
+	if slotted != 3 || plainSlotted != 0 {
+		t.Errorf("the slot held the woken receiver %d times with it, %d without: want 3, 0", slotted, plainSlotted)
+	}
+}
+
+// TestParkHeld: on a lone worker, a task blocking on a channel parks under
+// the lock its Send or Recv found no partner under (waitOnChannel), both
+// the task that hosts and the tasks it resumes, and the run is the same
+// as without (solo off): the same turns and events (but the worker's
+// parks, which the clock decides), a sibling's error and
+// a nursery's timeout (fired by the clock's goroutine) each interrupting
+// receivers parked that way, and a cleanup's receive (not interruptible)
+// completing.
+func TestParkHeld(t *testing.T) {
+	play := func(solo bool) (order, events []string, held int64) {
+		var mu sync.Mutex
+		note := func(format string, args ...any) {
+			mu.Lock()
+			order = append(order, fmt.Sprintf(format, args...))
+			mu.Unlock()
+		}
+		log := &eventLog{}
+		s, err := newWith(Config{Workers: 1, Budget: Unlimited}, link.Options{Mode: link.Real, Sink: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := s.drv().RunWith("main", func(root *Task) error {
+			ping := NewChan[int](root.Scheduler(), "ping", 0)
+			pong := NewChan[int](root.Scheduler(), "pong", 0)
+			stuck := NewChan[int](root.Scheduler(), "stuck", 0)
+			err := root.Nursery(NurseryOptions{Catch: true}, func(n *Nursery) error {
+				if err := n.Go("echo", func(t *Task) error {
+					for {
+						v, _, err := ping.Recv(t)
+						if err != nil {
+							note("echo: %v", errors.Is(err, ErrCancelled))
+							return err
+						}
+						if err := pong.Send(t, v+1); err != nil {
+							return err
+						}
+					}
+				}); err != nil {
+					return err
+				}
+				return n.Go("player", func(t *Task) error {
+					for i := range 20 {
+						if err := ping.Send(t, i); err != nil {
+							return err
+						}
+						v, _, err := pong.Recv(t)
+						if err != nil {
+							return err
+						}
+						note("player got %d", v)
+					}
+					return errors.New("done") // cancels echo, parked in its receive
+				})
+			})
+			note("first nursery: %v", err)
+			// A receive that only the timeout ends, and a cleanup's that a
+			// sibling completes.
+			err = root.Nursery(NurseryOptions{Timeout: 2000}, func(n *Nursery) error {
+				if err := n.Go("cleanup", func(t *Task) error {
+					t.Defer("recv", func(t *Task) error {
+						v, _, err := pong.Recv(t)
+						note("cleanup got %d, %v", v, err)
+						return err
+					})
+					return nil
+				}); err != nil {
+					return err
+				}
+				if err := n.Go("feeder", func(t *Task) error { return pong.Send(t, 7) }); err != nil {
+					return err
+				}
+				return n.Go("stuck", func(t *Task) error {
+					_, _, err := stuck.Recv(t)
+					note("stuck: %v", errors.Is(err, ErrCancelled))
+					return err
+				})
+			})
+			note("second nursery: %v", err) // a timeout without Catch: nil
+			return nil
+		}, func(*Task) {
+			if !solo {
+				s.workers[0].solo = false
+			}
+		})
+		if res.Kind != nursery.KindOK {
+			t.Fatalf("solo=%v: run: %v", solo, res)
+		}
+		// The worker's parks while the timeout is pending are as many as
+		// the clock's goroutine makes them.
+		events = slices.DeleteFunc(log.lines, func(line string) bool { return strings.HasSuffix(line, " park") })
+		return order, events, s.workers[0].parkedHeld
+	}
+	order, events, held := play(true)
+	plainOrder, plainEvents, plainHeld := play(false)
+	if !slices.Equal(order, plainOrder) {
+		t.Errorf("turns with the park under the held lock:\n%q\nwithout:\n%q", order, plainOrder)
+	}
+	if !slices.Equal(events, plainEvents) {
+		t.Errorf("events differ with the park under the held lock:\n%s\nwithout:\n%s", strings.Join(events, "\n"), strings.Join(plainEvents, "\n"))
+	}
+	// The rounds park echo and the player about 40 times in all, but for
+	// each task's first block, which enlists it in its lean nursery first
+	// and parks the usual way; then the stuck receive and the cleanup's
+	// or the feeder's.
+	if held < 30 || plainHeld != 0 {
+		t.Errorf("parked under the held lock %d times with a lone worker, %d without: want at least 30, none", held, plainHeld)
+	}
+	if want := "second nursery: <nil>"; order[len(order)-1] != want || !slices.Contains(order, "cleanup got 7, <nil>") || !slices.Contains(order, "stuck: true") || !slices.Contains(order, "echo: true") {
+		t.Errorf("turns %q: want echo and the stuck receive cancelled, the cleanup's receive done, and last %q", order, want)
+	}
+}
