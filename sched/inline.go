@@ -99,7 +99,9 @@ import (
 //     A channel's waitOnChannel decides (blockTurn) and Send and Recv
 //     suspend for the reason it returns, so that suspend stays inlined
 //     there: a frame more under every parked task is what a million
-//     parked tasks pay for at each collection.
+//     parked tasks pay for at each collection. On a lone worker the
+//     block parks under the lock the operation already holds
+//     (reasonParked, channel.go), the host's as well as a hosted task's.
 //   - The decisions are the loop's own (suspended, step, counted), in
 //     the same order: the same tasks run in the same order, with the
 //     same events and the same step counts; Yield's fairness (every other
