@@ -366,6 +366,9 @@ func (t *Task) pointOp() error {
 	if t.s.cfg.Mode.Stepped() {
 		t.endStep()
 	}
+	if t.cleanupDepth > 0 || t.marked() == 0 {
+		return nil // observe's test, in line: nothing to observe
+	}
 	return t.observe()
 }
 
