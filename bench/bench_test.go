@@ -45,7 +45,7 @@ func TestRunQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"SpawnJoin", "FanOutTree", "FiberSwitch", "YieldPingPong", "YieldPingPong/cbcsim_chan",
+	for _, name := range []string{"SpawnJoin", "FanOutTree", "FiberSwitch", "YieldPingPong", "YieldPingPong/cbcsim_chan", "YieldPingPong/cbcsim_typed",
 		"Steal", "ParkedTasks", "SpawnedTasks", "SimSteps/trace", "SimSteps/notrace", "FuzzSeeds",
 		"Explore", "FuzzGenerated/jobs1", "FuzzGenerated/jobs2", "Check/jobs1", "Check/jobs2"} {
 		row, ok := rep.Row(name)

@@ -299,6 +299,8 @@ func rowSpecs(o Options, traceDir string) []rowSpec {
 			impls: []string{Cbcsim, IterPull, Goroutines}, f: YieldPingPong},
 		{name: "YieldPingPong/" + CbcsimChan, op: "1 hand-over: rendezvous channel", unit: "ns/op",
 			impls: []string{CbcsimChan, Goroutines}, f: YieldPingPong},
+		{name: "YieldPingPong/" + CbcsimTyped, op: "1 hand-over: rendezvous sched.Chan[int]", unit: "ns/op",
+			impls: []string{CbcsimTyped, Goroutines}, f: YieldPingPong},
 		{name: "Steal", op: "1 spawn, others stealing", unit: "ns/op",
 			impls: []string{Cbcsim}, f: one(Steal(o.Workers))},
 		{name: "ParkedTasks", op: fmt.Sprintf("1 of %d parked tasks", o.ParkedTasks), unit: "B/task",

@@ -43,17 +43,20 @@ const (
 	// comparison (BenchmarkStealPolicy), not a peer.
 	CbcsimStealHalf = "cbcsim_stealhalf"
 	CbcsimChan      = "cbcsim_chan" // package sched, through a rendezvous Channel
-	Goroutines      = "goroutines"  // go statements joined with sync.WaitGroup (or channels)
-	Errgroup        = "errgroup"    // golang.org/x/sync/errgroup.Group
-	Conc            = "conc"        // github.com/sourcegraph/conc.WaitGroup
-	IterPull        = "iterpull"    // a bare iter.Pull coroutine switch
+	// CbcsimTyped is cbcsim_chan through the library's typed channel,
+	// sched.Chan[int]: what a Go program's tasks use.
+	CbcsimTyped = "cbcsim_typed"
+	Goroutines  = "goroutines" // go statements joined with sync.WaitGroup (or channels)
+	Errgroup    = "errgroup"   // golang.org/x/sync/errgroup.Group
+	Conc        = "conc"       // github.com/sourcegraph/conc.WaitGroup
+	IterPull    = "iterpull"   // a bare iter.Pull coroutine switch
 )
 
 // Join is the peers of the spawn-and-join workloads, cbcsim first.
 var Join = []string{Cbcsim, Goroutines, Errgroup, Conc}
 
 // Switch is the peers of the ping-pong workload, cbcsim first.
-var Switch = []string{Cbcsim, CbcsimChan, IterPull, Goroutines}
+var Switch = []string{Cbcsim, CbcsimChan, CbcsimTyped, IterPull, Goroutines}
 
 // Parked is the peers of the parked-task workload, cbcsim first.
 var Parked = []string{Cbcsim, Goroutines}
@@ -395,7 +398,8 @@ func pullRoundTrips(tm Timer, n int) error {
 // operation is one hand-over from one task to the other (rounded up to an
 // even count). cbcsim runs both tasks on one worker and alternates them
 // with Task.Yield (through the global queue); cbcsim_chan with two
-// rendezvous Channels; iterpull is one round trip of a bare iter.Pull
+// rendezvous Channels (the simulator's int64 channels, package driver);
+// cbcsim_typed with two rendezvous sched.Chan[int]; iterpull is one round trip of a bare iter.Pull
 // coroutine, the floor a fiber is built on; goroutines ping-pong over two
 // unbuffered Go channels. The timer runs only while both tasks are
 // switching, so allocs/op is the cost of a switch.
@@ -403,7 +407,7 @@ func YieldPingPong(impl string) Func {
 	switch impl {
 	case Cbcsim:
 		return func(tm Timer, n int) error {
-			return pingPongCbcsim(tm, n, func(t *sched.Task, _ bool, _, _ driver.Channel, rounds int) error {
+			return pingPongCbcsim(tm, n, func(t *sched.Task, _ bool, _ *pingPongChans, rounds int) error {
 				for range rounds {
 					if err := t.Yield(); err != nil {
 						return err
@@ -414,22 +418,46 @@ func YieldPingPong(impl string) Func {
 		}
 	case CbcsimChan:
 		return func(tm Timer, n int) error {
-			return pingPongCbcsim(tm, n, func(t *sched.Task, first bool, ping, pong driver.Channel, rounds int) error {
+			return pingPongCbcsim(tm, n, func(t *sched.Task, first bool, c *pingPongChans, rounds int) error {
 				for i := range rounds {
 					if first {
-						if err := driver.Send(t, ping, int64(i)); err != nil {
+						if err := driver.Send(t, c.ping, int64(i)); err != nil {
 							return err
 						}
-						if _, _, err := driver.Recv(t, pong); err != nil {
+						if _, _, err := driver.Recv(t, c.pong); err != nil {
 							return err
 						}
 						continue
 					}
-					v, _, err := driver.Recv(t, ping)
+					v, _, err := driver.Recv(t, c.ping)
 					if err != nil {
 						return err
 					}
-					if err := driver.Send(t, pong, v); err != nil {
+					if err := driver.Send(t, c.pong, v); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+	case CbcsimTyped:
+		return func(tm Timer, n int) error {
+			return pingPongCbcsim(tm, n, func(t *sched.Task, first bool, c *pingPongChans, rounds int) error {
+				for i := range rounds {
+					if first {
+						if err := c.typedPing.Send(t, i); err != nil {
+							return err
+						}
+						if _, _, err := c.typedPong.Recv(t); err != nil {
+							return err
+						}
+						continue
+					}
+					v, _, err := c.typedPing.Recv(t)
+					if err != nil {
+						return err
+					}
+					if err := c.typedPong.Send(t, v); err != nil {
 						return err
 					}
 				}
@@ -464,15 +492,23 @@ func YieldPingPong(impl string) Func {
 	return unknownImpl("YieldPingPong", impl)
 }
 
+// pingPongChans are the rendezvous channels a ping-pong's players may
+// use: the simulator's (package driver) and the library's typed ones.
+type pingPongChans struct {
+	ping, pong           driver.Channel
+	typedPing, typedPong *sched.Chan[int]
+}
+
 // pingPongCbcsim runs two players on one worker, each playing (n+1)/2
 // rounds. The timer starts once both have started (their fibers exist) and
 // stops when the first one ends.
-func pingPongCbcsim(tm Timer, n int, play func(t *sched.Task, first bool, ping, pong driver.Channel, rounds int) error) error {
+func pingPongCbcsim(tm Timer, n int, play func(t *sched.Task, first bool, c *pingPongChans, rounds int) error) error {
 	s, err := newScheduler(1, 2, 0)
 	if err != nil {
 		return err
 	}
-	ping, pong := driver.NewChannel(s, "ping", 0), driver.NewChannel(s, "pong", 0)
+	c := &pingPongChans{ping: driver.NewChannel(s, "ping", 0), pong: driver.NewChannel(s, "pong", 0),
+		typedPing: sched.NewChan[int](s.Sched(), "typed-ping", 0), typedPong: sched.NewChan[int](s.Sched(), "typed-pong", 0)}
 	rounds := (n + 1) / 2
 	var started, ended atomic.Int32
 	player := func(first bool) sched.Func {
@@ -480,7 +516,7 @@ func pingPongCbcsim(tm Timer, n int, play func(t *sched.Task, first bool, ping, 
 			if started.Add(1) == 2 {
 				tm.ResetTimer()
 			}
-			err := play(t, first, ping, pong, rounds)
+			err := play(t, first, c, rounds)
 			if ended.Add(1) == 1 {
 				tm.StopTimer()
 			}

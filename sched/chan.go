@@ -50,25 +50,27 @@ func (c *Chan[T]) Close(t *Task) error { return t.ops().Close(c.c) }
 // put stores v and returns its token.
 func (c *Chan[T]) put(v T) int64 {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if k := len(c.free); k > 0 {
 		tok := c.free[k-1]
 		c.free = c.free[:k-1]
 		c.vals[tok] = v
+		c.mu.Unlock()
 		return tok
 	}
-	c.vals = append(c.vals, v)
-	return int64(len(c.vals) - 1)
+	c.vals = append(c.vals, v) // no panic: running out of memory is fatal
+	tok := int64(len(c.vals) - 1)
+	c.mu.Unlock()
+	return tok
 }
 
 // take removes and returns the value of tok.
 func (c *Chan[T]) take(tok int64) T {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	v := c.vals[tok]
 	var zero T
 	c.vals[tok] = zero
 	c.free = append(c.free, tok)
+	c.mu.Unlock()
 	return v
 }
 
