@@ -417,53 +417,9 @@ func YieldPingPong(impl string) Func {
 			})
 		}
 	case CbcsimChan:
-		return func(tm Timer, n int) error {
-			return pingPongCbcsim(tm, n, func(t *sched.Task, first bool, c *pingPongChans, rounds int) error {
-				for i := range rounds {
-					if first {
-						if err := driver.Send(t, c.ping, int64(i)); err != nil {
-							return err
-						}
-						if _, _, err := driver.Recv(t, c.pong); err != nil {
-							return err
-						}
-						continue
-					}
-					v, _, err := driver.Recv(t, c.ping)
-					if err != nil {
-						return err
-					}
-					if err := driver.Send(t, c.pong, v); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-		}
+		return func(tm Timer, n int) error { return pingPongCbcsim(tm, n, playChan) }
 	case CbcsimTyped:
-		return func(tm Timer, n int) error {
-			return pingPongCbcsim(tm, n, func(t *sched.Task, first bool, c *pingPongChans, rounds int) error {
-				for i := range rounds {
-					if first {
-						if err := c.typedPing.Send(t, i); err != nil {
-							return err
-						}
-						if _, _, err := c.typedPong.Recv(t); err != nil {
-							return err
-						}
-						continue
-					}
-					v, _, err := c.typedPing.Recv(t)
-					if err != nil {
-						return err
-					}
-					if err := c.typedPong.Send(t, v); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-		}
+		return func(tm Timer, n int) error { return pingPongCbcsim(tm, n, playTyped) }
 	case IterPull:
 		return pullRoundTrips
 	case Goroutines:
@@ -490,6 +446,53 @@ func YieldPingPong(impl string) Func {
 		}
 	}
 	return unknownImpl("YieldPingPong", impl)
+}
+
+// playChan is a cbcsim_chan player: the first sends on ping and
+// receives on pong, the other receives and sends back, rounds times.
+func playChan(t *sched.Task, first bool, c *pingPongChans, rounds int) error {
+	for i := range rounds {
+		if first {
+			if err := driver.Send(t, c.ping, int64(i)); err != nil {
+				return err
+			}
+			if _, _, err := driver.Recv(t, c.pong); err != nil {
+				return err
+			}
+			continue
+		}
+		v, _, err := driver.Recv(t, c.ping)
+		if err != nil {
+			return err
+		}
+		if err := driver.Send(t, c.pong, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// playTyped is playChan over the library's typed channels.
+func playTyped(t *sched.Task, first bool, c *pingPongChans, rounds int) error {
+	for i := range rounds {
+		if first {
+			if err := c.typedPing.Send(t, i); err != nil {
+				return err
+			}
+			if _, _, err := c.typedPong.Recv(t); err != nil {
+				return err
+			}
+			continue
+		}
+		v, _, err := c.typedPing.Recv(t)
+		if err != nil {
+			return err
+		}
+		if err := c.typedPong.Send(t, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pingPongChans are the rendezvous channels a ping-pong's players may
