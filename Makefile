@@ -5,7 +5,7 @@ FUZZTIME ?= 60s
 FUZZSEEDS ?= 20000
 HOSTILE_N ?= 5500
 
-.PHONY: build test vet bench bench-real run fuzz mutants hostile clean cabi cabi-test cabi-bench
+.PHONY: build test vet bench bench-real bench-compare run fuzz mutants hostile clean cabi cabi-test cabi-bench
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cbcsim
@@ -71,6 +71,12 @@ bench:
 bench-real: build
 	$(GO) test -run '^$$' -bench . -benchmem ./sched ./bench
 	./$(BIN) bench
+
+# Every benchmark of docs/performance.md, the test binaries of OLD and NEW
+# (default: the working tree) alternating in ROUNDS rounds, with the median
+# ratios; bench/compare.sh.
+bench-compare:
+	bash bench/compare.sh $(OLD) "$(NEW)" $(or $(ROUNDS),4)
 
 run: build
 	./$(BIN) run $(SCENARIO)
