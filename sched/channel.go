@@ -129,36 +129,21 @@ func (b *chanWait) describe() string {
 }
 
 // park registers the task in the channel's queue unless the operation could
-// now proceed or the task was cancelled meanwhile.
-// It unlocks on each way out rather than in a deferred call: every block
-// of a channel hand-over passes here (YieldPingPong/cbcsim_chan).
+// now proceed or the task was cancelled meanwhile (parkHeld).
+// It unlocks without a deferred call: every block of a channel hand-over
+// on two or more workers, and under the seeded driver, passes here.
 func (b *chanWait) park(t *Task, w *worker) bool {
 	c := b.c
 	c.lock()
-	if t.wait.interruptible && t.marked() != 0 {
-		c.mu.Unlock()
-		return false
-	}
+	var could bool // the operation could now proceed
 	if b.send {
-		if c.closed || c.recvq.len() > 0 || c.n < c.cap {
-			c.mu.Unlock()
-			return false
-		}
-		c.sendq.push(t)
+		could = c.closed || c.recvq.len() > 0 || c.n < c.cap
 	} else {
-		if c.closed || c.n > 0 || c.sendq.len() > 0 {
-			c.mu.Unlock()
-			return false
-		}
-		c.recvq.push(t)
+		could = c.closed || c.n > 0 || c.sendq.len() > 0
 	}
-	if !t.publishWait(stateBlocked, &b.ref) {
-		c.remove(t)
-		c.mu.Unlock()
-		return false
-	}
+	parked := !could && b.parkHeld(t)
 	c.mu.Unlock()
-	return true
+	return parked
 }
 
 // parkHeld is park for a Send or Recv that holds c.mu and found under it
