@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -47,8 +48,11 @@ A *.trace file (given, or in a DIR: a regression corpus written by fuzz
 that is a repro directory, or one a DIR holds, one level deep): it is run once more along its recorded schedule
 (from its seed when the schedule no longer applies) and checked. --seeds is
 required unless there are recorded runs. --json and --junit write reports for
-CI (docs/ci.md). Exit status: 0 when every run passed, 1 when a run failed or
-was nondeterministic, 2 for bad input.`,
+CI (docs/ci.md). The first SIGINT or SIGTERM stops handing out runs: those
+under way finish, the report covers the runs made ("N of M runs made"), and
+the JSON says "interrupted"; a second one exits at once. Exit status: 0 when
+every run passed, 1 when a run failed or was nondeterministic, 2 for bad
+input, 130 or 143 when a signal stopped a check whose runs made all passed.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return cf.run(cmd, args) },
 	}
@@ -65,8 +69,15 @@ was nondeterministic, 2 for bad input.`,
 }
 
 // run is `cbcsim check`: check the flags, load every scenario, run the
-// sweep, print the report; a failed or nondeterministic run is exit 1.
+// sweep, print the report; a failed or nondeterministic run is exit 1. A
+// signal ends the sweep early, with its report (interruptible).
 func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
+	ctx, finish := interruptible()
+	return finish(cf.sweep(ctx, cmd, args))
+}
+
+// sweep is run's body, under the interrupt's context.
+func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []string) error {
 	paths, traces, err := expandScenarioPaths(args)
 	if err != nil {
 		return badInput(err)
@@ -89,7 +100,7 @@ func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
 		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Mode: sim.ModeOf(cf.real, cf.lean), RealTimeout: cf.timeout.d,
 		Jobs: cf.sw.jobs, Resample: cf.resample, ReproDir: cf.out, ProgressTerminal: isTerminal(stderr), Shard: cf.sw.shardOf,
 		Strategy: cf.sw.strategy.name, PCTDepth: cf.sw.strategy.depth, ShrinkSchedule: shrinkCheckSchedule,
-		Traces: traces, ExecRecorded: gen.ExecuteRecorded,
+		Traces: traces, ExecRecorded: gen.ExecuteRecorded, Context: ctx,
 	}, stderr)
 	if err != nil {
 		return badInput(err)

@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// TestInterruptReports: the built binary, signalled while fuzz and
-// explore run, stops, prints its report of the runs made, writes its
-// JSON report (fuzz) whole, and exits 128+signal; the directory holds no
+// TestInterruptReports: the built binary, signalled while fuzz, explore
+// and check run, stops, prints its report of the runs made, writes its
+// JSON report (fuzz, check) whole, and exits 128+signal; the directory holds no
 // temporary file. One signal each, once the progress line shows that
 // runs are under way.
 func TestInterruptReports(t *testing.T) {
@@ -30,11 +30,13 @@ func TestInterruptReports(t *testing.T) {
 	}{
 		{"fuzz SIGINT", []string{"fuzz", "--duration", "10m", "--jobs", "1", "--json", "r.json"}, syscall.SIGINT, 130, ", interrupted\n"},
 		{"explore SIGTERM", []string{"explore", "../../bench/testdata/twenty.toml", "--preemptions", "6", "--jobs", "1"}, syscall.SIGTERM, 143, "schedules, not exhaustive"},
+		{"check SIGINT", []string{"check", "../../scenarios/lifo_cleanup.toml", "--seeds", "100000000", "--workers", "1", "--jobs", "1", "--json", "r.json"},
+			syscall.SIGINT, 130, " of 100000000 runs made, the others not run"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			work := t.TempDir()
 			args := c.args
-			if args[0] == "explore" {
+			if args[0] != "fuzz" {
 				abs, err := filepath.Abs(args[1])
 				if err != nil {
 					t.Fatal(err)
@@ -86,7 +88,7 @@ func TestInterruptReports(t *testing.T) {
 					t.Errorf("a temporary file was left: %s", e.Name())
 				}
 			}
-			if c.args[0] != "fuzz" {
+			if c.args[0] == "explore" {
 				return
 			}
 			data, err := os.ReadFile(filepath.Join(work, "r.json"))

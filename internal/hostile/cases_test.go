@@ -355,6 +355,20 @@ func buildCases(t *testing.T, n int, seed uint64) []*kase {
 	return cases
 }
 
+// interruptedJSON: r.json is the old file or a whole report of an
+// interrupted sweep.
+func interruptedJSON(dir string) string {
+	data, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+	var rep struct {
+		Runs        int64 `json:"runs"`
+		Interrupted bool  `json:"interrupted"`
+	}
+	if err := json.Unmarshal(data, &rep); string(data) != "old\n" && (err != nil || !rep.Interrupted) {
+		return fmt.Sprintf("r.json holds %d bytes of neither the old file nor an interrupted report: %v", len(data), err)
+	}
+	return ""
+}
+
 // mutatedCase is one mutated scenario or trace through one command.
 func mutatedCase(r *rand.Rand, c *corpus, bounded bool) *kase {
 	workers := fmt.Sprint([]int{1, 2, 3, 4, 8, 256}[r.IntN(6)])
@@ -733,24 +747,18 @@ func signalCases() []*kase {
 					return ""
 				}})
 		}
-		// fuzz and explore stop at the first signal and report what ran:
-		// the JSON report over an existing file is the old one or a whole
-		// report that says it was interrupted, never a part of one.
+		// fuzz, check and explore stop at the first signal and report what
+		// ran: the JSON report over an existing file is the old one or a
+		// whole report that says it was interrupted, never a part of one.
 		for _, after := range []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond} {
 			cases = append(cases, &kase{kind: "signal", args: []string{"fuzz", "--duration", "1m", "--jobs", "2", "--json", "r.json"},
 				files:  map[string][]byte{"r.json": []byte("old\n")},
 				status: []int{128 + int(sig)}, signal: sig, signalAfter: after, outputs: []string{"r.json", "fuzz-out/"},
-				after: func(dir string) string {
-					data, _ := os.ReadFile(filepath.Join(dir, "r.json"))
-					var rep struct {
-						Runs        int64 `json:"runs"`
-						Interrupted bool  `json:"interrupted"`
-					}
-					if err := json.Unmarshal(data, &rep); string(data) != "old\n" && (err != nil || !rep.Interrupted) {
-						return fmt.Sprintf("r.json holds %d bytes of neither the old file nor an interrupted report: %v", len(data), err)
-					}
-					return ""
-				}})
+				after: interruptedJSON})
+			cases = append(cases, &kase{kind: "signal", args: []string{"check", "s.toml", "--seeds", "100000000", "--jobs", "2", "--json", "r.json"},
+				files:  map[string][]byte{"s.toml": []byte(manySchedules), "r.json": []byte("old\n")},
+				status: []int{128 + int(sig)}, signal: sig, signalAfter: after, outputs: []string{"r.json", "repro/"},
+				after: interruptedJSON})
 			cases = append(cases, &kase{kind: "signal", args: []string{"explore", "s.toml", "--preemptions", "6", "--jobs", "2"},
 				files:  map[string][]byte{"s.toml": []byte(manySchedules)},
 				status: []int{128 + int(sig)}, signal: sig, signalAfter: after, outputs: []string{"explore-out/"},

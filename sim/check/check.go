@@ -111,6 +111,11 @@ type Options struct {
 	// sets it to one that adds the fuzzer's oracles, so that a corpus
 	// failure that only an oracle saw still fails.
 	ExecRecorded func(*scenario.Scenario, sim.Config, sim.Options) (*sim.Run, error)
+
+	// Context, when done, stops the check handing out runs; the started
+	// ones finish and the report covers those that ran (Report.Interrupted).
+	// nil: the check runs to the end.
+	Context context.Context
 }
 
 // Report is the result of Scenarios. Everything in it, and
@@ -128,6 +133,11 @@ type Report struct {
 	ReproSkipped   int        // failures left without a directory because ReproMax was reached
 	ReproErrors    []string   // repro directories that could not be written
 	Recorded       []Recorded // the recorded runs, in the order of Options.Traces
+	// Interrupted says Options.Context stopped the check before its last
+	// run: the rows, failures and recorded runs are those that ran
+	// (Planned were due), and Resampled counts only runs executed twice.
+	Interrupted bool
+	Planned     int64 // the runs this check (or shard) was to make
 }
 
 // ScenarioReport is one scenario's part of the report.
@@ -243,6 +253,8 @@ type checker struct {
 	rows        [][]*rowAgg
 	samples     []*sample         // in report order
 	sampleOf    map[int64]*sample // job index of a sampled run → its sample; read-only once running
+	ran         []bool            // recorded run i ran; index i written only by the job that runs it
+	interrupted bool              // Options.Context stopped the sweep before its last job
 }
 
 // rowAgg folds the results of one (scenario, workers) row. Any job
@@ -336,6 +348,7 @@ func newChecker(scs []*scenario.Scenario, paths []string, o Options, exec execFu
 		return nil, err
 	}
 	c.recResults = make([]Recorded, len(c.recorded))
+	c.ran = make([]bool, len(c.recorded))
 	c.total = c.seeded + int64(len(c.recorded))
 	c.pickSamples()
 	return c, nil
@@ -493,7 +506,11 @@ func pickResample(rng *driver.Xoshiro, nw, seeds, k int) []runRef {
 func (c *checker) run(progressW io.Writer) *Report {
 	runs := c.o.Shard.Count(c.total)
 	jobs := runs + int64(len(c.samples)) // second executions go last
-	sweep.Run(context.Background(), jobs, sweep.Options{Jobs: c.o.Jobs, Name: "check", Progress: progressW, Terminal: c.o.ProgressTerminal},
+	ctx := c.o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	st := sweep.Run(ctx, jobs, sweep.Options{Jobs: c.o.Jobs, Name: "check", Progress: progressW, Terminal: c.o.ProgressTerminal},
 		func(j int64) sweep.Verdict {
 			if j >= runs {
 				s := c.samples[j-runs]
@@ -512,6 +529,7 @@ func (c *checker) run(progressW io.Writer) *Report {
 			}
 			return sweep.Passed
 		})
+	c.interrupted = st.Handed < jobs
 	return c.report()
 }
 
@@ -640,7 +658,7 @@ func (c *checker) report() *Report {
 			sm.removeSpools() // the repros below may still read them
 		}
 	}()
-	r := &Report{Options: c.o}
+	r := &Report{Options: c.o, Interrupted: c.interrupted, Planned: c.o.Shard.Count(c.total)}
 	c.reportScenarios(r)
 	c.reportNondeterminism(r)
 	for i := range r.Scenarios {
@@ -680,6 +698,9 @@ func (c *checker) reportScenarios(r *Report) {
 // two traces differed.
 func (c *checker) reportNondeterminism(r *Report) {
 	for _, sm := range c.samples {
+		if sm.finished.Load() < 2 {
+			continue // interrupted before its second execution
+		}
 		row := &r.Scenarios[sm.sc].Rows[sm.wi]
 		row.Resampled++
 		r.Resampled++
@@ -723,8 +744,8 @@ func total(rows []Row) Row {
 // reportRecorded adds the recorded runs this shard ran.
 func (c *checker) reportRecorded(r *Report) {
 	for i := range c.recorded {
-		if !c.o.Shard.Owns(c.seeded + int64(i)) {
-			continue // another shard ran it
+		if !c.o.Shard.Owns(c.seeded+int64(i)) || !c.ran[i] {
+			continue // another shard ran it, or an interrupt came first
 		}
 		rec := c.recResults[i]
 		r.Recorded = append(r.Recorded, rec)
@@ -996,6 +1017,9 @@ func (r *Report) writeHeader(b *bytes.Buffer) error {
 	if !o.Shard.Whole() {
 		fmt.Fprintf(b, " (shard %s)", o.Shard)
 	}
+	if r.Interrupted {
+		fmt.Fprintf(b, " of %d, interrupted", r.Planned)
+	}
 	if !o.Mode.Real() && o.Seeds > 0 {
 		fmt.Fprintf(b, ", %d executed twice to catch nondeterminism", r.Resampled)
 	}
@@ -1104,6 +1128,9 @@ func (r *Report) writeSummary(b *bytes.Buffer) error {
 			}
 		}
 		recorded = fmt.Sprintf(" and %d of %d recorded run(s)", failed, len(r.Recorded))
+	}
+	if r.Interrupted {
+		fmt.Fprintf(b, "interrupted: %d of %d runs made, the others not run; the figures above are those of the runs made\n", r.Runs, r.Planned)
 	}
 	switch {
 	case r.Failed():

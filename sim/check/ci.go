@@ -14,7 +14,8 @@ import (
 // "nondeterminism" of their case.
 func (r *Report) CI() *ci.Report {
 	o := r.Options
-	out := &ci.Report{Format: ci.Format, Runs: r.Runs, Failed: r.FailedRuns, Nondeterminism: int64(len(r.Nondeterminism))}
+	out := &ci.Report{Format: ci.Format, Runs: r.Runs, Failed: r.FailedRuns, Nondeterminism: int64(len(r.Nondeterminism)),
+		Interrupted: r.Interrupted}
 	out.Sweep = ci.Sweep{Tool: "check", Seeds: o.Seeds, SeedStart: o.SeedStart, Workers: o.Workers,
 		Strategy: o.Strategy, PCTDepth: o.PCTDepth, Real: o.Mode.Real(), Lean: o.Mode.Lean(), Traces: o.Traces}
 	if !o.Shard.Whole() {

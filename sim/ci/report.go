@@ -32,7 +32,7 @@ type Report struct {
 	Failed         int64 `json:"failed"` // of them, runs that failed
 	Nondeterminism int64 `json:"nondeterministic,omitempty"`
 	// Interrupted says a signal stopped the sweep before its seeds or
-	// duration ran out (fuzz): Runs are what ran.
+	// duration ran out (fuzz, check): Runs are what ran.
 	Interrupted bool `json:"interrupted,omitempty"`
 
 	Cases    []Case    `json:"cases"`    // the JUnit test cases, sorted by Suite then Name
