@@ -103,6 +103,11 @@ type Failure struct {
 	Shrunk    Schedule
 	Run       *sim.Run // the shrunk schedule's run
 	Runs      int      // runs the shrinker made
+	// Decisions, when not nil, replays the shrunk run step by step: a
+	// recorded run the explorer's choices cannot express is shrunk in
+	// the space of its own decisions (shrinkDecisions), and Shrunk.Choices
+	// is then empty.
+	Decisions *sim.Schedule
 }
 
 // Run explores sc's schedules under o. The error is bad input (Resolve)

@@ -139,16 +139,21 @@ func (c *converter) fail(err error) {
 
 // ErrNotConverted is a recorded schedule whose failure neither the
 // explorer's version of it (no idle looks, no steal attempts on empty
-// deques, the chooser's fairness) nor a bounded search up to
-// searchBoundMax preemptions reproduces; it is then left as recorded.
-var ErrNotConverted = errors.New("neither the explorer's version of the recorded schedule nor a search up to 2 preemptions fails the same way")
+// deques, the chooser's fairness), nor a bounded search up to
+// searchBoundMax preemptions, nor its own decisions followed step by step
+// reproduce (the last only if the run is not deterministic); it is then
+// left as recorded.
+var ErrNotConverted = errors.New("neither the explorer's version of the recorded schedule, nor a search up to 2 preemptions, nor its own decisions fail the same way")
 
 // ShrinkRecorded minimises a failing schedule recorded by any strategy
 // (rec, from sim.ScheduleOf of the failing run's trace) of sc on workers:
 // it converts it into the explorer's choices, checks that they fail with
 // the same checks as want (a signature made by Signature), and shrinks
-// them. The Failure's Found is the recorded run's size (its preemptions by
-// the explorer's definition, its steps), Shrunk the result.
+// them. When neither they nor a bounded search fail that way, it shrinks
+// the recorded decisions themselves (shrinkDecisions; the Failure's
+// Decisions replay the result). The Failure's Found is the recorded run's
+// size (its preemptions by the explorer's definition, its steps), Shrunk
+// the result.
 func ShrinkRecorded(sc *scenario.Scenario, workers int, rec *sim.Schedule, want string, o Options) (*Failure, error) {
 	if o.Failing == nil {
 		o.Failing = FailedChecks
@@ -172,6 +177,12 @@ func ShrinkRecorded(sc *scenario.Scenario, workers int, rec *sim.Schedule, want 
 		return nil, err
 	}
 	if f.Run == nil {
+		sh := &shrinker{exec: o.Exec, sc: sc, cfg: cfg, sig: want, failing: o.Failing, jobs: o.Jobs, runs: f.Runs}
+		if err := sh.shrinkDecisions(rec, f); err != nil {
+			return nil, err
+		}
+	}
+	if f.Run == nil {
 		if conv.mismatch != nil {
 			return nil, fmt.Errorf("%w: %v", ErrNotConverted, conv.mismatch)
 		}
@@ -191,6 +202,9 @@ func WriteShrunk(path string, sc *scenario.Scenario, workers int, f *Failure, ex
 		return err
 	}
 	return sim.WriteFileAtomic(path, func(w io.Writer) error {
+		if f.Decisions != nil {
+			return writeDecisions(exec, sc, cfg, f, w)
+		}
 		_, _, err := execute(exec, sc, cfg, f.Shrunk.Choices, w)
 		return err
 	})
