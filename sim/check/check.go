@@ -245,8 +245,8 @@ type checker struct {
 	victim []sched.Victim // per scenario
 	base   []sim.Config   // per scenario, resolved at the first seed and worker count
 
-	perScenario int64 // runs per scenario: Seeds × len(Workers)
-	seeded      int64 // seeded runs: perScenario × scenarios
+	perSeed     int64 // runs per seed: scenarios × len(Workers)
+	seeded      int64 // seeded runs: perSeed × Seeds
 	total       int64 // runs, without the second executions: seeded, then recorded
 	recorded    []recorded
 	recResults  []Recorded // index i written only by the job that runs recorded run i
@@ -338,8 +338,8 @@ func newChecker(scs []*scenario.Scenario, paths []string, o Options, exec execFu
 		return nil, err
 	}
 	c := &checker{scs: scs, paths: paths, o: o, exec: exec, sampleOf: map[int64]*sample{}}
-	c.perScenario = int64(o.Seeds) * int64(len(o.Workers))
-	c.seeded = c.perScenario * int64(len(scs))
+	c.perSeed = int64(len(scs)) * int64(len(o.Workers))
+	c.seeded = c.perSeed * int64(o.Seeds)
 	if err := c.resolveAll(); err != nil {
 		return nil, err
 	}
@@ -444,7 +444,7 @@ func (c *checker) pickSamples() {
 	rng := driver.NewXoshiro(resampleSeed)
 	for i := range c.scs {
 		for _, p := range pickResample(rng, len(o.Workers), o.Seeds, o.Resample) {
-			ri := int64(i)*c.perScenario + int64(p.wi)*int64(o.Seeds) + int64(p.seed)
+			ri := c.runIndex(i, p.wi, p.seed)
 			if !o.Shard.Owns(ri) {
 				continue // another shard runs it, and runs it twice
 			}
@@ -533,13 +533,28 @@ func (c *checker) run(progressW io.Writer) *Report {
 	return c.report()
 }
 
+// runIndex is the index in the whole check of the run of scenario sc,
+// worker count wi and seed index seed. Runs go seed by seed, and within a
+// seed scenario by scenario, then worker count by worker count, so that a
+// check stopped part way (an interrupt) or watched while it runs has
+// covered every row alike, and a shard (runs K-1 modulo N) spreads over
+// the rows.
+func (c *checker) runIndex(sc, wi, seed int) int64 {
+	return int64(seed)*c.perSeed + int64(sc)*int64(len(c.o.Workers)) + int64(wi)
+}
+
+// runOf is runIndex's inverse: the scenario, worker count index and seed
+// of run i.
+func (c *checker) runOf(i int64) (sc, wi int, seed uint64) {
+	rest := i % c.perSeed
+	nw := int64(len(c.o.Workers))
+	return int(rest / nw), int(rest % nw), c.o.SeedStart + uint64(i/c.perSeed)
+}
+
 // do runs run i of the whole check and reports whether it failed. Called
 // by the job goroutines, each i once.
 func (c *checker) do(i int64) (failed bool) {
-	sc := int(i / c.perScenario)
-	rest := i % c.perScenario
-	wi := int(rest / int64(c.o.Seeds))
-	seed := c.o.SeedStart + uint64(rest%int64(c.o.Seeds))
+	sc, wi, seed := c.runOf(i)
 	var trace io.Writer
 	s := c.sampleOf[i]
 	if s != nil {
