@@ -24,7 +24,7 @@ type channel struct {
 	n      int
 	closed bool
 	recvq  waitq // blocked receivers, FIFO
-	sendq  waitq // blocked senders, FIFO; their value is in t.waitVal
+	sendq  waitq // blocked senders, FIFO; their value is in t.waitVal (see Chan for a typed one)
 
 	// blockers are the channel's four blockers, one for each direction and
 	// interruptibility (see blocker). Every task blocking on the channel
@@ -35,11 +35,17 @@ type channel struct {
 
 // NewChannel creates a channel with the given capacity (0: rendezvous).
 func (view *driverView) NewChannel(name string, capacity int) *channel {
-	s := (*Scheduler)(view)
+	return newChannel((*Scheduler)(view), name, capacity, capacity)
+}
+
+// newChannel creates a channel of the given capacity whose int64 buffer
+// holds bufCap values: capacity for a channel of int64 values, 0 for a
+// typed Chan, which keeps its values in a buffer of its own.
+func newChannel(s *Scheduler, name string, capacity, bufCap int) *channel {
 	if capacity < 0 {
 		panic("sched: NewChannel: negative capacity")
 	}
-	c := &channel{s: s, name: name, cap: capacity, buf: make([]int64, capacity)}
+	c := &channel{s: s, name: name, cap: capacity, buf: make([]int64, bufCap)}
 	for send := range 2 {
 		for interruptible := range 2 {
 			b := &c.blockers[send][interruptible]
@@ -331,7 +337,7 @@ func sendOn(t *Task, ca any, v int64) error {
 		c.lock()
 		if c.closed {
 			c.mu.Unlock()
-			return &SchedError{Code: CodeChannelClosed, Detail: "send on closed channel " + c.name}
+			return c.closedErr("send on")
 		}
 		if r := c.recvq.pop(); r != nil {
 			r.waitVal = v
@@ -352,7 +358,7 @@ func sendOn(t *Task, ca any, v int64) error {
 		case waitDone:
 			return nil
 		case waitClosed:
-			return &SchedError{Code: CodeChannelClosed, Detail: "send on closed channel " + c.name}
+			return c.closedErr("send on")
 		}
 		if err := t.channelWaitErr(); err != nil {
 			return err
@@ -453,7 +459,7 @@ func (view *taskOps) Close(c *channel) error {
 	c.lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return &SchedError{Code: CodeChannelClosed, Detail: "close of closed channel " + c.name}
+		return c.closedErr("close of")
 	}
 	c.closed = true
 	for r := c.recvq.pop(); r != nil && !mutant.On(mutant.CloseLosesReceiver); r = c.recvq.pop() {
@@ -524,6 +530,12 @@ func (t *Task) channelWaitErr() error {
 		return t.observe()
 	}
 	return nil
+}
+
+// closedErr is the error of an operation (what, "send on" or "close of")
+// on c closed.
+func (c *channel) closedErr(what string) error {
+	return &SchedError{Code: CodeChannelClosed, Detail: what + " closed channel " + c.name}
 }
 
 func (c *channel) String() string { return fmt.Sprintf("channel %s (cap %d)", c.name, c.cap) }
