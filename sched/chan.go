@@ -45,7 +45,11 @@ func (c *Chan[T]) Send(t *Task, v T) error {
 		return err
 	}
 	for {
-		ch.lock()
+		if ch.stepped { // ch.lock(), written out
+			ch.lockStepped()
+		} else {
+			ch.mu.Lock()
+		}
 		if ch.closed {
 			ch.mu.Unlock()
 			return ch.closedErr("send on")
@@ -90,7 +94,11 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 		return v, false, err
 	}
 	for {
-		ch.lock()
+		if ch.stepped { // ch.lock(), written out
+			ch.lockStepped()
+		} else {
+			ch.mu.Lock()
+		}
 		if ch.n > 0 {
 			v = c.buf[ch.head]
 			var zero T

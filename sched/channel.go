@@ -17,6 +17,9 @@ type channel struct {
 	s    *Scheduler
 	name string
 	cap  int
+	// stepped is the scheduler's mode's (Mode.Stepped), which never
+	// changes: see lock.
+	stepped bool
 
 	mu     sync.Mutex // guards everything below
 	buf    []int64    // ring of cap values
@@ -45,7 +48,7 @@ func newChannel(s *Scheduler, name string, capacity, bufCap int) *channel {
 	if capacity < 0 {
 		panic("sched: NewChannel: negative capacity")
 	}
-	c := &channel{s: s, name: name, cap: capacity, buf: make([]int64, bufCap)}
+	c := &channel{s: s, name: name, cap: capacity, stepped: s.cfg.Mode.Stepped(), buf: make([]int64, bufCap)}
 	for send := range 2 {
 		for interruptible := range 2 {
 			b := &c.blockers[send][interruptible]
@@ -237,14 +240,19 @@ func (q *waitq) push(t *Task) {
 	q.n++
 }
 
-// pop takes the first task, or returns nil.
+// pop takes the first task, or returns nil. It inlines: a receive finds
+// no sender here at every rendezvous hand-over.
 func (q *waitq) pop() *Task {
 	if q.n == 0 {
 		// Every way to n == 0 (pop, remove, compact) resets the slice:
-		// nothing to skip or compact. A receive finds no sender here at
-		// every rendezvous hand-over.
+		// nothing to skip or compact.
 		return nil
 	}
+	return q.popLive()
+}
+
+// popLive is pop of a queue that holds a task.
+func (q *waitq) popLive() *Task {
 	for q.head < len(q.items) {
 		t := q.items[q.head]
 		q.items[q.head] = nil
@@ -334,7 +342,11 @@ func sendOn(t *Task, ca any, v int64) error {
 		return err
 	}
 	for {
-		c.lock()
+		if c.stepped { // c.lock(), written out
+			c.lockStepped()
+		} else {
+			c.mu.Lock()
+		}
 		if c.closed {
 			c.mu.Unlock()
 			return c.closedErr("send on")
@@ -410,7 +422,11 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 		return 0, false, err
 	}
 	for {
-		c.lock()
+		if c.stepped { // c.lock(), written out
+			c.lockStepped()
+		} else {
+			c.mu.Lock()
+		}
 		if c.n > 0 {
 			v = c.buf[c.head]
 			c.head = (c.head + 1) % c.cap
@@ -542,15 +558,22 @@ func (c *channel) String() string { return fmt.Sprintf("channel %s (cap %d)", c.
 
 // lock takes c.mu. Under a stepped mode one goroutine runs every worker, so
 // a lock already held when a step takes it is never released: an earlier
-// panic left it held inside a critical section (a scheduler bug). It panics
-// then, which the seeded driver reports as a crash, rather than wait for
-// ever.
+// panic left it held inside a critical section (a scheduler bug).
+// lockStepped panics then, which the seeded driver reports as a crash,
+// rather than wait for ever. The mode is the channel's stepped, kept at
+// its making. Send and Recv write lock out (it does not inline): they
+// take it twice a rendezvous hand-over.
 func (c *channel) lock() {
-	if c.s != nil && c.s.cfg.Mode.Stepped() {
-		if !c.mu.TryLock() {
-			panic("sched: " + c.String() + ": its lock is still held at a step (an earlier panic left it held)")
-		}
+	if c.stepped {
+		c.lockStepped()
 		return
 	}
 	c.mu.Lock()
+}
+
+// lockStepped is lock under a stepped mode.
+func (c *channel) lockStepped() {
+	if !c.mu.TryLock() {
+		panic("sched: " + c.String() + ": its lock is still held at a step (an earlier panic left it held)")
+	}
 }
