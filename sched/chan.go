@@ -11,17 +11,18 @@ import (
 // queues and parking) whose values are Ts: its Send and Recv are the
 // channel's sendOn and recvOn with a typed value, moved under the
 // channel's lock, in its buffer (a ring of Ts) or in the value slot of the
-// task parked on the other side.
+// task parked on the other side, so that a hand-over takes no other lock.
 //
 // A parked task's value slot is a word (Task.waitVal). A T that fits a
 // word and holds no pointer (an int, a float64, a bool, a small struct of
-// those: see wordType) is that word. Any other T parked in a send, or
-// handed to a parked receiver, is kept in a table beside the channel,
-// guarded by the channel's lock, whose token the word is: a receiver
-// takes it under the lock it took it from a parked sender under, or, when
-// it was parked itself, under the lock once more; a send that fails
-// (closed channel, cancellation) takes its value back. Either way a value
-// is received at most once and none is left behind.
+// those: see wordType) is that word. Any other T that waits in a parked
+// sender, or is handed to a parked receiver, is kept in a table beside
+// the channel, guarded by the channel's lock, and the word is its token:
+// a receive that finds a sender parked takes the value under the lock it
+// holds; a receiver that was parked, and was handed the value, takes the
+// lock once more for it; a send that fails (closed channel, cancellation)
+// takes its value back. Either way a value is received at most once and
+// none is left behind (TestChanValuesAcrossCancel).
 type Chan[T any] struct {
 	c    *channel
 	word bool // T is a parked task's value slot itself (wordType)

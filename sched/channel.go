@@ -335,7 +335,9 @@ func (view *taskOps) Send(c *channel, v int64) error { return sendOn((*Task)(vie
 // sendOn is the send itself, on a channel made by NewChannel passed as
 // any: a plain function, so that package driver calls it through a
 // registered func value (linked.go), one call that inlines into its
-// caller, rather than through its task view's interface.
+// caller, rather than through its task view's interface. Chan.Send
+// (chan.go) is this send with a typed value: what changes here changes
+// there.
 func sendOn(t *Task, ca any, v int64) error {
 	c := ca.(*channel)
 	if err := t.pointChan(); err != nil {
@@ -415,7 +417,8 @@ func (t *Task) pointChan() error {
 // compiler inlines (see Send).
 func (view *taskOps) Recv(c *channel) (int64, bool, error) { return recvOn((*Task)(view), c) }
 
-// recvOn is the receive itself, as sendOn is the send.
+// recvOn is the receive itself, as sendOn is the send; Chan.Recv is it
+// with a typed value.
 func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 	c := ca.(*channel)
 	if err := t.pointChan(); err != nil {
