@@ -158,12 +158,12 @@ func (b *chanWait) park(t *Task, w *worker) bool {
 // parkHeld is park for a Send or Recv that holds c.mu and found under it
 // no partner and the channel open (waitOnChannel): it registers t in the
 // channel's queue unless t was cancelled meanwhile, and leaves c locked
-// either way.
+// either way. The mark is tested once, after the wait is published
+// (publishWait): a task marked before it blocks is registered and taken
+// out again, which is rare, rather than every park testing the mark
+// twice.
 func (b *chanWait) parkHeld(t *Task) bool {
 	c := b.c
-	if t.wait.interruptible && t.marked() != 0 {
-		return false
-	}
 	if b.send {
 		c.sendq.push(t)
 	} else {
