@@ -3,8 +3,11 @@ package sched
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"sort"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -155,6 +158,73 @@ func TestChanWordType(t *testing.T) {
 	} {
 		if got := wordType(c.typ); got != c.want {
 			t.Errorf("wordType(%v) = %v, want %v", c.typ, got, c.want)
+		}
+	}
+}
+
+// TestChanParkedFrames: a task parked in a typed channel's Recv or Send
+// has one frame for it, the Chan's own (Send and Recv are the channel's
+// send and receive with a typed value, not wrappers of them): each frame
+// of a parked task is walked by the collector at every cycle.
+func TestChanParkedFrames(t *testing.T) {
+	for _, send := range []bool{false, true} {
+		s := leanSched(t, 1)
+		ch := NewChan[string](s, "c", 0)
+		var parked atomic.Int64
+		var stack string
+		res := s.Run("main", func(root *Task) error {
+			return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+				if err := n.Go("parked", func(t *Task) error {
+					parked.Add(1)
+					if send {
+						return ch.Send(t, "v")
+					}
+					_, _, err := ch.Recv(t)
+					return err
+				}); err != nil {
+					return err
+				}
+				for parked.Load() == 0 {
+					if err := root.Yield(); err != nil {
+						return err
+					}
+				}
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				for g := range strings.SplitSeq(string(buf), "\n\n") {
+					if strings.Contains(g, "TestChanParkedFrames.func1.1.1(") {
+						stack = g
+					}
+				}
+				if send {
+					_, _, err := ch.Recv(root)
+					return err
+				}
+				return ch.Send(root, "v")
+			})
+		})
+		if res.String() != "ok" {
+			t.Fatalf("send %v: main = %s", send, res)
+		}
+		// The frames above the task's function (inlined calls, listed
+		// with "(...)", have none).
+		var above []string
+		for line := range strings.SplitSeq(stack, "\n") {
+			if strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "goroutine") || strings.HasSuffix(line, "(...)") {
+				continue
+			}
+			if strings.Contains(line, "TestChanParkedFrames.func1.1.1(") {
+				break
+			}
+			above = append(above, line[:strings.LastIndex(line, "(")])
+		}
+		op := "Recv"
+		if send {
+			op = "Send"
+		}
+		want := []string{"iter.Pull[...].func1.1", "github.com/cbcsim/cbcsim/sched.(*Chan[...])." + op}
+		if strings.Join(above, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("frames above a task parked in %s:\n%s\nwant:\n%s\nthe stack:\n%s", op, strings.Join(above, "\n"), strings.Join(want, "\n"), stack)
 		}
 	}
 }
