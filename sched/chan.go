@@ -1,76 +1,231 @@
 package sched
 
 import (
-	"sync"
+	"reflect"
 	"time"
+	"unsafe"
 )
 
-// Chan is a typed channel between tasks: a channel whose int64 tokens name
-// values of type T kept beside it. It behaves as its channel does (the
-// same capacity, blocking, closing, cancellation and costs); a send's value
-// is kept from the moment it is sent until a receive takes it, and a send
-// that fails (closed channel, cancellation) takes its value back, so a
-// value is received at most once and none is left behind.
+// Chan is a typed channel between tasks. It is a channel (the same
+// capacity, blocking, closing, cancellation and costs, and the same wait
+// queues and parking) whose values are Ts: its Send and Recv are the
+// channel's sendOn and recvOn with a typed value, moved under the
+// channel's lock, in its buffer (a ring of Ts) or in the value slot of the
+// task parked on the other side, so that a hand-over takes no other lock.
+//
+// A parked task's value slot is a word (Task.waitVal). A T that fits a
+// word and holds no pointer (an int, a float64, a bool, a small struct of
+// those: see wordType) is that word. Any other T that waits in a parked
+// sender, or is handed to a parked receiver, is kept in a table beside
+// the channel, guarded by the channel's lock, and the word is its token:
+// a receive that finds a sender parked takes the value under the lock it
+// holds; a receiver that was parked, and was handed the value, takes the
+// lock once more for it; a send that fails (closed channel, cancellation)
+// takes its value back. Either way a value is received at most once and
+// none is left behind (TestChanValuesAcrossCancel).
 type Chan[T any] struct {
-	c *channel
+	c    *channel
+	word bool // T is a parked task's value slot itself (wordType)
 
-	mu   sync.Mutex // guards vals and free
-	vals []T        // by token; a free slot holds the zero T
-	free []int64    // tokens not in use
+	// Guarded by c.mu, as the channel's own state is.
+	buf  []T     // ring of cap values, from c.head, c.n of them
+	vals []T     // a word-less T parked or handed over, by token; a free slot holds the zero T
+	free []int64 // tokens not in use
 }
 
 // NewChan creates a typed channel with the given capacity (0: rendezvous).
 func NewChan[T any](s *Scheduler, name string, capacity int) *Chan[T] {
-	return &Chan[T]{c: s.drv().NewChannel(name, capacity)}
+	return &Chan[T]{c: newChannel(s, name, capacity, 0), word: wordType(reflect.TypeFor[T]()), buf: make([]T, capacity)}
 }
 
-// Send sends v, blocking while the channel is full.
+// Send sends v, blocking while the channel is full. It is sendOn with a
+// typed value (see there); a task parked in it has this one frame for it.
 func (c *Chan[T]) Send(t *Task, v T) error {
-	tok := c.put(v)
-	if err := t.ops().Send(c.c, tok); err != nil {
-		c.take(tok)
+	ch := c.c
+	if err := t.pointChan(); err != nil {
 		return err
 	}
-	return nil
+	for {
+		if ch.stepped { // ch.lock(), written out
+			ch.lockStepped()
+		} else {
+			ch.mu.Lock()
+		}
+		if ch.closed {
+			ch.mu.Unlock()
+			return ch.closedErr("send on")
+		}
+		if r := ch.recvq.pop(); r != nil {
+			r.waitVal = c.slot(v)
+			ch.complete(r, waitDone, t.w)
+			ch.mu.Unlock()
+			return nil
+		}
+		if ch.n < ch.cap {
+			c.buf[(ch.head+ch.n)%ch.cap] = v
+			ch.n++
+			ch.mu.Unlock()
+			return nil
+		}
+		if why := t.waitOnChannel(ch, true, c.slot(v)); why != 0 { // unlocks ch
+			t.suspend(why)
+		}
+		if t.wait.state == waitDone {
+			return nil // the receiver took the value, and its token
+		}
+		if !c.word {
+			ch.lock()
+			c.take(t.waitVal) // the value back: no receiver has it
+			ch.mu.Unlock()
+		}
+		if t.wait.state == waitClosed {
+			return ch.closedErr("send on")
+		}
+		if err := t.channelWaitErr(); err != nil {
+			return err
+		}
+	}
 }
 
-// Recv receives a value, blocking while the channel is empty: ok is false once the channel is
-// closed and drained.
+// Recv receives a value, blocking while the channel is empty: ok is false
+// once the channel is closed and drained. It is recvOn with a typed value.
 func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
-	tok, ok, err := t.ops().Recv(c.c)
-	if err != nil || !ok {
-		return v, ok, err
+	ch := c.c
+	if err := t.pointChan(); err != nil {
+		return v, false, err
 	}
-	return c.take(tok), true, nil
+	for {
+		if ch.stepped { // ch.lock(), written out
+			ch.lockStepped()
+		} else {
+			ch.mu.Lock()
+		}
+		if ch.n > 0 {
+			v = c.buf[ch.head]
+			var zero T
+			c.buf[ch.head] = zero
+			ch.head = (ch.head + 1) % ch.cap
+			ch.n--
+			if s := ch.sendq.pop(); s != nil {
+				c.buf[(ch.head+ch.n)%ch.cap] = c.value(s.waitVal)
+				ch.n++
+				ch.complete(s, waitDone, t.w)
+			}
+			ch.mu.Unlock()
+			return v, true, nil
+		}
+		if s := ch.sendq.pop(); s != nil {
+			v = c.value(s.waitVal)
+			ch.complete(s, waitDone, t.w)
+			ch.mu.Unlock()
+			return v, true, nil
+		}
+		if ch.closed {
+			ch.mu.Unlock()
+			return v, false, nil
+		}
+		if why := t.waitOnChannel(ch, false, 0); why != 0 { // unlocks ch
+			t.suspend(why)
+		}
+		switch t.wait.state {
+		case waitDone:
+			if c.word {
+				return fromWord[T](t.waitVal), true, nil
+			}
+			ch.lock()
+			v = c.take(t.waitVal)
+			ch.mu.Unlock()
+			return v, true, nil
+		case waitClosed:
+			return v, false, nil
+		}
+		if err := t.channelWaitErr(); err != nil {
+			return v, false, err
+		}
+	}
 }
 
 // Close closes the channel: receivers drain what is left, then get ok == false.
 func (c *Chan[T]) Close(t *Task) error { return t.ops().Close(c.c) }
 
-// put stores v and returns its token.
+// slot is v as a parked task's value slot holds it: the word itself, or
+// the token of a place in the table. Called with c.c.mu held.
+func (c *Chan[T]) slot(v T) int64 {
+	if c.word {
+		return toWord(v)
+	}
+	return c.put(v)
+}
+
+// value is the T a value slot holds, taken out of the table when it is
+// there. Called with c.c.mu held.
+func (c *Chan[T]) value(w int64) T {
+	if c.word {
+		return fromWord[T](w)
+	}
+	return c.take(w)
+}
+
+// wordType reports whether a value of type typ can be a parked task's
+// value slot, an int64 word: at most 8 bytes, aligned at most as an
+// int64, and holding no pointer, which the collector would not see in
+// the word.
+func wordType(typ reflect.Type) bool {
+	return typ.Size() <= 8 && typ.Align() <= 8 && !hasPointers(typ)
+}
+
+// hasPointers reports whether a value of type typ may hold a pointer
+// (anything but booleans, numbers, and arrays and structs of them).
+func hasPointers(typ reflect.Type) bool {
+	switch typ.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return false
+	case reflect.Array:
+		return typ.Len() > 0 && hasPointers(typ.Elem())
+	case reflect.Struct:
+		for i := range typ.NumField() {
+			if hasPointers(typ.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	}
+	return true // uintptr too: it may hold an address the word would hide
+}
+
+// toWord is v's bytes in an int64 word. Only for a T that wordType
+// accepts: the word holds the whole of v.
+func toWord[T any](v T) int64 {
+	var w int64
+	*(*T)(unsafe.Pointer(&w)) = v
+	return w
+}
+
+// fromWord is the T whose bytes toWord put in w.
+func fromWord[T any](w int64) T { return *(*T)(unsafe.Pointer(&w)) }
+
+// put stores v in the table and returns its token. Called with c.c.mu
+// held.
 func (c *Chan[T]) put(v T) int64 {
-	c.mu.Lock()
 	if k := len(c.free); k > 0 {
 		tok := c.free[k-1]
 		c.free = c.free[:k-1]
 		c.vals[tok] = v
-		c.mu.Unlock()
 		return tok
 	}
 	c.vals = append(c.vals, v) // no panic: running out of memory is fatal
-	tok := int64(len(c.vals) - 1)
-	c.mu.Unlock()
-	return tok
+	return int64(len(c.vals) - 1)
 }
 
-// take removes and returns the value of tok.
+// take removes and returns the value of tok from the table. Called with
+// c.c.mu held.
 func (c *Chan[T]) take(tok int64) T {
-	c.mu.Lock()
 	v := c.vals[tok]
 	var zero T
 	c.vals[tok] = zero
 	c.free = append(c.free, tok)
-	c.mu.Unlock()
 	return v
 }
 

@@ -17,6 +17,9 @@ type channel struct {
 	s    *Scheduler
 	name string
 	cap  int
+	// stepped is the scheduler's mode's (Mode.Stepped), which never
+	// changes: see lock.
+	stepped bool
 
 	mu     sync.Mutex // guards everything below
 	buf    []int64    // ring of cap values
@@ -24,7 +27,7 @@ type channel struct {
 	n      int
 	closed bool
 	recvq  waitq // blocked receivers, FIFO
-	sendq  waitq // blocked senders, FIFO; their value is in t.waitVal
+	sendq  waitq // blocked senders, FIFO; their value is in t.waitVal (see Chan for a typed one)
 
 	// blockers are the channel's four blockers, one for each direction and
 	// interruptibility (see blocker). Every task blocking on the channel
@@ -35,11 +38,17 @@ type channel struct {
 
 // NewChannel creates a channel with the given capacity (0: rendezvous).
 func (view *driverView) NewChannel(name string, capacity int) *channel {
-	s := (*Scheduler)(view)
+	return newChannel((*Scheduler)(view), name, capacity, capacity)
+}
+
+// newChannel creates a channel of the given capacity whose int64 buffer
+// holds bufCap values: capacity for a channel of int64 values, 0 for a
+// typed Chan, which keeps its values in a buffer of its own.
+func newChannel(s *Scheduler, name string, capacity, bufCap int) *channel {
 	if capacity < 0 {
 		panic("sched: NewChannel: negative capacity")
 	}
-	c := &channel{s: s, name: name, cap: capacity, buf: make([]int64, capacity)}
+	c := &channel{s: s, name: name, cap: capacity, stepped: s.cfg.Mode.Stepped(), buf: make([]int64, bufCap)}
 	for send := range 2 {
 		for interruptible := range 2 {
 			b := &c.blockers[send][interruptible]
@@ -149,12 +158,12 @@ func (b *chanWait) park(t *Task, w *worker) bool {
 // parkHeld is park for a Send or Recv that holds c.mu and found under it
 // no partner and the channel open (waitOnChannel): it registers t in the
 // channel's queue unless t was cancelled meanwhile, and leaves c locked
-// either way.
+// either way. The mark is tested once, after the wait is published
+// (publishWait): a task marked before it blocks is registered and taken
+// out again, which is rare, rather than every park testing the mark
+// twice.
 func (b *chanWait) parkHeld(t *Task) bool {
 	c := b.c
-	if t.wait.interruptible && t.marked() != 0 {
-		return false
-	}
 	if b.send {
 		c.sendq.push(t)
 	} else {
@@ -231,14 +240,19 @@ func (q *waitq) push(t *Task) {
 	q.n++
 }
 
-// pop takes the first task, or returns nil.
+// pop takes the first task, or returns nil. It inlines: a receive finds
+// no sender here at every rendezvous hand-over.
 func (q *waitq) pop() *Task {
 	if q.n == 0 {
 		// Every way to n == 0 (pop, remove, compact) resets the slice:
-		// nothing to skip or compact. A receive finds no sender here at
-		// every rendezvous hand-over.
+		// nothing to skip or compact.
 		return nil
 	}
+	return q.popLive()
+}
+
+// popLive is pop of a queue that holds a task.
+func (q *waitq) popLive() *Task {
 	for q.head < len(q.items) {
 		t := q.items[q.head]
 		q.items[q.head] = nil
@@ -321,17 +335,23 @@ func (view *taskOps) Send(c *channel, v int64) error { return sendOn((*Task)(vie
 // sendOn is the send itself, on a channel made by NewChannel passed as
 // any: a plain function, so that package driver calls it through a
 // registered func value (linked.go), one call that inlines into its
-// caller, rather than through its task view's interface.
+// caller, rather than through its task view's interface. Chan.Send
+// (chan.go) is this send with a typed value: what changes here changes
+// there.
 func sendOn(t *Task, ca any, v int64) error {
 	c := ca.(*channel)
 	if err := t.pointChan(); err != nil {
 		return err
 	}
 	for {
-		c.lock()
+		if c.stepped { // c.lock(), written out
+			c.lockStepped()
+		} else {
+			c.mu.Lock()
+		}
 		if c.closed {
 			c.mu.Unlock()
-			return &SchedError{Code: CodeChannelClosed, Detail: "send on closed channel " + c.name}
+			return c.closedErr("send on")
 		}
 		if r := c.recvq.pop(); r != nil {
 			r.waitVal = v
@@ -352,7 +372,7 @@ func sendOn(t *Task, ca any, v int64) error {
 		case waitDone:
 			return nil
 		case waitClosed:
-			return &SchedError{Code: CodeChannelClosed, Detail: "send on closed channel " + c.name}
+			return c.closedErr("send on")
 		}
 		if err := t.channelWaitErr(); err != nil {
 			return err
@@ -397,14 +417,19 @@ func (t *Task) pointChan() error {
 // compiler inlines (see Send).
 func (view *taskOps) Recv(c *channel) (int64, bool, error) { return recvOn((*Task)(view), c) }
 
-// recvOn is the receive itself, as sendOn is the send.
+// recvOn is the receive itself, as sendOn is the send; Chan.Recv is it
+// with a typed value.
 func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 	c := ca.(*channel)
 	if err := t.pointChan(); err != nil {
 		return 0, false, err
 	}
 	for {
-		c.lock()
+		if c.stepped { // c.lock(), written out
+			c.lockStepped()
+		} else {
+			c.mu.Lock()
+		}
 		if c.n > 0 {
 			v = c.buf[c.head]
 			c.head = (c.head + 1) % c.cap
@@ -453,7 +478,7 @@ func (view *taskOps) Close(c *channel) error {
 	c.lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return &SchedError{Code: CodeChannelClosed, Detail: "close of closed channel " + c.name}
+		return c.closedErr("close of")
 	}
 	c.closed = true
 	for r := c.recvq.pop(); r != nil && !mutant.On(mutant.CloseLosesReceiver); r = c.recvq.pop() {
@@ -526,19 +551,32 @@ func (t *Task) channelWaitErr() error {
 	return nil
 }
 
+// closedErr is the error of an operation (what, "send on" or "close of")
+// on c closed.
+func (c *channel) closedErr(what string) error {
+	return &SchedError{Code: CodeChannelClosed, Detail: what + " closed channel " + c.name}
+}
+
 func (c *channel) String() string { return fmt.Sprintf("channel %s (cap %d)", c.name, c.cap) }
 
 // lock takes c.mu. Under a stepped mode one goroutine runs every worker, so
 // a lock already held when a step takes it is never released: an earlier
-// panic left it held inside a critical section (a scheduler bug). It panics
-// then, which the seeded driver reports as a crash, rather than wait for
-// ever.
+// panic left it held inside a critical section (a scheduler bug).
+// lockStepped panics then, which the seeded driver reports as a crash,
+// rather than wait for ever. The mode is the channel's stepped, kept at
+// its making. Send and Recv write lock out (it does not inline): they
+// take it twice a rendezvous hand-over.
 func (c *channel) lock() {
-	if c.s != nil && c.s.cfg.Mode.Stepped() {
-		if !c.mu.TryLock() {
-			panic("sched: " + c.String() + ": its lock is still held at a step (an earlier panic left it held)")
-		}
+	if c.stepped {
+		c.lockStepped()
 		return
 	}
 	c.mu.Lock()
+}
+
+// lockStepped is lock under a stepped mode.
+func (c *channel) lockStepped() {
+	if !c.mu.TryLock() {
+		panic("sched: " + c.String() + ": its lock is still held at a step (an earlier panic left it held)")
+	}
 }
