@@ -59,17 +59,23 @@ type sharedFree[T any] struct {
 
 // give moves the top freeBatch objects of *items into the stack (or drops
 // them when it is full).
+//
+// The batch is allocated only when the stack has room for it, under the
+// lock, so that a full stack costs no 4 KiB allocation to be dropped. A
+// batch taken back (take) is appended into the taker's list and not kept,
+// so each batch the stack holds is one allocation, as before.
 func (s *sharedFree[T]) give(items *[]*T) {
 	l := *items
-	batch := make([]*T, freeBatch)
-	copy(batch, l[len(l)-freeBatch:])
-	clear(l[len(l)-freeBatch:])
-	*items = l[:len(l)-freeBatch]
+	top := l[len(l)-freeBatch:]
 	s.mu.Lock()
 	if len(s.batches) < freeShared {
+		batch := make([]*T, freeBatch)
+		copy(batch, top)
 		s.batches = append(s.batches, batch)
 	}
 	s.mu.Unlock()
+	clear(top)
+	*items = l[:len(l)-freeBatch]
 }
 
 // take appends one batch to *items, reporting false when there is none.

@@ -404,6 +404,7 @@ func (w *worker) host(t *Task, why fiber.Reason) bool {
 				break // the loop parks (a lone worker has no one to steal from)
 			}
 			if did, _ := w.step(); !did {
+				w.foldLive()
 				w.idle()
 				continue
 			}

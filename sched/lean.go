@@ -99,7 +99,7 @@ func (n *Nursery) admitPending(t *Task, w *worker) {
 	n.m.AdmitAhead(int(k - 1))
 	n.fast.pending.Add(k)
 	n.credit = k - 1
-	w.live.Add(k - 1) // the batch's tasks count as live until the owner gives back the unspent ones
+	w.addLive(k - 1) // the batch's tasks count as live until the owner gives back the unspent ones
 }
 
 // openCredit is how many spawns the owner of a lean nursery has admitted
@@ -124,7 +124,7 @@ func (n *Nursery) admitOpen(owner *Task) bool {
 	n.m.AdmitAhead(openCredit)
 	n.fast.pending.Store(openCredit)
 	n.credit = openCredit
-	owner.w.live.Add(openCredit) // live until spawned or given back (takeCredit)
+	owner.w.addLive(openCredit) // live until spawned or given back (takeCredit)
 	return true
 }
 
@@ -135,7 +135,7 @@ func (n *Nursery) takeCredit(w *worker) int64 {
 	c := n.credit
 	if c != 0 {
 		n.credit = 0
-		w.live.Add(-c)
+		w.addLive(-c)
 	}
 	return c
 }

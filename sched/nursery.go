@@ -465,7 +465,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		}
 		n.admitPending(t, w)
 	}
-	w.live.Add(1)
+	w.addLive(1)
 	if s.keep { // register is a call, and a spawn that keeps nothing need not make it
 		s.register(child, nil)
 	}
@@ -861,6 +861,20 @@ func (n *Nursery) await(t *Task) {
 		n.finishRest(t.w)
 	}
 	done := n.m.Terminal()
+	if !done && t.w.solo && !mutant.On(mutant.OrphanEscapes) {
+		// A lone worker's owner parks at once, under the lock it holds:
+		// nothing can wake it before it has suspended, since what wakes
+		// it (its last child's end, the clock's timeout) only queues it
+		// for this same worker's next step. The worker then acts on the
+		// suspension as on a channel's parked block (reasonParked),
+		// without park's second lock (docs/round7-tree7.md).
+		n.waiter = t
+		t.state.Store(uint32(stateBlocked))
+		n.mu.Unlock()
+		t.w.blockOn = n
+		t.suspend(reasonParked)
+		return
+	}
 	n.mu.Unlock()
 	if !done && !mutant.On(mutant.OrphanEscapes) {
 		t.w.blockOn = n

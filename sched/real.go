@@ -133,6 +133,7 @@ func (w *worker) loop() *Task {
 	for !s.rootDone.Load() && !s.park.done.Load() {
 		did, inline := w.step()
 		if !did {
+			w.foldLive()
 			w.idle()
 			continue
 		}
@@ -141,6 +142,7 @@ func (w *worker) loop() *Task {
 			return inline
 		}
 	}
+	w.foldLive() // Live is exact once the run is over
 	return nil
 }
 

@@ -75,6 +75,10 @@ type worker struct {
 	stats   workerStats
 
 	live atomic.Int64 // tasks created on this worker minus those finished here (see Scheduler.Live)
+	// liveDelta is what w has yet to add to live, and liveOps counts the
+	// changes, in a run that batches them (addLive).
+	liveDelta int64
+	liveOps   uint32
 
 	taskIDs, nurseryIDs idBlock // unless the mode keeps every task: ids reserved in blocks
 
@@ -142,6 +146,19 @@ func (w *worker) step() (did bool, inline *Task) {
 		return true, nil
 	}
 	w.cur = t
+	if t.fib == nil && w.loopFib != nil {
+		// The next step, which starts t, written out (loop's accounting
+		// of this step, then step's own): a task's pop and its start stay
+		// two steps, for MaxSteps and the timer checks, without a second
+		// pass through loop and step. Only where run runs t inline: a
+		// host's steps (no loop fiber) and the seeded driver's keep them
+		// apart.
+		w.counted()
+		w.stats.Steps++
+		if w.run(t) {
+			return true, t
+		}
+	}
 	return true, nil
 }
 
@@ -576,21 +593,59 @@ func (w *worker) retireUnstarted(t *Task) {
 // informs the nursery (or, for children the nursery itself finished, the
 // nursery already knows). w may be nil (outside any worker).
 func (s *Scheduler) retire(t *Task, w *worker) {
-	final := stateCompleted
-	if t.result.Kind == nursery.KindCancelled {
-		final = stateCancelled
+	// A task its nursery will reuse (recycle) is cleared as soon as the
+	// nursery has its result (end), and no handle to it escaped, so no one
+	// could read its final state: the store, a locked instruction, is
+	// left out.
+	if !t.recycle {
+		final := stateCompleted
+		if t.result.Kind == nursery.KindCancelled {
+			final = stateCancelled
+		}
+		t.state.Store(uint32(final))
 	}
-	t.state.Store(uint32(final))
 	if em := s.emitter(w); em.on() {
 		em.emit(trace.KindResult, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyResult, t.result.String()))
 	}
 	if w != nil {
-		w.live.Add(-1)
+		w.addLive(-1)
 	} else {
 		s.live.Add(-1)
 	}
 	if t.parent == nil {
 		s.rootFinished(t)
+	}
+}
+
+// addLive adds d to w's live count (Scheduler.Live). In a real-mode run
+// without a sink (w.direct) it adds it to liveDelta instead, and folds
+// that into live at every liveFold changes and whenever w runs out of
+// work (foldLive): Live is exact once the workers are idle, as before, and
+// a worker spinning for work still sees a busy one's count move
+// (othersProgress). A task's start and end then make no locked add: three
+// a fan-out tree's inner node, two a leaf, one in seven of a tree's locked
+// instructions (docs/round7-tree7.md). The seeded driver and a traced run
+// add at once, so that Live is exact between any two steps.
+func (w *worker) addLive(d int64) {
+	if !w.direct {
+		w.live.Add(d)
+		return
+	}
+	w.liveDelta += d
+	w.liveOps++
+	if w.liveOps%liveFold == 0 {
+		w.foldLive()
+	}
+}
+
+// liveFold is how many changes of its live count a worker batches.
+const liveFold = 64
+
+// foldLive adds w's batched live changes to its count.
+func (w *worker) foldLive() {
+	if d := w.liveDelta; d != 0 {
+		w.liveDelta = 0
+		w.live.Add(d)
 	}
 }
 
