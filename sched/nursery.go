@@ -427,9 +427,14 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		// nobody, and this saves three calls a spawn.
 		n.credit--
 		child.child = -1
-		w.dq.Push(child) // counted live when its batch was admitted (admitPending)
-		if s.park.idle.Load() > 0 || s.cfg.Mode.Stepped() {
-			s.notify()
+		// Counted live when its batch was admitted (admitPending).
+		if w.private() {
+			w.stack = append(w.stack, child)
+		} else {
+			w.dq.Push(child)
+			if s.park.idle.Load() > 0 || s.cfg.Mode.Stepped() {
+				s.notify()
+			}
 		}
 		return child, nil
 	}

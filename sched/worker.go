@@ -64,6 +64,12 @@ type worker struct {
 	// deque (LIFO), and a push pays nothing for it. No other worker
 	// steals from a lone one. nil otherwise.
 	woken *Task
+	// stack is a lone worker's deque in a run without a sink (private):
+	// no other worker steals from it, so its tasks need not be in the
+	// Chase-Lev deque, whose push and pop make two locked stores each
+	// (docs/round7-tree7.md). Only w's goroutine touches it; dq stays
+	// empty then.
+	stack []*Task
 	// blockOn is what the current task blocks on, set by the task just
 	// before its fiber yields with reasonBlock. It travels here, read at
 	// once, rather than in a Task field that would be empty but while a
@@ -164,7 +170,13 @@ func (w *worker) step() (did bool, inline *Task) {
 
 // find takes the next task: local deque, then global queue, then stealing.
 func (w *worker) find() *Task {
-	if t := w.dq.Pop(); t != nil {
+	var t *Task
+	if w.private() {
+		t = w.popStack()
+	} else {
+		t = w.dq.Pop()
+	}
+	if t != nil {
 		w.stats.Pops++
 		if w.em.on() {
 			w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(t.id)))
@@ -179,7 +191,7 @@ func (w *worker) find() *Task {
 		}
 		return t
 	}
-	t := w.held // a lone worker's global queue head (yieldHeld)
+	t = w.held // a lone worker's global queue head (yieldHeld)
 	if t != nil {
 		w.held = nil
 	} else {
@@ -411,7 +423,7 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		if w.em.on() {
 			w.emitYield(t, why)
 		}
-		if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 && w.woken == nil {
+		if !w.s.cfg.Mode.Stepped() && w.queued() == 0 && w.woken == nil {
 			w.yieldToGlobal(t)
 			return false
 		}
@@ -419,7 +431,7 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		// This worker takes the task back from the global queue as soon
 		// as its own deque is empty, so waking an idle worker for it
 		// only pays off when the deque still holds work.
-		if w.dq.Len() > 0 || w.woken != nil || w.s.cfg.Mode.Stepped() {
+		if w.queued() > 0 || w.woken != nil || w.s.cfg.Mode.Stepped() {
 			w.s.notify()
 		}
 		return false
@@ -673,10 +685,40 @@ func (w *worker) newID(ctr *atomic.Uint64, b *idBlock) uint64 {
 	return id
 }
 
-// push puts t on w's local deque and wakes idle workers.
+// push puts t on w's local deque and wakes idle workers (a private
+// worker has none to wake: it is alone, and it is running).
 func (w *worker) push(t *Task) {
+	if w.private() {
+		w.stack = append(w.stack, t)
+		return
+	}
 	w.dq.Push(t)
 	w.s.notify()
+}
+
+// private reports whether w keeps its deque's tasks in stack: it is its
+// real-mode run's only worker (solo) and the run has no sink (direct), so
+// no one steals from it, and its pops need no events.
+func (w *worker) private() bool { return w.solo && w.direct }
+
+// popStack takes the top of a private worker's stack, or nil.
+func (w *worker) popStack() *Task {
+	k := len(w.stack) - 1
+	if k < 0 {
+		return nil
+	}
+	t := w.stack[k]
+	w.stack[k] = nil // for the collector
+	w.stack = w.stack[:k]
+	return t
+}
+
+// queued is how many tasks w's deque holds (its stack, when private).
+func (w *worker) queued() int {
+	if w.private() {
+		return len(w.stack)
+	}
+	return w.dq.Len()
 }
 
 // emitter returns w's event scratch space, or the scheduler's own (actor
@@ -728,7 +770,7 @@ func (s *Scheduler) wakeOwner(w *worker, o *Task) {
 // rendezvous hand-over (docs/performance.md, "Sixth round").
 func (s *Scheduler) wakeFrom(w *worker, t *Task) {
 	t.state.Store(uint32(stateReady))
-	if w != nil && w.solo && w.direct && w.woken == nil && w.dq.Len() == 0 {
+	if w != nil && w.private() && w.woken == nil && len(w.stack) == 0 {
 		w.woken = t
 		return
 	}
