@@ -93,7 +93,9 @@ func (n *Nursery) to(s State, out *Effects) {
 	if !allowed(n.state, s) {
 		panic("nursery: to: forbidden transition " + n.state.String() + "->" + s.String())
 	}
-	out.Transitions = append(out.Transitions, Transition{From: n.state, To: s})
+	if !n.cfg.Quiet {
+		out.Transitions = append(out.Transitions, Transition{From: n.state, To: s})
+	}
 	n.state = s
 }
 

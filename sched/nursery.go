@@ -183,11 +183,16 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	t.enlist() // a cancellation of t's nursery must reach this one (lean.go)
 	n := t.s.newNursery(t, o)
 	if o.Timeout > 0 {
+		t.w.timed = true // before the timer exists (worker.unshared)
 		n.startTimeout(o.Timeout)
 	}
-	t.mu.Lock()
-	n.outer, t.owned = t.owned, n
-	t.mu.Unlock()
+	if t.w.unshared() {
+		n.outer, t.owned = t.owned, n
+	} else {
+		t.mu.Lock()
+		n.outer, t.owned = t.owned, n
+		t.mu.Unlock()
+	}
 	if r := t.marked(); r != 0 {
 		// Marked between the checkpoint and the registration above:
 		// markCancel may have missed this nursery.
@@ -199,17 +204,25 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 		n.cancel(nursery.NurseryExited, t.w)
 	}
 	n.await(t)
-	t.mu.Lock()
-	t.owned = n.outer
-	t.mu.Unlock()
+	unshared := t.w.unshared()
+	if unshared {
+		t.owned = n.outer
+	} else {
+		t.mu.Lock()
+		t.owned = n.outer
+		t.mu.Unlock()
+	}
 	if p != nil {
 		panic(p)
 	}
 	// The lock, though the nursery is terminal: the worker that made it
 	// terminal woke this task from inside its locked section, and may not
 	// have left it yet (finishRest, apply); taking the lock waits for it,
-	// before recycle lets another owner reset n.
-	n.mu.Lock()
+	// before recycle lets another owner reset n. Unless w is unshared:
+	// then that worker was w, one step before.
+	if !unshared {
+		n.mu.Lock()
+	}
 	outcome := n.m.Outcome()
 	var first Result
 	var firstErr error
@@ -222,7 +235,9 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 		}
 		timedOut = n.timeoutFails && outcome == nursery.OutcomeCancelled && n.m.CancelReason() == nursery.Timeout
 	}
-	n.mu.Unlock()
+	if !unshared {
+		n.mu.Unlock()
+	}
 	failed := outcome == nursery.ChildFailed && !n.catch
 	label := n.label
 	n.recycle(t.w)
@@ -294,7 +309,11 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 		n.cancelling.Store(0)
 	}
 	n.credit = 0
-	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true})
+	// Quiet: without a sink no one reads the transitions (apply traces
+	// them, and a lean nursery's cancellation is told by Effects.Reason),
+	// and recording them cost a fan-out tree's nursery about 70
+	// instructions (docs/round7-tree7.md).
+	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true, Quiet: !owner.emitting()})
 	n.isLean = n.m.Lean()
 	n.startLocked = s.keep || o.Mode == nursery.CancelRemaining
 	if !n.admitOpen(owner) {
@@ -768,12 +787,15 @@ func (n *Nursery) startLocking(t *Task) bool {
 // lock order always follows the tree from the root down.
 func (n *Nursery) apply(w *worker) {
 	e := n.m.Scratch()
-	if len(e.Transitions) == 0 && len(e.Cancel) == 0 && !e.CancelAll && len(e.Dropped) == 0 && len(e.Release) == 0 && !e.Terminal {
-		return // most spawns and completions: nothing to carry out
+	if len(e.Transitions) == 0 && e.Reason == nursery.NoReason && len(e.Cancel) == 0 && !e.CancelAll && len(e.Dropped) == 0 && len(e.Release) == 0 && !e.Terminal {
+		return // most spawns and completions, and a quiet Close: nothing to carry out
 	}
 	s := n.owner.s
-	if len(e.Transitions) > 0 && n.lean() {
-		n.publishCancel(e.Transitions)
+	if e.Reason != nursery.NoReason && n.lean() {
+		// A lean nursery's Reason is set exactly when this call moved
+		// it to Cancelling (package nursery's cancel), whether or not the
+		// transitions are recorded.
+		n.publishCancel()
 	}
 	em := s.emitter(w)
 	if em.on() {
@@ -854,9 +876,14 @@ func (n *Nursery) timeout(w *worker) {
 
 // await closes the nursery and blocks t, its owner, until it is terminal.
 func (n *Nursery) await(t *Task) {
-	n.mu.Lock()
+	unshared := t.w.unshared() // then no lock (worker.unshared)
+	if !unshared {
+		n.mu.Lock()
+	}
 	if err := n.m.Close(nil); err != nil {
-		n.mu.Unlock()
+		if !unshared {
+			n.mu.Unlock()
+		}
 		panic(fmt.Sprintf("sched: Nursery.await: %v", err))
 	}
 	n.apply(t.w)
@@ -875,12 +902,16 @@ func (n *Nursery) await(t *Task) {
 		// without park's second lock (docs/round7-tree7.md).
 		n.waiter = t
 		t.state.Store(uint32(stateBlocked))
-		n.mu.Unlock()
+		if !unshared {
+			n.mu.Unlock()
+		}
 		t.w.blockOn = n
 		t.suspend(reasonParked)
 		return
 	}
-	n.mu.Unlock()
+	if !unshared {
+		n.mu.Unlock()
+	}
 	if !done && !mutant.On(mutant.OrphanEscapes) {
 		t.w.blockOn = n
 		t.suspend(reasonBlock)

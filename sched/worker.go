@@ -70,6 +70,9 @@ type worker struct {
 	// (docs/round7-tree7.md). Only w's goroutine touches it; dq stays
 	// empty then.
 	stack []*Task
+	// timed: a task w ran armed a nursery's timeout (Task.Nursery), and w
+	// is not unshared from then on. Written and read by w's steps only.
+	timed bool
 	// blockOn is what the current task blocks on, set by the task just
 	// before its fiber yields with reasonBlock. It travels here, read at
 	// once, rather than in a Task field that would be empty but while a
@@ -712,6 +715,22 @@ func (w *worker) popStack() *Task {
 	w.stack = w.stack[:k]
 	return t
 }
+
+// unshared reports whether w's steps are the only code that touches
+// nurseries and their owners' links (Task.owned), so that the locks which
+// guard them against other goroutines may be left out: w is its
+// real-mode run's only worker without a sink (private), and none of its
+// tasks armed a nursery's timeout (timed). The one other party that
+// touches a nursery in such a run is a timeout's firing on the clock's
+// goroutine (Nursery.timeout, which cancels down the tree); the clock's
+// sleeps and Blocking's goroutines only queue a task for w to take
+// (wakeFrom), and everything else runs in w's steps, one at a time (its
+// tasks' fibers are resumed by w and suspend back to it). timed is
+// sticky: once a timeout was armed, every section takes its lock again,
+// and what w did before arming it happened before the timer's firing
+// (the timers' lock orders them). A fan-out tree's node thus takes six
+// locks fewer on one worker (docs/round7-tree7.md).
+func (w *worker) unshared() bool { return w.solo && w.direct && !w.timed }
 
 // queued is how many tasks w's deque holds (its stack, when private).
 func (w *worker) queued() int {
