@@ -32,15 +32,27 @@ type freeList[T any] struct {
 	shared *sharedFree[T]
 }
 
-// get returns a free object, or nil when there is none.
+// get returns a free object, or nil when there is none. Small enough to
+// be inlined at its two callers (a spawn's and a nursery's), the shared
+// stack is getShared's.
 func (l *freeList[T]) get() *T {
-	if len(l.items) == 0 && !l.shared.take(&l.items) {
+	k := len(l.items) - 1
+	if k < 0 {
+		return l.getShared()
+	}
+	x := l.items[k]
+	l.items[k] = nil
+	l.items = l.items[:k]
+	return x
+}
+
+// getShared is get when the list is empty: it takes a batch from the
+// shared stack, if there is one.
+func (l *freeList[T]) getShared() *T {
+	if !l.shared.take(&l.items) {
 		return nil
 	}
-	x := l.items[len(l.items)-1]
-	l.items[len(l.items)-1] = nil
-	l.items = l.items[:len(l.items)-1]
-	return x
+	return l.get()
 }
 
 // put adds x, which the caller has reset, to the list.

@@ -289,13 +289,16 @@ func (t *Task) protectNursery(body func(*Nursery) error, n *Nursery) (err error,
 }
 
 func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
+	// A reused nursery comes from recycle, which left its outer, waiter,
+	// timer, firstErr and errs nil and keepMem false (a nursery that
+	// keeps its memory is not reused), as a new one has them: they are
+	// not stored again here (TestRecycledNurseryFresh).
 	n := owner.w.freeNurseries.get()
 	if n == nil {
-		n = &Nursery{}
+		n = &Nursery{keepMem: s.keep}
 	}
 	n.id, n.label, n.owner, n.catch = owner.w.newID(&s.nextNurseryID, &owner.w.nurseryIDs), o.Label, owner, o.Catch
-	n.outer, n.waiter, n.timer, n.firstErr, n.keepMem = nil, nil, nil, nil, s.keep
-	n.timeoutFails, n.errs = o.TimeoutFails, nil
+	n.timeoutFails = o.TimeoutFails
 	n.children.Reset()
 	n.free = n.free[:0]
 	// The atomics are stored only when they hold something else: a store
@@ -367,6 +370,9 @@ func (n *Nursery) recycle(w *worker) {
 		return
 	}
 	n.owner, n.quota, n.label, n.firstErr, n.errs = nil, nil, "", nil, nil
+	// outer is left: Task.Nursery sets it as the nursery opens. waiter
+	// and timer are nil already (the wake cleared one, and the other
+	// stops reuse), keepMem false.
 	if cap(n.free) > freeSlotsKept {
 		n.free = nil // a nursery that once had many children at once does not keep their slots
 	}
@@ -919,14 +925,17 @@ func (n *Nursery) await(t *Task) {
 }
 
 // park registers the owner as waiting unless the nursery already ended.
+// Without a deferred unlock: nothing in it can panic, and the defer cost
+// about ten instructions an await.
 func (n *Nursery) park(t *Task, w *worker) bool {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	if n.m.Terminal() {
+		n.mu.Unlock()
 		return false
 	}
 	n.waiter = t
 	t.state.Store(uint32(stateBlocked))
+	n.mu.Unlock()
 	return true
 }
 
