@@ -325,7 +325,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	if o.Budget != nil {
 		n.pool = *o.Budget
 	} else {
-		n.pool = owner.budget
+		n.pool.copyFrom(&owner.budget)
 	}
 	if left := int32(min(n.pool.SpawnCount, math.MaxInt32)); n.spawnLeft.Load() != left {
 		n.spawnLeft.Store(left)
@@ -357,6 +357,16 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 		owner.emit(trace.KindNursery, open...)
 	}
 	return n
+}
+
+// copyFrom sets b to src, one component at a time. newNursery copies its
+// owner's budget just after the owner's checkpoint wrote its Ops (pointOp),
+// and a copy of the whole struct read that back 16 bytes at a time,
+// which the store buffer cannot forward from an 8-byte store: a stall of
+// about 20 cycles a nursery, 2% of a fan-out tree's time (pprof), where
+// five 8-byte loads forward. TestBudgetCopyFrom checks every component.
+func (b *Budget) copyFrom(src *Budget) {
+	b.Ops, b.Memory, b.SpawnCount, b.ChannelOps, b.Syscalls = src.Ops, src.Memory, src.SpawnCount, src.ChannelOps, src.Syscalls
 }
 
 // recycle puts n, which its owner has just left, on the owner's

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/cbcsim/cbcsim/nursery"
@@ -67,5 +68,20 @@ func TestUnsharedTimeout(t *testing.T) {
 		if live := s.drv().Live(); live != 0 {
 			t.Fatalf("round %d: Live = %d after the run", round, live)
 		}
+	}
+}
+
+// TestBudgetCopyFrom: copyFrom, which copies a Budget component by
+// component, copies every one (one added to Budget and not to copyFrom
+// fails here).
+func TestBudgetCopyFrom(t *testing.T) {
+	var src, dst Budget
+	v := reflect.ValueOf(&src).Elem()
+	for i := range v.NumField() {
+		v.Field(i).SetInt(int64(i + 1))
+	}
+	dst.copyFrom(&src)
+	if dst != src {
+		t.Fatalf("copyFrom(%+v) = %+v", src, dst)
 	}
 }
