@@ -70,9 +70,13 @@ type worker struct {
 	// (docs/round7-tree7.md). Only w's goroutine touches it; dq stays
 	// empty then.
 	stack []*Task
-	// timed: a task w ran armed a nursery's timeout (Task.Nursery), and w
-	// is not unshared from then on. Written and read by w's steps only.
-	timed bool
+	// lone: w is its real-mode run's only worker, without a sink, and
+	// the scheduler keeps no records (a kept nursery's Snapshot may be
+	// taken from outside the run); timed: a task w ran armed a nursery's
+	// timeout (Task.Nursery). w is unshared while lone and not timed.
+	// lone is written by Run before w's goroutine starts; timed by w's
+	// steps only.
+	lone, timed bool
 	// blockOn is what the current task blocks on, set by the task just
 	// before its fiber yields with reasonBlock. It travels here, read at
 	// once, rather than in a Task field that would be empty but while a
@@ -719,8 +723,9 @@ func (w *worker) popStack() *Task {
 // unshared reports whether w's steps are the only code that touches
 // nurseries and their owners' links (Task.owned), so that the locks which
 // guard them against other goroutines may be left out: w is its
-// real-mode run's only worker without a sink (private), and none of its
-// tasks armed a nursery's timeout (timed). The one other party that
+// real-mode run's only worker without a sink, in a run that keeps no
+// records (lone), and none of its tasks armed a nursery's timeout
+// (timed). The one other party that
 // touches a nursery in such a run is a timeout's firing on the clock's
 // goroutine (Nursery.timeout, which cancels down the tree); the clock's
 // sleeps and Blocking's goroutines only queue a task for w to take
@@ -730,7 +735,7 @@ func (w *worker) popStack() *Task {
 // and what w did before arming it happened before the timer's firing
 // (the timers' lock orders them). A fan-out tree's node thus takes six
 // locks fewer on one worker (docs/round7-tree7.md).
-func (w *worker) unshared() bool { return w.solo && w.direct && !w.timed }
+func (w *worker) unshared() bool { return w.lone && !w.timed }
 
 // queued is how many tasks w's deque holds (its stack, when private).
 func (w *worker) queued() int {
