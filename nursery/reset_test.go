@@ -27,6 +27,33 @@ func TestResetIsNew(t *testing.T) {
 	}
 }
 
+// TestResetKeepsConfig: Reset, which copies the configuration field by
+// field, copies every field (one added to Config and not to Reset fails
+// here: it stays zero).
+func TestResetKeepsConfig(t *testing.T) {
+	var cfg Config
+	v := reflect.ValueOf(&cfg).Elem()
+	for i := range v.NumField() {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			f.SetInt(2)
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			f.SetUint(2)
+		default:
+			t.Fatalf("Config.%s: a %s, which this test does not set", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	n := New(Config{})
+	n.Reset(cfg)
+	want := cfg
+	want.Lean = false // MaxConcurrent 2: not lean (Reset's rule)
+	if got := n.Config(); got != want {
+		t.Fatalf("Reset(%+v) kept %+v, want %+v", cfg, got, want)
+	}
+}
+
 // dirty moves n through spawns, a failure, a cancellation and its end, so
 // that every field holds something other than its zero value.
 func dirty(t *testing.T, n *Nursery) {

@@ -312,6 +312,12 @@ type Config struct {
 	// terminal nursery refuses; it cannot become terminal while the
 	// spawning child runs. Off, Spawn after Close fails with ErrNotOpen.
 	ChildSpawns bool
+
+	// Quiet records no Effects.Transitions, for a caller that traces
+	// none: the state changes still happen, and every other effect is
+	// reported as before (a lean nursery's move to Cancelling shows in
+	// Effects.Reason).
+	Quiet bool
 }
 
 // Transition is one state change, for the trace.

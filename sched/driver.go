@@ -10,7 +10,7 @@ func (w *worker) Idle() bool { return w.cur == nil && !w.hasWork() }
 // QueueLen is the length of w's local deque. Seeded driver only (exact
 // when no other worker moves): an explorer branches only on the steal
 // victims that have something to steal.
-func (w *worker) QueueLen() int { return w.dq.Len() }
+func (w *worker) QueueLen() int { return w.queued() }
 
 // Running reports whether w is in the middle of a task: its next step
 // resumes that task. Switching away from such a worker is a preemption;

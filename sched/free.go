@@ -32,15 +32,27 @@ type freeList[T any] struct {
 	shared *sharedFree[T]
 }
 
-// get returns a free object, or nil when there is none.
+// get returns a free object, or nil when there is none. Small enough to
+// be inlined at its two callers (a spawn's and a nursery's), the shared
+// stack is getShared's.
 func (l *freeList[T]) get() *T {
-	if len(l.items) == 0 && !l.shared.take(&l.items) {
+	k := len(l.items) - 1
+	if k < 0 {
+		return l.getShared()
+	}
+	x := l.items[k]
+	l.items[k] = nil
+	l.items = l.items[:k]
+	return x
+}
+
+// getShared is get when the list is empty: it takes a batch from the
+// shared stack, if there is one.
+func (l *freeList[T]) getShared() *T {
+	if !l.shared.take(&l.items) {
 		return nil
 	}
-	x := l.items[len(l.items)-1]
-	l.items[len(l.items)-1] = nil
-	l.items = l.items[:len(l.items)-1]
-	return x
+	return l.get()
 }
 
 // put adds x, which the caller has reset, to the list.
@@ -59,17 +71,23 @@ type sharedFree[T any] struct {
 
 // give moves the top freeBatch objects of *items into the stack (or drops
 // them when it is full).
+//
+// The batch is allocated only when the stack has room for it, under the
+// lock, so that a full stack costs no 4 KiB allocation to be dropped. A
+// batch taken back (take) is appended into the taker's list and not kept,
+// so each batch the stack holds is one allocation, as before.
 func (s *sharedFree[T]) give(items *[]*T) {
 	l := *items
-	batch := make([]*T, freeBatch)
-	copy(batch, l[len(l)-freeBatch:])
-	clear(l[len(l)-freeBatch:])
-	*items = l[:len(l)-freeBatch]
+	top := l[len(l)-freeBatch:]
 	s.mu.Lock()
 	if len(s.batches) < freeShared {
+		batch := make([]*T, freeBatch)
+		copy(batch, top)
 		s.batches = append(s.batches, batch)
 	}
 	s.mu.Unlock()
+	clear(top)
+	*items = l[:len(l)-freeBatch]
 }
 
 // take appends one batch to *items, reporting false when there is none.

@@ -392,7 +392,7 @@ func (w *worker) host(t *Task, why fiber.Reason) bool {
 			w.stats.Steps++
 			c.w = w
 			w.drive(c, 0)
-		} else if k := w.woken; k != nil && w.dq.Len() == 0 {
+		} else if k := w.woken; k != nil && w.queued() == 0 {
 			// step's take of the deque's bottom (find), written out: a
 			// woken task was blocked, so it has started.
 			w.stats.Steps++
@@ -400,10 +400,11 @@ func (w *worker) host(t *Task, why fiber.Reason) bool {
 			w.stats.Pops++
 			w.cur = k
 		} else {
-			if w.dq.Len() == 0 && w.held == nil && s.global.len() == 0 {
+			if w.queued() == 0 && w.held == nil && s.global.len() == 0 {
 				break // the loop parks (a lone worker has no one to steal from)
 			}
 			if did, _ := w.step(); !did {
+				w.foldLive()
 				w.idle()
 				continue
 			}

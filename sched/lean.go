@@ -99,7 +99,7 @@ func (n *Nursery) admitPending(t *Task, w *worker) {
 	n.m.AdmitAhead(int(k - 1))
 	n.fast.pending.Add(k)
 	n.credit = k - 1
-	w.live.Add(k - 1) // the batch's tasks count as live until the owner gives back the unspent ones
+	w.addLive(k - 1) // the batch's tasks count as live until the owner gives back the unspent ones
 }
 
 // openCredit is how many spawns the owner of a lean nursery has admitted
@@ -124,7 +124,7 @@ func (n *Nursery) admitOpen(owner *Task) bool {
 	n.m.AdmitAhead(openCredit)
 	n.fast.pending.Store(openCredit)
 	n.credit = openCredit
-	owner.w.live.Add(openCredit) // live until spawned or given back (takeCredit)
+	owner.w.addLive(openCredit) // live until spawned or given back (takeCredit)
 	return true
 }
 
@@ -135,7 +135,7 @@ func (n *Nursery) takeCredit(w *worker) int64 {
 	c := n.credit
 	if c != 0 {
 		n.credit = 0
-		w.live.Add(-c)
+		w.addLive(-c)
 	}
 	return c
 }
@@ -153,12 +153,17 @@ func (n *Nursery) completeFast(t *Task, w *worker) bool {
 		return false
 	}
 	if t.child >= 0 {
-		n.mu.Lock()
+		unshared := w.unshared() // then no lock (worker.unshared)
+		if !unshared {
+			n.mu.Lock()
+		}
 		n.freeSlot(t.child)
 		if n.fast.pending.Add(-1) == awaitBit {
 			n.finishRest(w)
 		}
-		n.mu.Unlock()
+		if !unshared {
+			n.mu.Unlock()
+		}
 		return true
 	}
 	if mutant.On(mutant.LeanCountedTwice) && n.fast.pending.Load() == 1 {
@@ -174,6 +179,10 @@ func (n *Nursery) completeFast(t *Task, w *worker) bool {
 // owner awaits. The owner cannot leave n before this, so n is still its
 // nursery.
 func (n *Nursery) finishLast(w *worker) {
+	if w.unshared() {
+		n.finishRest(w)
+		return
+	}
 	n.mu.Lock()
 	n.finishRest(w)
 	n.mu.Unlock()
@@ -200,10 +209,16 @@ func (t *Task) enlist() {
 		return
 	}
 	n := t.parent
-	n.mu.Lock()
-	t.child = n.addSlot(t)
-	r := n.fast.cancelled.Load()
-	n.mu.Unlock()
+	var r uint32
+	if t.w.unshared() { // no lock (worker.unshared)
+		t.child = n.addSlot(t)
+		r = n.fast.cancelled.Load()
+	} else {
+		n.mu.Lock()
+		t.child = n.addSlot(t)
+		r = n.fast.cancelled.Load()
+		n.mu.Unlock()
+	}
 	if r != 0 {
 		t.mark.CompareAndSwap(0, r)
 	}
@@ -250,11 +265,7 @@ func (t *Task) leanMarked() uint32 {
 
 // publishCancel records, for a lean nursery, that it went to Cancelling.
 // Called with n.mu held, from apply.
-func (n *Nursery) publishCancel(tr []nursery.Transition) {
-	for _, x := range tr {
-		if x.To == nursery.Cancelling {
-			n.fast.cancelled.Store(uint32(n.m.CancelReason()))
-			n.cancelling.Store(uint32(n.m.CancelReason()))
-		}
-	}
+func (n *Nursery) publishCancel() {
+	n.fast.cancelled.Store(uint32(n.m.CancelReason()))
+	n.cancelling.Store(uint32(n.m.CancelReason()))
 }

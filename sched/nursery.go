@@ -183,11 +183,16 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	t.enlist() // a cancellation of t's nursery must reach this one (lean.go)
 	n := t.s.newNursery(t, o)
 	if o.Timeout > 0 {
+		t.w.timed = true // before the timer exists (worker.unshared)
 		n.startTimeout(o.Timeout)
 	}
-	t.mu.Lock()
-	n.outer, t.owned = t.owned, n
-	t.mu.Unlock()
+	if t.w.unshared() {
+		n.outer, t.owned = t.owned, n
+	} else {
+		t.mu.Lock()
+		n.outer, t.owned = t.owned, n
+		t.mu.Unlock()
+	}
 	if r := t.marked(); r != 0 {
 		// Marked between the checkpoint and the registration above:
 		// markCancel may have missed this nursery.
@@ -199,17 +204,25 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 		n.cancel(nursery.NurseryExited, t.w)
 	}
 	n.await(t)
-	t.mu.Lock()
-	t.owned = n.outer
-	t.mu.Unlock()
+	unshared := t.w.unshared()
+	if unshared {
+		t.owned = n.outer
+	} else {
+		t.mu.Lock()
+		t.owned = n.outer
+		t.mu.Unlock()
+	}
 	if p != nil {
 		panic(p)
 	}
 	// The lock, though the nursery is terminal: the worker that made it
 	// terminal woke this task from inside its locked section, and may not
 	// have left it yet (finishRest, apply); taking the lock waits for it,
-	// before recycle lets another owner reset n.
-	n.mu.Lock()
+	// before recycle lets another owner reset n. Unless w is unshared:
+	// then that worker was w, one step before.
+	if !unshared {
+		n.mu.Lock()
+	}
 	outcome := n.m.Outcome()
 	var first Result
 	var firstErr error
@@ -222,7 +235,9 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 		}
 		timedOut = n.timeoutFails && outcome == nursery.OutcomeCancelled && n.m.CancelReason() == nursery.Timeout
 	}
-	n.mu.Unlock()
+	if !unshared {
+		n.mu.Unlock()
+	}
 	failed := outcome == nursery.ChildFailed && !n.catch
 	label := n.label
 	n.recycle(t.w)
@@ -274,13 +289,16 @@ func (t *Task) protectNursery(body func(*Nursery) error, n *Nursery) (err error,
 }
 
 func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
+	// A reused nursery comes from recycle, which left its outer, waiter,
+	// timer, firstErr and errs nil and keepMem false (a nursery that
+	// keeps its memory is not reused), as a new one has them: they are
+	// not stored again here (TestRecycledNurseryFresh).
 	n := owner.w.freeNurseries.get()
 	if n == nil {
-		n = &Nursery{}
+		n = &Nursery{keepMem: s.keep}
 	}
 	n.id, n.label, n.owner, n.catch = owner.w.newID(&s.nextNurseryID, &owner.w.nurseryIDs), o.Label, owner, o.Catch
-	n.outer, n.waiter, n.timer, n.firstErr, n.keepMem = nil, nil, nil, nil, s.keep
-	n.timeoutFails, n.errs = o.TimeoutFails, nil
+	n.timeoutFails = o.TimeoutFails
 	n.children.Reset()
 	n.free = n.free[:0]
 	// The atomics are stored only when they hold something else: a store
@@ -294,7 +312,11 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 		n.cancelling.Store(0)
 	}
 	n.credit = 0
-	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true})
+	// Quiet: without a sink no one reads the transitions (apply traces
+	// them, and a lean nursery's cancellation is told by Effects.Reason),
+	// and recording them cost a fan-out tree's nursery about 70
+	// instructions (docs/round7-tree7.md).
+	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true, Quiet: !owner.emitting()})
 	n.isLean = n.m.Lean()
 	n.startLocked = s.keep || o.Mode == nursery.CancelRemaining
 	if !n.admitOpen(owner) {
@@ -303,7 +325,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	if o.Budget != nil {
 		n.pool = *o.Budget
 	} else {
-		n.pool = owner.budget
+		n.pool.copyFrom(&owner.budget)
 	}
 	if left := int32(min(n.pool.SpawnCount, math.MaxInt32)); n.spawnLeft.Load() != left {
 		n.spawnLeft.Store(left)
@@ -337,6 +359,16 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	return n
 }
 
+// copyFrom sets b to src, one component at a time. newNursery copies its
+// owner's budget just after the owner's checkpoint wrote its Ops (pointOp),
+// and a copy of the whole struct read that back 16 bytes at a time,
+// which the store buffer cannot forward from an 8-byte store: a stall of
+// about 20 cycles a nursery, 2% of a fan-out tree's time (pprof), where
+// five 8-byte loads forward. TestBudgetCopyFrom checks every component.
+func (b *Budget) copyFrom(src *Budget) {
+	b.Ops, b.Memory, b.SpawnCount, b.ChannelOps, b.Syscalls = src.Ops, src.Memory, src.SpawnCount, src.ChannelOps, src.Syscalls
+}
+
 // recycle puts n, which its owner has just left, on the owner's
 // worker's free list unless something may still refer to it. Every child
 // has finished and been recorded, and the owner unlinked n under its own
@@ -348,6 +380,9 @@ func (n *Nursery) recycle(w *worker) {
 		return
 	}
 	n.owner, n.quota, n.label, n.firstErr, n.errs = nil, nil, "", nil, nil
+	// outer is left: Task.Nursery sets it as the nursery opens. waiter
+	// and timer are nil already (the wake cleared one, and the other
+	// stops reuse), keepMem false.
 	if cap(n.free) > freeSlotsKept {
 		n.free = nil // a nursery that once had many children at once does not keep their slots
 	}
@@ -427,9 +462,14 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		// nobody, and this saves three calls a spawn.
 		n.credit--
 		child.child = -1
-		w.dq.Push(child) // counted live when its batch was admitted (admitPending)
-		if s.park.idle.Load() > 0 || s.cfg.Mode.Stepped() {
-			s.notify()
+		// Counted live when its batch was admitted (admitPending).
+		if w.private() {
+			w.stack = append(w.stack, child)
+		} else {
+			w.dq.Push(child)
+			if s.park.idle.Load() > 0 || s.cfg.Mode.Stepped() {
+				s.notify()
+			}
 		}
 		return child, nil
 	}
@@ -465,7 +505,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		}
 		n.admitPending(t, w)
 	}
-	w.live.Add(1)
+	w.addLive(1)
 	if s.keep { // register is a call, and a spawn that keeps nothing need not make it
 		s.register(child, nil)
 	}
@@ -763,12 +803,15 @@ func (n *Nursery) startLocking(t *Task) bool {
 // lock order always follows the tree from the root down.
 func (n *Nursery) apply(w *worker) {
 	e := n.m.Scratch()
-	if len(e.Transitions) == 0 && len(e.Cancel) == 0 && !e.CancelAll && len(e.Dropped) == 0 && len(e.Release) == 0 && !e.Terminal {
-		return // most spawns and completions: nothing to carry out
+	if len(e.Transitions) == 0 && e.Reason == nursery.NoReason && len(e.Cancel) == 0 && !e.CancelAll && len(e.Dropped) == 0 && len(e.Release) == 0 && !e.Terminal {
+		return // most spawns and completions, and a quiet Close: nothing to carry out
 	}
 	s := n.owner.s
-	if len(e.Transitions) > 0 && n.lean() {
-		n.publishCancel(e.Transitions)
+	if e.Reason != nursery.NoReason && n.lean() {
+		// A lean nursery's Reason is set exactly when this call moved
+		// it to Cancelling (package nursery's cancel), whether or not the
+		// transitions are recorded.
+		n.publishCancel()
 	}
 	em := s.emitter(w)
 	if em.on() {
@@ -849,9 +892,14 @@ func (n *Nursery) timeout(w *worker) {
 
 // await closes the nursery and blocks t, its owner, until it is terminal.
 func (n *Nursery) await(t *Task) {
-	n.mu.Lock()
+	unshared := t.w.unshared() // then no lock (worker.unshared)
+	if !unshared {
+		n.mu.Lock()
+	}
 	if err := n.m.Close(nil); err != nil {
-		n.mu.Unlock()
+		if !unshared {
+			n.mu.Unlock()
+		}
 		panic(fmt.Sprintf("sched: Nursery.await: %v", err))
 	}
 	n.apply(t.w)
@@ -861,7 +909,25 @@ func (n *Nursery) await(t *Task) {
 		n.finishRest(t.w)
 	}
 	done := n.m.Terminal()
-	n.mu.Unlock()
+	if !done && t.w.solo && !mutant.On(mutant.OrphanEscapes) {
+		// A lone worker's owner parks at once, under the lock it holds:
+		// nothing can wake it before it has suspended, since what wakes
+		// it (its last child's end, the clock's timeout) only queues it
+		// for this same worker's next step. The worker then acts on the
+		// suspension as on a channel's parked block (reasonParked),
+		// without park's second lock (docs/round7-tree7.md).
+		n.waiter = t
+		t.state.Store(uint32(stateBlocked))
+		if !unshared {
+			n.mu.Unlock()
+		}
+		t.w.blockOn = n
+		t.suspend(reasonParked)
+		return
+	}
+	if !unshared {
+		n.mu.Unlock()
+	}
 	if !done && !mutant.On(mutant.OrphanEscapes) {
 		t.w.blockOn = n
 		t.suspend(reasonBlock)
@@ -869,14 +935,17 @@ func (n *Nursery) await(t *Task) {
 }
 
 // park registers the owner as waiting unless the nursery already ended.
+// Without a deferred unlock: nothing in it can panic, and the defer cost
+// about ten instructions an await.
 func (n *Nursery) park(t *Task, w *worker) bool {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	if n.m.Terminal() {
+		n.mu.Unlock()
 		return false
 	}
 	n.waiter = t
 	t.state.Store(uint32(stateBlocked))
+	n.mu.Unlock()
 	return true
 }
 

@@ -38,8 +38,9 @@ func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) R
 		s.runClock(stop)
 	}()
 	for _, w := range s.workers {
-		w.solo = len(s.workers) == 1 // a lone worker's tasks may host its loop (inline.go)
-		w.direct = !w.em.on()        // see wakeOwner
+		w.solo = len(s.workers) == 1           // a lone worker's tasks may host its loop (inline.go)
+		w.direct = !w.em.on()                  // see wakeOwner
+		w.lone = w.solo && w.direct && !s.keep // see worker.unshared
 	}
 	root := s.drv().Start(name, fn)
 	if before != nil {
@@ -133,6 +134,7 @@ func (w *worker) loop() *Task {
 	for !s.rootDone.Load() && !s.park.done.Load() {
 		did, inline := w.step()
 		if !did {
+			w.foldLive()
 			w.idle()
 			continue
 		}
@@ -141,6 +143,7 @@ func (w *worker) loop() *Task {
 			return inline
 		}
 	}
+	w.foldLive() // Live is exact once the run is over
 	return nil
 }
 
@@ -394,7 +397,7 @@ func (p *parking) shutdown() {
 
 // hasWork reports whether any queue w could take from is non-empty.
 func (w *worker) hasWork() bool {
-	if w.dq.Len() > 0 || w.woken != nil || w.s.global.len() > 0 || w.held != nil {
+	if w.queued() > 0 || w.woken != nil || w.s.global.len() > 0 || w.held != nil {
 		return true
 	}
 	for _, v := range w.s.workers {

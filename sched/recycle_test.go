@@ -245,6 +245,9 @@ func TestRecycledNurseryFresh(t *testing.T) {
 				if r := n.cancelling.Load() | n.fast.cancelled.Load(); r != 0 {
 					return fmt.Errorf("a reused nursery opens cancelled (%d)", r)
 				}
+				if n.waiter != nil || n.timer != nil || n.firstErr != nil || n.errs != nil || n.keepMem {
+					return fmt.Errorf("a reused nursery opens with a waiter, timer, error or keepMem left: %p %p %v %v %v", n.waiter, n.timer, n.firstErr, n.errs, n.keepMem)
+				}
 				return n.Go("kid", func(*Task) error { ran.Add(1); return nil })
 			}); err != nil {
 				return fmt.Errorf("round %d: %v", i, err)

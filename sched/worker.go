@@ -64,6 +64,19 @@ type worker struct {
 	// deque (LIFO), and a push pays nothing for it. No other worker
 	// steals from a lone one. nil otherwise.
 	woken *Task
+	// stack is a lone worker's deque in a run without a sink (private):
+	// no other worker steals from it, so its tasks need not be in the
+	// Chase-Lev deque, whose push and pop make two locked stores each
+	// (docs/round7-tree7.md). Only w's goroutine touches it; dq stays
+	// empty then.
+	stack []*Task
+	// lone: w is its real-mode run's only worker, without a sink, and
+	// the scheduler keeps no records (a kept nursery's Snapshot may be
+	// taken from outside the run); timed: a task w ran armed a nursery's
+	// timeout (Task.Nursery). w is unshared while lone and not timed.
+	// lone is written by Run before w's goroutine starts; timed by w's
+	// steps only.
+	lone, timed bool
 	// blockOn is what the current task blocks on, set by the task just
 	// before its fiber yields with reasonBlock. It travels here, read at
 	// once, rather than in a Task field that would be empty but while a
@@ -75,6 +88,10 @@ type worker struct {
 	stats   workerStats
 
 	live atomic.Int64 // tasks created on this worker minus those finished here (see Scheduler.Live)
+	// liveDelta is what w has yet to add to live, and liveOps counts the
+	// changes, in a run that batches them (addLive).
+	liveDelta int64
+	liveOps   uint32
 
 	taskIDs, nurseryIDs idBlock // unless the mode keeps every task: ids reserved in blocks
 
@@ -142,12 +159,31 @@ func (w *worker) step() (did bool, inline *Task) {
 		return true, nil
 	}
 	w.cur = t
+	if t.fib == nil && w.loopFib != nil {
+		// The next step, which starts t, written out (loop's accounting
+		// of this step, then step's own): a task's pop and its start stay
+		// two steps, for MaxSteps and the timer checks, without a second
+		// pass through loop and step. Only where run runs t inline: a
+		// host's steps (no loop fiber) and the seeded driver's keep them
+		// apart.
+		w.counted()
+		w.stats.Steps++
+		if w.run(t) {
+			return true, t
+		}
+	}
 	return true, nil
 }
 
 // find takes the next task: local deque, then global queue, then stealing.
 func (w *worker) find() *Task {
-	if t := w.dq.Pop(); t != nil {
+	var t *Task
+	if w.private() {
+		t = w.popStack()
+	} else {
+		t = w.dq.Pop()
+	}
+	if t != nil {
 		w.stats.Pops++
 		if w.em.on() {
 			w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(t.id)))
@@ -162,7 +198,7 @@ func (w *worker) find() *Task {
 		}
 		return t
 	}
-	t := w.held // a lone worker's global queue head (yieldHeld)
+	t = w.held // a lone worker's global queue head (yieldHeld)
 	if t != nil {
 		w.held = nil
 	} else {
@@ -394,7 +430,7 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		if w.em.on() {
 			w.emitYield(t, why)
 		}
-		if !w.s.cfg.Mode.Stepped() && w.dq.Len() == 0 && w.woken == nil {
+		if !w.s.cfg.Mode.Stepped() && w.queued() == 0 && w.woken == nil {
 			w.yieldToGlobal(t)
 			return false
 		}
@@ -402,7 +438,7 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		// This worker takes the task back from the global queue as soon
 		// as its own deque is empty, so waking an idle worker for it
 		// only pays off when the deque still holds work.
-		if w.dq.Len() > 0 || w.woken != nil || w.s.cfg.Mode.Stepped() {
+		if w.queued() > 0 || w.woken != nil || w.s.cfg.Mode.Stepped() {
 			w.s.notify()
 		}
 		return false
@@ -576,21 +612,59 @@ func (w *worker) retireUnstarted(t *Task) {
 // informs the nursery (or, for children the nursery itself finished, the
 // nursery already knows). w may be nil (outside any worker).
 func (s *Scheduler) retire(t *Task, w *worker) {
-	final := stateCompleted
-	if t.result.Kind == nursery.KindCancelled {
-		final = stateCancelled
+	// A task its nursery will reuse (recycle) is cleared as soon as the
+	// nursery has its result (end), and no handle to it escaped, so no one
+	// could read its final state: the store, a locked instruction, is
+	// left out.
+	if !t.recycle {
+		final := stateCompleted
+		if t.result.Kind == nursery.KindCancelled {
+			final = stateCancelled
+		}
+		t.state.Store(uint32(final))
 	}
-	t.state.Store(uint32(final))
 	if em := s.emitter(w); em.on() {
 		em.emit(trace.KindResult, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyResult, t.result.String()))
 	}
 	if w != nil {
-		w.live.Add(-1)
+		w.addLive(-1)
 	} else {
 		s.live.Add(-1)
 	}
 	if t.parent == nil {
 		s.rootFinished(t)
+	}
+}
+
+// addLive adds d to w's live count (Scheduler.Live). In a real-mode run
+// without a sink (w.direct) it adds it to liveDelta instead, and folds
+// that into live at every liveFold changes and whenever w runs out of
+// work (foldLive): Live is exact once the workers are idle, as before, and
+// a worker spinning for work still sees a busy one's count move
+// (othersProgress). A task's start and end then make no locked add: three
+// a fan-out tree's inner node, two a leaf, one in seven of a tree's locked
+// instructions (docs/round7-tree7.md). The seeded driver and a traced run
+// add at once, so that Live is exact between any two steps.
+func (w *worker) addLive(d int64) {
+	if !w.direct {
+		w.live.Add(d)
+		return
+	}
+	w.liveDelta += d
+	w.liveOps++
+	if w.liveOps%liveFold == 0 {
+		w.foldLive()
+	}
+}
+
+// liveFold is how many changes of its live count a worker batches.
+const liveFold = 64
+
+// foldLive adds w's batched live changes to its count.
+func (w *worker) foldLive() {
+	if d := w.liveDelta; d != 0 {
+		w.liveDelta = 0
+		w.live.Add(d)
 	}
 }
 
@@ -618,10 +692,57 @@ func (w *worker) newID(ctr *atomic.Uint64, b *idBlock) uint64 {
 	return id
 }
 
-// push puts t on w's local deque and wakes idle workers.
+// push puts t on w's local deque and wakes idle workers (a private
+// worker has none to wake: it is alone, and it is running).
 func (w *worker) push(t *Task) {
+	if w.private() {
+		w.stack = append(w.stack, t)
+		return
+	}
 	w.dq.Push(t)
 	w.s.notify()
+}
+
+// private reports whether w keeps its deque's tasks in stack: it is its
+// real-mode run's only worker (solo) and the run has no sink (direct), so
+// no one steals from it, and its pops need no events.
+func (w *worker) private() bool { return w.solo && w.direct }
+
+// popStack takes the top of a private worker's stack, or nil.
+func (w *worker) popStack() *Task {
+	k := len(w.stack) - 1
+	if k < 0 {
+		return nil
+	}
+	t := w.stack[k]
+	w.stack[k] = nil // for the collector
+	w.stack = w.stack[:k]
+	return t
+}
+
+// unshared reports whether w's steps are the only code that touches
+// nurseries and their owners' links (Task.owned), so that the locks which
+// guard them against other goroutines may be left out: w is its
+// real-mode run's only worker without a sink, in a run that keeps no
+// records (lone), and none of its tasks armed a nursery's timeout
+// (timed). The one other party that
+// touches a nursery in such a run is a timeout's firing on the clock's
+// goroutine (Nursery.timeout, which cancels down the tree); the clock's
+// sleeps and Blocking's goroutines only queue a task for w to take
+// (wakeFrom), and everything else runs in w's steps, one at a time (its
+// tasks' fibers are resumed by w and suspend back to it). timed is
+// sticky: once a timeout was armed, every section takes its lock again,
+// and what w did before arming it happened before the timer's firing
+// (the timers' lock orders them). A fan-out tree's node thus takes six
+// locks fewer on one worker (docs/round7-tree7.md).
+func (w *worker) unshared() bool { return w.lone && !w.timed }
+
+// queued is how many tasks w's deque holds (its stack, when private).
+func (w *worker) queued() int {
+	if w.private() {
+		return len(w.stack)
+	}
+	return w.dq.Len()
 }
 
 // emitter returns w's event scratch space, or the scheduler's own (actor
@@ -673,7 +794,7 @@ func (s *Scheduler) wakeOwner(w *worker, o *Task) {
 // rendezvous hand-over (docs/performance.md, "Sixth round").
 func (s *Scheduler) wakeFrom(w *worker, t *Task) {
 	t.state.Store(uint32(stateReady))
-	if w != nil && w.solo && w.direct && w.woken == nil && w.dq.Len() == 0 {
+	if w != nil && w.private() && w.woken == nil && len(w.stack) == 0 {
 		w.woken = t
 		return
 	}
