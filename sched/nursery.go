@@ -315,7 +315,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	// Quiet: without a sink no one reads the transitions (apply traces
 	// them, and a lean nursery's cancellation is told by Effects.Reason),
 	// and recording them cost a fan-out tree's nursery about 70
-	// instructions (docs/round7-tree7.md).
+	// instructions (docs/performance.md, "Seventh round: the fan-out tree on one core").
 	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true, Quiet: !owner.emitting()})
 	n.isLean = n.m.Lean()
 	n.startLocked = s.keep || o.Mode == nursery.CancelRemaining
@@ -915,7 +915,7 @@ func (n *Nursery) await(t *Task) {
 		// it (its last child's end, the clock's timeout) only queues it
 		// for this same worker's next step. The worker then acts on the
 		// suspension as on a channel's parked block (reasonParked),
-		// without park's second lock (docs/round7-tree7.md).
+		// without park's second lock (docs/performance.md, "Seventh round: the fan-out tree on one core").
 		n.waiter = t
 		t.state.Store(uint32(stateBlocked))
 		if !unshared {

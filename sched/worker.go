@@ -67,7 +67,7 @@ type worker struct {
 	// stack is a lone worker's deque in a run without a sink (private):
 	// no other worker steals from it, so its tasks need not be in the
 	// Chase-Lev deque, whose push and pop make two locked stores each
-	// (docs/round7-tree7.md). Only w's goroutine touches it; dq stays
+	// (docs/performance.md, "Seventh round: the fan-out tree on one core"). Only w's goroutine touches it; dq stays
 	// empty then.
 	stack []*Task
 	// lone: w is its real-mode run's only worker, without a sink, and
@@ -643,7 +643,7 @@ func (s *Scheduler) retire(t *Task, w *worker) {
 // a worker spinning for work still sees a busy one's count move
 // (othersProgress). A task's start and end then make no locked add: three
 // a fan-out tree's inner node, two a leaf, one in seven of a tree's locked
-// instructions (docs/round7-tree7.md). The seeded driver and a traced run
+// instructions (docs/performance.md, "Seventh round: the fan-out tree on one core"). The seeded driver and a traced run
 // add at once, so that Live is exact between any two steps.
 func (w *worker) addLive(d int64) {
 	if !w.direct {
@@ -734,7 +734,7 @@ func (w *worker) popStack() *Task {
 // sticky: once a timeout was armed, every section takes its lock again,
 // and what w did before arming it happened before the timer's firing
 // (the timers' lock orders them). A fan-out tree's node thus takes six
-// locks fewer on one worker (docs/round7-tree7.md).
+// locks fewer on one worker (docs/performance.md, "Seventh round: the fan-out tree on one core").
 func (w *worker) unshared() bool { return w.lone && !w.timed }
 
 // queued is how many tasks w's deque holds (its stack, when private).
