@@ -145,10 +145,11 @@ type workerLoop worker
 // Called only by the loop fiber.
 func (l *workerLoop) RunFiber(f *fiber.Fiber) {
 	// The frame's state is one variable, so that the deferred call
-	// captures one pointer into the frame: the collector treats every
-	// variable a closure captures by reference as a stack object of its
-	// own, and finds each through each pointer to it, at every scan of
-	// every parked task's stack (docs/round7-million7.md).
+	// captures one pointer into the frame: a variable a closure captures
+	// by reference is a stack object, which the collector records, and
+	// reaches through each pointer to it, at every scan of every parked
+	// task's stack (docs/performance.md, "Seventh round: a million parked
+	// tasks, the collector's share and a parked stack's stack objects").
 	var run inlineRun
 	run.w = (*worker)(l)
 	defer func() {
