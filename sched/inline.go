@@ -144,15 +144,19 @@ type workerLoop worker
 // relayBack finishes it (lostLoop).
 // Called only by the loop fiber.
 func (l *workerLoop) RunFiber(f *fiber.Fiber) {
-	w := (*worker)(l)
-	var t *Task
-	var steps int64
-	inBody := false  // t's function is running
-	relayed := false // this body took over a resumer's loop (relay): w is that worker
+	// The frame's state is one variable, so that the deferred call
+	// captures one pointer into the frame: a variable a closure captures
+	// by reference is a stack object, which the collector records, and
+	// reaches through each pointer to it, at every scan of every parked
+	// task's stack (docs/performance.md, "Seventh round: a million parked
+	// tasks, the collector's share and a parked stack's stack objects").
+	var run inlineRun
+	run.w = (*worker)(l)
 	defer func() {
-		if !inBody {
+		if !run.inBody {
 			return // a panic of end, or of the loop, goes on to the fiber
 		}
+		t := run.t
 		if r := recover(); r != nil {
 			if t.s.aborting.Load() {
 				panic(r)
@@ -162,30 +166,41 @@ func (l *workerLoop) RunFiber(f *fiber.Fiber) {
 			// the body runs again (carry would take an end for the run's);
 			// on a relayed one it ends, and w's resumer, suspended in
 			// drive, takes the loop back (relayBack, fiber.Done).
-			if w.finished(t, steps) && !relayed {
+			if run.w.finished(t, run.steps) && !run.relayed {
 				f.Again()
 			}
 		} else if !t.s.aborting.Load() {
 			t.end(nil, goexitError())
 		}
 	}()
-	for t = w.loop(); t != nil; t = w.loop() {
-		steps = t.steps
-		inBody = true
+	for run.t = run.w.loop(); run.t != nil; run.t = run.w.loop() {
+		t := run.t
+		run.steps = t.steps
+		run.inBody = true
 		err := t.fn(t)
-		inBody = false
+		run.inBody = false
+		t = run.t // not kept across the call: a pointer fewer in a parked task's frame
 		t.end(err, nil)
-		if !w.finished(t, steps) {
+		if !run.w.finished(t, run.steps) {
 			// t suspended, kept this fiber, and was resumed on it (each run
 			// counts a step): w's loop went on on another fiber. This
 			// fiber takes over the loop of the worker that resumed t, if
 			// it may (relay), or ends.
-			if w = relay(t, f); w == nil {
+			if run.w = relay(t, f); run.w == nil {
 				return
 			}
-			relayed = true
+			run.relayed = true
 		}
 	}
+}
+
+// inlineRun is workerLoop.RunFiber's state, which its deferred call reads.
+type inlineRun struct {
+	w       *worker // the worker whose loop this is (relay changes it)
+	t       *Task   // the task the loop took last
+	steps   int64   // t's steps when its function was called
+	inBody  bool    // t's function is running
+	relayed bool    // this body took over a resumer's loop (relay)
 }
 
 // finished follows the end of t, which workerLoop.RunFiber ran inline:

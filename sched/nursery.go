@@ -456,7 +456,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		return nil, &SchedError{Code: CodeSpawnBudgetExhausted, Detail: "nursery " + n.label}
 	}
 
-	if n.credit > 0 && t == n.owner && o.As == "" && !try && !w.em.on() && n.cancelling.Load() == 0 {
+	if t == n.owner && n.credit > 0 && o.As == "" && !try && !w.em.on() && n.cancelling.Load() == 0 {
 		// Admitted ahead, lock-free (lean.go). w.push written out, with
 		// the test notify makes first in real mode: a busy run wakes
 		// nobody, and this saves three calls a spawn.
