@@ -3,7 +3,6 @@ package sched
 import (
 	"fmt"
 	"reflect"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -184,17 +183,9 @@ func TestChanParkedFrames(t *testing.T) {
 				}); err != nil {
 					return err
 				}
-				for parked.Load() == 0 {
-					if err := root.Yield(); err != nil {
-						return err
-					}
-				}
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				for g := range strings.SplitSeq(string(buf), "\n\n") {
-					if strings.Contains(g, "TestChanParkedFrames.func1.1.1(") {
-						stack = g
-					}
+				var err error
+				if stack, err = parkedStack(root, &parked, "TestChanParkedFrames.func1.1.1("); err != nil {
+					return err
 				}
 				if send {
 					_, _, err := ch.Recv(root)

@@ -30,17 +30,9 @@ func TestParkedStackFrames(t *testing.T) {
 			}); err != nil {
 				return err
 			}
-			for parked.Load() == 0 {
-				if err := root.Yield(); err != nil {
-					return err
-				}
-			}
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			for g := range strings.SplitSeq(string(buf), "\n\n") {
-				if strings.Contains(g, "TestParkedStackFrames.func1.1.1(") {
-					stack = g
-				}
+			var err error
+			if stack, err = parkedStack(root, &parked, "TestParkedStackFrames.func1.1.1("); err != nil {
+				return err
 			}
 			return ch.Close(root)
 		})
@@ -112,4 +104,24 @@ func TestInlinePanicsLoopGoesOn(t *testing.T) {
 	if res.String() != "ok" || ran.Load() != 300 || panicked.Load() != 100 {
 		t.Fatalf("main = %s, %d ran, %d panicked; want ok, 300, 100", res, ran.Load(), panicked.Load())
 	}
+}
+
+// parkedStack yields root until parked says a task started, then returns
+// the stack of the goroutine whose trace names marker (the parked task's
+// function): a task parks at its first blocking operation, and root's
+// yields let the lone worker run it that far.
+func parkedStack(root *Task, parked *atomic.Int64, marker string) (string, error) {
+	for parked.Load() == 0 {
+		if err := root.Yield(); err != nil {
+			return "", err
+		}
+	}
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		if strings.Contains(g, marker) {
+			return g, nil
+		}
+	}
+	return "", nil
 }
