@@ -37,6 +37,8 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 vet:
 	$(GO) vet ./...
+	GOARCH=386 $(GO) vet ./... # 32-bit int: constants that overflow it
+	CGO_ENABLED=0 $(GO) build ./... # no C toolchain: the C ABI is left out
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy; run go mod tidy:"; $(GO) mod tidy -diff; exit 1; }
 	$(GO) run $(STATICCHECK) ./...

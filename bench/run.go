@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"time"
@@ -197,7 +198,7 @@ func measureRow(sp rowSpec, o Options, opsMax int, progress io.Writer) (Row, err
 		nMax = sp.opsMax
 	}
 	if nMax == 0 {
-		nMax = 1 << 40
+		nMax = math.MaxInt // no bound but the time
 	}
 	value := func(s Sample) float64 {
 		if sp.metric != "" {
@@ -332,7 +333,7 @@ func rowSpecs(o Options, traceDir string) []rowSpec {
 // turn); a speedup is the median of the rounds' speedups over the first
 // count (medianRatio).
 func measureScaling(o Options, progress io.Writer) ([]ScalePoint, error) {
-	nMax := 1 << 40
+	nMax := math.MaxInt // no bound but the time
 	if o.Quick {
 		nMax = 20
 	}

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command cabi is the C ABI of the scheduler: built with
 // -buildmode=c-shared (make cabi) it is bin/libjanus_sched.so, whose
 // janus_* functions are declared by the hand-written header janus_sched.h.
