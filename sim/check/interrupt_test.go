@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
@@ -63,4 +66,36 @@ func TestCheckInterrupted(t *testing.T) {
 			t.Fatalf("cancelled in call %d: the CI report says interrupted %v, %d runs", at, c.Interrupted, c.Runs)
 		}
 	}
+}
+
+// The order runs are handed out in (runIndex): a bijection between the
+// runs of the check and 0..seeded-1, seed-major, so that the first k runs
+// hold every row's first seeds: any two rows have run counts that differ
+// by at most one.
+func TestRunOrder(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		nsc := rapid.IntRange(1, 4).Draw(rt, "scenarios")
+		nw := rapid.IntRange(1, 4).Draw(rt, "workers")
+		seeds := rapid.IntRange(1, 6).Draw(rt, "seeds")
+		workers := make([]int, nw)
+		for i := range workers {
+			workers[i] = i + 1
+		}
+		c := &checker{o: Options{Seeds: seeds, SeedStart: 10, Workers: workers}, perSeed: int64(nsc * nw)}
+		c.seeded = c.perSeed * int64(seeds)
+		k := rapid.Int64Range(0, c.seeded).Draw(rt, "made")
+		rows := make([]int, nsc*nw)
+		for i := range c.seeded {
+			sc, wi, seed := c.runOf(i)
+			if c.runIndex(sc, wi, int(seed-10)) != i {
+				rt.Fatalf("run %d is (%d, %d, %d), whose index is %d", i, sc, wi, seed, c.runIndex(sc, wi, int(seed-10)))
+			}
+			if i < k {
+				rows[sc*nw+wi]++
+			}
+		}
+		if slices.Max(rows)-slices.Min(rows) > 1 {
+			rt.Fatalf("after %d runs the rows hold %v runs", k, rows)
+		}
+	})
 }
