@@ -407,13 +407,12 @@ func (w *worker) host(t *Task, why fiber.Reason) bool {
 			w.stats.Steps++
 			c.w = w
 			w.drive(c, 0)
-		} else if k := w.woken; k != nil && w.queued() == 0 {
-			// step's take of the deque's bottom (find), written out: a
-			// woken task was blocked, so it has started.
+		} else if n := len(w.stack); n > 0 && w.stack[n-1].fib != nil {
+			// step's take of a started task off the private stack (find),
+			// written out: a woken task, which was blocked.
 			w.stats.Steps++
-			w.woken = nil
+			w.cur = w.popStack()
 			w.stats.Pops++
-			w.cur = k
 		} else {
 			if w.queued() == 0 && w.held == nil && s.global.len() == 0 {
 				break // the loop parks (a lone worker has no one to steal from)

@@ -397,7 +397,7 @@ func (p *parking) shutdown() {
 
 // hasWork reports whether any queue w could take from is non-empty.
 func (w *worker) hasWork() bool {
-	if w.queued() > 0 || w.woken != nil || w.s.global.len() > 0 || w.held != nil {
+	if w.queued() > 0 || w.s.global.len() > 0 || w.held != nil {
 		return true
 	}
 	for _, v := range w.s.workers {

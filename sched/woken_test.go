@@ -12,12 +12,12 @@ import (
 	"github.com/cbcsim/cbcsim/sched/internal/link"
 )
 
-// TestWokenSlot: a lone worker without a sink keeps the task it wakes into
-// its empty deque out of the deque, as its bottom (worker.woken), and what
-// it pushes after it (a spawn, a second wake) runs first, as through the
-// deque: the same order of turns with the slot (one worker, solo) as
-// without it (solo off: no slot, no hosting), and the slot held the woken
-// receiver.
+// TestWokenSlot: a lone worker without a sink puts the task it wakes into
+// its empty private stack (worker.stack), as its bottom, and what it
+// pushes after it (a spawn, a second wake) runs first, as through the
+// deque: the same order of turns with the stack (one worker, solo) as
+// without it (solo off: the deque, no hosting), and the stack held the
+// woken receiver.
 func TestWokenSlot(t *testing.T) {
 	play := func(solo bool) (order []string, slotted int) {
 		note := func(format string, args ...any) { order = append(order, fmt.Sprintf(format, args...)) }
@@ -50,7 +50,7 @@ func TestWokenSlot(t *testing.T) {
 					if err := a.Send(root, r); err != nil { // ra woken: the slot
 						return err
 					}
-					if root.w.woken != nil {
+					if st := root.w.stack; len(st) > 0 && st[0].name == "ra" {
 						slotted++
 					}
 					switch r {

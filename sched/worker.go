@@ -57,13 +57,6 @@ type worker struct {
 	// held is a lone worker's global queue head, kept out of the queue
 	// (yieldHeld); nil otherwise.
 	held *Task
-	// woken is the bottom of a lone worker's deque, kept out of the
-	// deque: a task w woke when its deque was empty (wakeFrom). What w
-	// pushes after it goes on the deque, above it, and find pops the
-	// deque before it, so tasks run in the order they would through the
-	// deque (LIFO), and a push pays nothing for it. No other worker
-	// steals from a lone one. nil otherwise.
-	woken *Task
 	// stack is a lone worker's deque in a run without a sink (private):
 	// no other worker steals from it, so its tasks need not be in the
 	// Chase-Lev deque, whose push and pop make two locked stores each
@@ -184,14 +177,6 @@ func (w *worker) find() *Task {
 		t = w.dq.Pop()
 	}
 	if t != nil {
-		w.stats.Pops++
-		if w.em.on() {
-			w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(t.id)))
-		}
-		return t
-	}
-	if t := w.woken; t != nil { // the bottom of a lone worker's deque (wakeFrom)
-		w.woken = nil
 		w.stats.Pops++
 		if w.em.on() {
 			w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(t.id)))
@@ -430,7 +415,7 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		if w.em.on() {
 			w.emitYield(t, why)
 		}
-		if !w.s.cfg.Mode.Stepped() && w.queued() == 0 && w.woken == nil {
+		if !w.s.cfg.Mode.Stepped() && w.queued() == 0 {
 			w.yieldToGlobal(t)
 			return false
 		}
@@ -438,7 +423,7 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		// This worker takes the task back from the global queue as soon
 		// as its own deque is empty, so waking an idle worker for it
 		// only pays off when the deque still holds work.
-		if w.queued() > 0 || w.woken != nil || w.s.cfg.Mode.Stepped() {
+		if w.queued() > 0 || w.s.cfg.Mode.Stepped() {
 			w.s.notify()
 		}
 		return false
@@ -787,15 +772,15 @@ func (s *Scheduler) wakeOwner(w *worker, o *Task) {
 	s.wakeFrom(w, o)
 }
 
-// wakeFrom makes a blocked task ready again. A lone worker without a sink
-// (w.solo, w.direct) whose deque is empty keeps t out of the deque, as
-// its bottom (w.woken), and wakes nobody: it has no thief to wake, and
-// the deque's push, pop and notify were about 150 instructions of a
+// wakeFrom makes a blocked task ready again and queues it on w, or on
+// the global queue. A lone worker without a sink (private) pushes it on
+// its private stack and wakes nobody: it has no thief to wake, and the
+// deque's push, pop and notify were about 150 instructions of a
 // rendezvous hand-over (docs/performance.md, "Sixth round").
 func (s *Scheduler) wakeFrom(w *worker, t *Task) {
 	t.state.Store(uint32(stateReady))
-	if w != nil && w.private() && w.woken == nil && len(w.stack) == 0 {
-		w.woken = t
+	if w != nil && w.private() {
+		w.stack = append(w.stack, t) // push's first case, written out: no event without a sink
 		return
 	}
 	if em := s.emitter(w); em.on() {
