@@ -253,7 +253,6 @@ type checker struct {
 	rows        [][]*rowAgg
 	samples     []*sample         // in report order
 	sampleOf    map[int64]*sample // job index of a sampled run → its sample; read-only once running
-	ran         []bool            // recorded run i ran; index i written only by the job that runs it
 	interrupted bool              // Options.Context stopped the sweep before its last job
 }
 
@@ -348,7 +347,6 @@ func newChecker(scs []*scenario.Scenario, paths []string, o Options, exec execFu
 		return nil, err
 	}
 	c.recResults = make([]Recorded, len(c.recorded))
-	c.ran = make([]bool, len(c.recorded))
 	c.total = c.seeded + int64(len(c.recorded))
 	c.pickSamples()
 	return c, nil
@@ -759,8 +757,8 @@ func total(rows []Row) Row {
 // reportRecorded adds the recorded runs this shard ran.
 func (c *checker) reportRecorded(r *Report) {
 	for i := range c.recorded {
-		if !c.o.Shard.Owns(c.seeded+int64(i)) || !c.ran[i] {
-			continue // another shard ran it, or an interrupt came first
+		if !c.o.Shard.Owns(c.seeded+int64(i)) || c.recResults[i].Trace == "" {
+			continue // another shard ran it, or an interrupt came first (runRecorded sets Trace)
 		}
 		rec := c.recResults[i]
 		r.Recorded = append(r.Recorded, rec)

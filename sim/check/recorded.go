@@ -141,7 +141,6 @@ func (c *checker) doRecorded(i int) (failed bool) {
 		exec = c.o.ExecRecorded
 	}
 	c.recResults[i] = runRecorded(&c.recorded[i], exec)
-	c.ran[i] = true
 	return c.recResults[i].Failed()
 }
 
