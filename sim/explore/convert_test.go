@@ -1,13 +1,11 @@
 package explore
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cbcsim/cbcsim/sim"
-	"github.com/cbcsim/cbcsim/trace"
 )
 
 // observed is what a run's checks can see: the outcome, main's result,
@@ -41,25 +39,7 @@ func TestConvertReproducesRecordedRuns(t *testing.T) {
 			}
 			for _, strategy := range []string{sim.StrategyRandom, sim.StrategyPCT} {
 				for seed := uint64(0); seed < 2; seed++ {
-					o := sim.Options{Seed: seed, HasSeed: true, Workers: workers, Strategy: strategy}
-					c, err := sim.Resolve(sc, o)
-					if err != nil {
-						t.Fatal(err)
-					}
-					var buf bytes.Buffer
-					o.Trace = &buf
-					orig, err := sim.Execute(sc, c, o)
-					if err != nil {
-						t.Fatal(err)
-					}
-					tr, err := trace.Parse(&buf)
-					if err != nil {
-						t.Fatal(err)
-					}
-					rec, err := sim.ScheduleOf(tr)
-					if err != nil {
-						t.Fatal(err)
-					}
+					orig, rec := recordRun(t, sc, seed, workers, strategy)
 					conv := newConverter(rec, workers)
 					if _, err := sim.Execute(sc, cfg, sim.Options{Chooser: conv}); err != nil || conv.mismatch != nil {
 						t.Fatalf("%s %s seed %d: converting: %v %v", path, strategy, seed, err, conv.mismatch)

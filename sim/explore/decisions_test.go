@@ -14,6 +14,14 @@ import (
 // recordedFailure runs sc from seed under strategy on workers and
 // returns its recorded decisions and failure signature ("" if it passed).
 func recordedFailure(t testing.TB, sc *scenario.Scenario, seed uint64, workers int, strategy string) (*sim.Schedule, string) {
+	run, rec := recordRun(t, sc, seed, workers, strategy)
+	return rec, sim.Signature(FailedChecks(run))
+}
+
+// recordRun runs sc from seed under strategy on workers, with its trace,
+// and returns the run and the decisions its trace recorded.
+func recordRun(t testing.TB, sc *scenario.Scenario, seed uint64, workers int, strategy string) (*sim.Run, *sim.Schedule) {
+	t.Helper()
 	o := sim.Options{Seed: seed, HasSeed: true, Workers: workers, Strategy: strategy}
 	c, err := sim.Resolve(sc, o)
 	if err != nil {
@@ -33,7 +41,7 @@ func recordedFailure(t testing.TB, sc *scenario.Scenario, seed uint64, workers i
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rec, sim.Signature(FailedChecks(run))
+	return run, rec
 }
 
 // Shrinking a recorded run in the space of its own decisions, whatever
