@@ -46,28 +46,29 @@ func (c *Chan[T]) Send(t *Task, v T) error {
 		return err
 	}
 	for {
-		if ch.stepped { // ch.lock(), written out
+		held := ch.shared(t)    // else no lock (channel.shared)
+		if held && ch.stepped { // ch.lock(), written out
 			ch.lockStepped()
-		} else {
+		} else if held {
 			ch.mu.Lock()
 		}
 		if ch.closed {
-			ch.mu.Unlock()
+			ch.unlock(held)
 			return ch.closedErr("send on")
 		}
 		if r := ch.recvq.pop(); r != nil {
 			r.waitVal = c.slot(v)
 			ch.complete(r, waitDone, t.w)
-			ch.mu.Unlock()
+			ch.unlock(held)
 			return nil
 		}
 		if ch.n < ch.cap {
 			c.buf[(ch.head+ch.n)%ch.cap] = v
 			ch.n++
-			ch.mu.Unlock()
+			ch.unlock(held)
 			return nil
 		}
-		if why := t.waitOnChannel(ch, true, c.slot(v)); why != 0 { // unlocks ch
+		if why := t.waitOnChannel(ch, true, c.slot(v), held); why != 0 { // unlocks ch
 			t.suspend(why)
 		}
 		if t.wait.state == waitDone {
@@ -95,9 +96,10 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 		return v, false, err
 	}
 	for {
-		if ch.stepped { // ch.lock(), written out
+		held := ch.shared(t)    // else no lock (channel.shared)
+		if held && ch.stepped { // ch.lock(), written out
 			ch.lockStepped()
-		} else {
+		} else if held {
 			ch.mu.Lock()
 		}
 		if ch.n > 0 {
@@ -111,20 +113,20 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 				ch.n++
 				ch.complete(s, waitDone, t.w)
 			}
-			ch.mu.Unlock()
+			ch.unlock(held)
 			return v, true, nil
 		}
 		if s := ch.sendq.pop(); s != nil {
 			v = c.value(s.waitVal)
 			ch.complete(s, waitDone, t.w)
-			ch.mu.Unlock()
+			ch.unlock(held)
 			return v, true, nil
 		}
 		if ch.closed {
-			ch.mu.Unlock()
+			ch.unlock(held)
 			return v, false, nil
 		}
-		if why := t.waitOnChannel(ch, false, 0); why != 0 { // unlocks ch
+		if why := t.waitOnChannel(ch, false, 0, held); why != 0 { // unlocks ch
 			t.suspend(why)
 		}
 		switch t.wait.state {

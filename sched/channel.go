@@ -253,6 +253,15 @@ func (q *waitq) pop() *Task {
 
 // popLive is pop of a queue that holds a task.
 func (q *waitq) popLive() *Task {
+	if len(q.items) == 1 {
+		// A queue of one task (n is not 0), without holes: a
+		// rendezvous hand-over's at every pop. compact's first case,
+		// written out.
+		t := q.items[0]
+		q.items[0] = nil
+		q.items, q.head, q.n = q.items[:0], 0, 0
+		return t
+	}
 	for q.head < len(q.items) {
 		t := q.items[q.head]
 		q.items[q.head] = nil
@@ -310,10 +319,18 @@ func (q *waitq) compact() {
 }
 
 // complete finishes a blocked task's wait with state and wakes it. Called
-// with c.mu held, by the task that made the wait complete (running on w).
+// with c.mu held (or, on an unshared w, where c.shared said no lock), by
+// the task that made the wait complete (running on w). An unshared w
+// leaves t's published wait (waitingOn) as it is, which saves a locked
+// store a hand-over: the only canceller, on w or (once w is no longer
+// unshared) after it, finds the reference stale, and its cancelWait does
+// nothing, for t is no longer in c's queue under c's lock (a queue it
+// blocks in again publishes its wait anew).
 func (c *channel) complete(t *Task, state uint8, w *worker) {
 	t.wait.state = state
-	t.waitingOn.Store(nil)
+	if !w.unshared() {
+		t.waitingOn.Store(nil)
+	}
 	if mutant.On(mutant.LostWakeup) && state == waitDone && !t.wait.send {
 		return
 	}
@@ -344,28 +361,29 @@ func sendOn(t *Task, ca any, v int64) error {
 		return err
 	}
 	for {
-		if c.stepped { // c.lock(), written out
+		held := c.shared(t)    // else no lock (channel.shared)
+		if held && c.stepped { // c.lock(), written out
 			c.lockStepped()
-		} else {
+		} else if held {
 			c.mu.Lock()
 		}
 		if c.closed {
-			c.mu.Unlock()
+			c.unlock(held)
 			return c.closedErr("send on")
 		}
 		if r := c.recvq.pop(); r != nil {
 			r.waitVal = v
 			c.complete(r, waitDone, t.w)
-			c.mu.Unlock()
+			c.unlock(held)
 			return nil
 		}
 		if c.n < c.cap {
 			c.buf[(c.head+c.n)%c.cap] = v
 			c.n++
-			c.mu.Unlock()
+			c.unlock(held)
 			return nil
 		}
-		if why := t.waitOnChannel(c, true, v); why != 0 { // unlocks c
+		if why := t.waitOnChannel(c, true, v, held); why != 0 { // unlocks c
 			t.suspend(why)
 		}
 		switch t.wait.state {
@@ -425,9 +443,10 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 		return 0, false, err
 	}
 	for {
-		if c.stepped { // c.lock(), written out
+		held := c.shared(t)    // else no lock (channel.shared)
+		if held && c.stepped { // c.lock(), written out
 			c.lockStepped()
-		} else {
+		} else if held {
 			c.mu.Lock()
 		}
 		if c.n > 0 {
@@ -439,20 +458,20 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 				c.n++
 				c.complete(s, waitDone, t.w)
 			}
-			c.mu.Unlock()
+			c.unlock(held)
 			return v, true, nil
 		}
 		if s := c.sendq.pop(); s != nil {
 			v = s.waitVal
 			c.complete(s, waitDone, t.w)
-			c.mu.Unlock()
+			c.unlock(held)
 			return v, true, nil
 		}
 		if c.closed {
-			c.mu.Unlock()
+			c.unlock(held)
 			return 0, false, nil
 		}
-		if why := t.waitOnChannel(c, false, 0); why != 0 { // unlocks c
+		if why := t.waitOnChannel(c, false, 0, held); why != 0 { // unlocks c
 			t.suspend(why)
 		}
 		switch t.wait.state {
@@ -501,8 +520,8 @@ func (view *taskOps) Close(c *channel) error {
 // parked task holds costlier for the collector to walk (ParkedTasks 1.15%
 // more instructions, against 0.16% this way).
 //
-// It is called with c.mu held, by a Send or Recv that found no partner
-// under it, and unlocks c. A task of a lone worker (w.solo) on a fiber of
+// It is called with c.mu held if held (else c.shared said no lock), by a
+// Send or Recv that found no partner under it, and unlocks c. A task of a lone worker (w.solo) on a fiber of
 // its own that need not enlist parks at once, under that same lock
 // (parkHeld), and then hosts, or suspends to the task that hosts, with
 // reasonParked: the park's second lock, its checks again and its call
@@ -514,13 +533,13 @@ func (view *taskOps) Close(c *channel) error {
 // other could resume t before its fiber has yielded. Any other task, or
 // a park refused (t was cancelled), unlocks and goes the way of every
 // block, the worker parking it under the lock again (chanWait.park).
-func (t *Task) waitOnChannel(c *channel, send bool, v int64) fiber.Reason {
+func (t *Task) waitOnChannel(c *channel, send bool, v int64, held bool) fiber.Reason {
 	interruptible := t.cleanupDepth == 0
 	b := c.blocker(send, interruptible)
 	if w := t.w; w.solo && t.fib != w.loopFib && t.enlisted() {
 		t.setWait(interruptible, send, v)
 		if b.parkHeld(t) {
-			c.mu.Unlock()
+			c.unlock(held)
 			w.blockOn = b // for the block's event
 			w.parkedHeld++
 			if w.loopFib == nil {
@@ -533,7 +552,7 @@ func (t *Task) waitOnChannel(c *channel, send bool, v int64) fiber.Reason {
 			return reasonHosted
 		}
 	}
-	c.mu.Unlock()
+	c.unlock(held)
 	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
 	t.setWait(interruptible, send, v)
 	t.w.blockOn = b
@@ -572,6 +591,25 @@ func (c *channel) lock() {
 		return
 	}
 	c.mu.Lock()
+}
+
+// shared reports whether t's operation on c must take c.mu: unless t's
+// worker is unshared (worker.unshared: the run's only worker, which no
+// other goroutine's code joins in touching a channel until a nursery's
+// timeout is armed) and c is of t's scheduler, so that every task that
+// can reach c runs on that worker, one step at a time. Send and Recv
+// then leave the lock out (and the lock's four locked instructions of a
+// rendezvous hand-over, docs/performance.md, "Eighth round: the
+// rendezvous on one worker"); a section that takes it anyway (Close, a
+// canceller's cancelWait, the worker's park) is as safe as before, for
+// there is no one else to exclude.
+func (c *channel) shared(t *Task) bool { return !t.w.unshared() || c.s != t.s }
+
+// unlock releases c.mu if held (shared said to take it).
+func (c *channel) unlock(held bool) {
+	if held {
+		c.mu.Unlock()
+	}
 }
 
 // lockStepped is lock under a stepped mode.

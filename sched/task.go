@@ -89,7 +89,7 @@ type Task struct {
 	// Value and HasValue hold what SetValue set (a field fewer keeps
 	// Task in the 240-byte size class).
 	result    Result
-	waitingOn atomic.Pointer[waitRef] // set while parked in an interruptible wait
+	waitingOn atomic.Pointer[waitRef] // set while parked in an interruptible wait; may be stale after (channel.complete)
 
 	steps          int64
 	yields, steals int32 // statistics; int32 keeps Task in the 240-byte size class

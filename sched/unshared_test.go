@@ -2,6 +2,7 @@ package sched
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -84,4 +85,108 @@ func TestBudgetCopyFrom(t *testing.T) {
 	if dst != src {
 		t.Fatalf("copyFrom(%+v) = %+v", src, dst)
 	}
+}
+
+// TestUnsharedChannelTimeout: a lone worker's channel operations leave
+// out the channel's lock (channel.shared) until a task arms a nursery's
+// timeout. Here the worker first hands values over on a channel without
+// the lock; then, inside a timed nursery, receivers park on that same
+// channel while two tasks ping-pong on another, until the timeout's firing (on
+// the clock's goroutine or on the worker) cancels them, interrupting
+// the parked receivers under the channel's lock. Under -race a worker
+// that went on without the lock after arming the timeout, or a first
+// phase not ordered before the firing, is a reported race; in every
+// build each receiver must end interrupted and nothing may stay live.
+func TestUnsharedChannelTimeout(t *testing.T) {
+	for round := range 6 {
+		s := leanSched(t, 1)
+		var unsharedBefore, sharedBefore, sharedAfter bool
+		var pongs, receiving, interrupted int
+		res := s.Run("main", func(root *Task) error {
+			ch := NewChan[int](s, "c", 0)
+			sharedBefore = ch.c.shared(root)
+			if err := pingPong(root, ch, 1000); err != nil {
+				return err
+			}
+			unsharedBefore = root.w.unshared()
+			err := root.Nursery(NurseryOptions{Timeout: int64(2000 + 2000*round)}, func(n *Nursery) error {
+				sharedAfter = ch.c.shared(root)
+				for range 4 {
+					if err := n.Go("receiver", func(c *Task) error {
+						receiving++
+						_, _, err := ch.Recv(c) // no one sends on ch now
+						if errors.Is(err, ErrCancelled) {
+							interrupted++
+						}
+						return err
+					}); err != nil {
+						return err
+					}
+				}
+				ch2 := NewChan[int](s, "c2", 0)
+				return n.Go("pingpong", func(c *Task) error {
+					for receiving < 4 { // the receivers park first
+						if err := c.Yield(); err != nil {
+							return err
+						}
+					}
+					for pongs < 100_000_000 {
+						if err := pingPong(c, ch2, 100); err != nil {
+							return err
+						}
+						pongs++
+					}
+					return errors.New("the timeout never cancelled the ping-pong")
+				})
+			})
+			return err
+		})
+		if res.Kind != nursery.KindOK {
+			t.Fatalf("round %d: main = %s after %d ping-pongs", round, res, pongs)
+		}
+		if sharedBefore || !unsharedBefore || !sharedAfter {
+			t.Fatalf("round %d: the channel shared before the timeout %v (worker unshared %v), after it %v; want false (true), true",
+				round, sharedBefore, unsharedBefore, sharedAfter)
+		}
+		if interrupted != 4 {
+			t.Fatalf("round %d: %d of the 4 parked receivers interrupted by the timeout", round, interrupted)
+		}
+		if live := s.drv().Live(); live != 0 {
+			t.Fatalf("round %d: Live = %d after the run", round, live)
+		}
+	}
+}
+
+// pingPong hands values over on the rendezvous ch between t and a child
+// rounds times each way.
+func pingPong(t *Task, ch *Chan[int], rounds int) error {
+	return t.Nursery(NurseryOptions{}, func(n *Nursery) error {
+		if err := n.Go("echo", func(c *Task) error {
+			for range rounds {
+				v, _, err := ch.Recv(c)
+				if err != nil {
+					return err
+				}
+				if err := ch.Send(c, v+1); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for i := range rounds {
+			if err := ch.Send(t, 2*i); err != nil {
+				return err
+			}
+			v, _, err := ch.Recv(t)
+			if err != nil {
+				return err
+			}
+			if v != 2*i+1 {
+				return fmt.Errorf("got %d back for %d", v, 2*i)
+			}
+		}
+		return nil
+	})
 }

@@ -706,8 +706,10 @@ func (w *worker) popStack() *Task {
 }
 
 // unshared reports whether w's steps are the only code that touches
-// nurseries and their owners' links (Task.owned), so that the locks which
-// guard them against other goroutines may be left out: w is its
+// nurseries and their owners' links (Task.owned), and channels (a
+// canceller's cancelWait is the only other party: channel.shared), so
+// that the locks which guard them against other goroutines may be left
+// out: w is its
 // real-mode run's only worker without a sink, in a run that keeps no
 // records (lone), and none of its tasks armed a nursery's timeout
 // (timed). The one other party that
