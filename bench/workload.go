@@ -593,7 +593,13 @@ func StealWith(workers int, half bool) Func {
 // B/task: the growth of the heap and of the goroutine stacks in use
 // (runtime.MemStats HeapInuse+StackInuse, after a GC) between before the
 // first spawn and when every task is parked. cbcsim runs on one worker, so
-// every child has blocked by the time the root runs again.
+// every child has blocked by the time the root runs again. The time is
+// the batch's without its measuring: the collections of inUse and the one
+// that primes the stack size run with the timer stopped, so that ns/op
+// is creating, parking and releasing the tasks (with whatever collections
+// they cause), not the cost of the forced full collections that measure
+// them (those scan every parked stack, and were up to half of the batch;
+// docs/performance.md, "Eighth round").
 //
 // The tasks wait on parkChannels channels, not one, in both
 // implementations, task or goroutine i on channel i%parkChannels, so that
@@ -611,9 +617,9 @@ func ParkedTasks(impl string, tasks int) Func {
 			var err error
 			switch impl {
 			case Cbcsim:
-				per, err = parkCbcsim(tasks)
+				per, err = parkCbcsim(tm, tasks)
 			case Goroutines:
-				per, err = parkGoroutines(tasks)
+				per, err = parkGoroutines(tm, tasks)
 			default:
 				err = fmt.Errorf("bench: ParkedTasks: unknown implementation %q", impl)
 			}
@@ -634,19 +640,30 @@ func ParkedTasks(impl string, tasks int) Func {
 // measures 2.1 KiB or 4.1 KiB depending on history.
 func primeTasks(tasks int) int { return min(tasks/64, 1024) }
 
+// untimedGC is the collection that primes the starting stack size
+// (primeTasks), with tm stopped: a measurement's, as inUse's are.
+func untimedGC(tm Timer) {
+	tm.StopTimer()
+	runtime.GC()
+	tm.StartTimer()
+}
+
 // parkChannels is how many channels the parked tasks wait on.
 const parkChannels = 4096
 
 // inUse is the memory the heap and the goroutine stacks hold after a
-// collection.
-func inUse() uint64 {
+// collection. The collection and the reading are the measurement's, not
+// the workload's, so tm stops for them (untimedGC).
+func inUse(tm Timer) uint64 {
+	tm.StopTimer()
+	defer tm.StartTimer()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapInuse + ms.StackInuse
 }
 
-func parkCbcsim(tasks int) (float64, error) {
+func parkCbcsim(tm Timer, tasks int) (float64, error) {
 	s, err := newScheduler(1, int64(tasks), 0)
 	if err != nil {
 		return 0, err
@@ -669,7 +686,7 @@ func parkCbcsim(tasks int) (float64, error) {
 	}
 	var per float64
 	res := s.Sched().Run("main", func(t *sched.Task) error {
-		before := inUse()
+		before := inUse(tm)
 		return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
 			// One worker: the children on its deque all run, and block,
 			// before the root comes back from the global queue.
@@ -689,7 +706,7 @@ func parkCbcsim(tasks int) (float64, error) {
 					if err := waitParked(i); err != nil {
 						return err
 					}
-					runtime.GC()
+					untimedGC(tm)
 				}
 				if err := nu.Go("parked", children[i%len(children)]); err != nil {
 					return err
@@ -698,7 +715,7 @@ func parkCbcsim(tasks int) (float64, error) {
 			if err := waitParked(tasks); err != nil {
 				return err
 			}
-			per = float64(int64(inUse())-int64(before)) / float64(tasks)
+			per = float64(int64(inUse(tm))-int64(before)) / float64(tasks)
 			for _, ch := range chans {
 				if err := driver.Close(t, ch); err != nil {
 					return err
@@ -715,20 +732,20 @@ func parkCbcsim(tasks int) (float64, error) {
 // the same order, so that both release their waiters in the same order
 // (a channel's waiters in turn, each a parkChannels-th of the batch apart
 // in creation order, and so in memory).
-func parkGoroutines(tasks int) (float64, error) {
+func parkGoroutines(tm Timer, tasks int) (float64, error) {
 	chans := make([]chan struct{}, min(tasks, parkChannels))
 	for i := range chans {
 		chans[i] = make(chan struct{})
 	}
 	var wg sync.WaitGroup
 	var parked atomic.Int64
-	before := inUse()
+	before := inUse(tm)
 	for i := range tasks {
 		if i == primeTasks(tasks) {
 			for parked.Load() < int64(i) {
 				runtime.Gosched()
 			}
-			runtime.GC()
+			untimedGC(tm)
 		}
 		wg.Add(1)
 		ch := chans[i%len(chans)]
@@ -741,7 +758,7 @@ func parkGoroutines(tasks int) (float64, error) {
 	for parked.Load() < int64(tasks) {
 		runtime.Gosched()
 	}
-	per := float64(int64(inUse())-int64(before)) / float64(tasks)
+	per := float64(int64(inUse(tm))-int64(before)) / float64(tasks)
 	for _, ch := range chans {
 		close(ch)
 	}
@@ -761,7 +778,7 @@ func SpawnedTasks(tasks int) Func {
 	return func(tm Timer, n int) error {
 		var total float64
 		for range n {
-			per, err := spawnedCbcsim(tasks)
+			per, err := spawnedCbcsim(tm, tasks)
 			if err != nil {
 				return err
 			}
@@ -772,7 +789,7 @@ func SpawnedTasks(tasks int) Func {
 	}
 }
 
-func spawnedCbcsim(tasks int) (float64, error) {
+func spawnedCbcsim(tm Timer, tasks int) (float64, error) {
 	// No forced yield: the spawner must keep the worker until it measures.
 	s, err := newScheduler(1, int64(tasks), math.MaxInt32)
 	if err != nil {
@@ -782,7 +799,7 @@ func spawnedCbcsim(tasks int) (float64, error) {
 	child := func(*sched.Task) error { ran.Add(1); return nil }
 	var per float64
 	res := s.Sched().Run("main", func(t *sched.Task) error {
-		before := inUse()
+		before := inUse(tm)
 		return t.Nursery(sched.NurseryOptions{}, func(nu *sched.Nursery) error {
 			for range tasks {
 				if err := nu.Go("spawned", child); err != nil {
@@ -793,7 +810,7 @@ func spawnedCbcsim(tasks int) (float64, error) {
 			if r := ran.Load(); r != 0 {
 				return fmt.Errorf("%d of %d spawned tasks ran before the spawner yielded", r, tasks)
 			}
-			per = float64(int64(inUse())-int64(before)) / float64(tasks)
+			per = float64(int64(inUse(tm))-int64(before)) / float64(tasks)
 			return nil
 		})
 	})
