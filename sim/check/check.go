@@ -22,6 +22,7 @@ package check
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -272,6 +273,7 @@ type rowAgg struct {
 type sample struct {
 	sc, wi        int
 	seed          uint64
+	at            int64 // the job of its second execution (placeSeconds)
 	first, second *spool
 	finished      atomic.Int32 // executions done; the one that makes it 2 compares
 
@@ -499,26 +501,69 @@ func pickResample(rng *driver.Xoshiro, nw, seeds, k int) []runRef {
 	return out
 }
 
-// run executes this shard's runs, then the second executions of its
-// sampled runs, and builds the report.
+// resampleLag is how many jobs at least, and how many per job goroutine,
+// a sampled run's second execution is handed out after its first
+// (placeSeconds).
+const resampleLag = 256
+
+// placeSeconds places the second executions among this shard's runs
+// positions 0..runs-1: sampled run k (in the order of their positions)
+// goes at job q+k, where q is its position plus one plus the lag, or
+// runs when that is past the end. So a second execution runs at another
+// time than its first, beside other runs, on whichever goroutine takes
+// it (what the resample is for: docs/check.md), and yet a check stopped
+// part way has compared the samples it ran a lag before it stopped,
+// rather than none. It returns the samples in the order of their jobs,
+// which increase strictly.
+func (c *checker) placeSeconds(runs int64) []*sample {
+	jobs := c.o.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU() // sweep.Run's default
+	}
+	lag := max(resampleLag, 4*int64(jobs))
+	pos := func(s *sample) int64 {
+		return c.o.Shard.Local(c.runIndex(s.sc, s.wi, int(s.seed-c.o.SeedStart)))
+	}
+	order := slices.Clone(c.samples)
+	slices.SortFunc(order, func(a, b *sample) int { return cmp.Compare(pos(a), pos(b)) })
+	for k, s := range order {
+		s.at = min(pos(s)+1+lag, runs) + int64(k)
+	}
+	return order
+}
+
+// jobOf says what job j is among this shard's runs and the second
+// executions placed by placeSeconds (seconds, in job order): the sample
+// whose second execution it is, or else the position of its run.
+func jobOf(seconds []*sample, j int64) (*sample, int64) {
+	k := sort.Search(len(seconds), func(k int) bool { return seconds[k].at >= j })
+	if k < len(seconds) && seconds[k].at == j {
+		return seconds[k], 0
+	}
+	return nil, j - int64(k) // k second executions come before j
+}
+
+// run executes this shard's runs and the second executions of its
+// sampled runs (placeSeconds), and builds the report.
 func (c *checker) run(progressW io.Writer) *Report {
 	runs := c.o.Shard.Count(c.total)
-	jobs := runs + int64(len(c.samples)) // second executions go last
+	jobs := runs + int64(len(c.samples))
+	seconds := c.placeSeconds(runs)
 	ctx := c.o.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	st := sweep.Run(ctx, jobs, sweep.Options{Jobs: c.o.Jobs, Name: "check", Progress: progressW, Terminal: c.o.ProgressTerminal},
 		func(j int64) sweep.Verdict {
-			if j >= runs {
-				s := c.samples[j-runs]
+			s, p := jobOf(seconds, j)
+			if s != nil {
 				s.second = newSpool()
 				c.execute(s.sc, s.wi, s.seed, s.second)
 				s.second.finish()
 				s.executed()
 				return sweep.Passed
 			}
-			if i := c.o.Shard.Index(j); i >= c.seeded {
+			if i := c.o.Shard.Index(p); i >= c.seeded {
 				if c.doRecorded(int(i - c.seeded)) {
 					return sweep.Failed
 				}

@@ -91,6 +91,15 @@ func (s Shard) Index(j int64) int64 {
 	return j*int64(s.N) + int64(s.K-1)
 }
 
+// Local is Index's inverse: the position among s's jobs of job i of the
+// whole sweep, which s owns.
+func (s Shard) Local(i int64) int64 {
+	if s.Whole() {
+		return i
+	}
+	return i / int64(s.N)
+}
+
 // Owns reports whether job i of the whole sweep is s's.
 func (s Shard) Owns(i int64) bool { return s.Whole() || i%int64(s.N) == int64(s.K-1) }
 
