@@ -448,6 +448,21 @@ func YieldPingPong(impl string) Func {
 	return unknownImpl("YieldPingPong", impl)
 }
 
+// Rendezvous is YieldPingPong's rendezvous on the library's default
+// worker count: cbcsim is cbcsim_typed (two rendezvous sched.Chan[int])
+// on Workers() workers rather than one, where the two players can run
+// on two workers and a wake-up can go to an idle worker; goroutines is
+// YieldPingPong's. One operation is one hand-over.
+func Rendezvous(impl string) Func {
+	switch impl {
+	case Cbcsim:
+		return func(tm Timer, n int) error { return pingPongOn(tm, n, 0, playTyped) }
+	case Goroutines:
+		return YieldPingPong(Goroutines)
+	}
+	return unknownImpl("Rendezvous", impl)
+}
+
 // playChan is a cbcsim_chan player: the first sends on ping and
 // receives on pong, the other receives and sends back, rounds times.
 func playChan(t *sched.Task, first bool, c *pingPongChans, rounds int) error {
@@ -506,7 +521,12 @@ type pingPongChans struct {
 // rounds. The timer starts once both have started (their fibers exist) and
 // stops when the first one ends.
 func pingPongCbcsim(tm Timer, n int, play func(t *sched.Task, first bool, c *pingPongChans, rounds int) error) error {
-	s, err := newScheduler(1, 2, 0)
+	return pingPongOn(tm, n, 1, play)
+}
+
+// pingPongOn is pingPongCbcsim on workers workers (0: Workers()).
+func pingPongOn(tm Timer, n, workers int, play func(t *sched.Task, first bool, c *pingPongChans, rounds int) error) error {
+	s, err := newScheduler(workers, 2, 0)
 	if err != nil {
 		return err
 	}

@@ -76,6 +76,15 @@ func BenchmarkYieldPingPong(b *testing.B) {
 	}
 }
 
+// BenchmarkRendezvous: YieldPingPong's typed rendezvous on the default
+// worker count (GOMAXPROCS workers), against goroutines: ns/op is one
+// hand-over.
+func BenchmarkRendezvous(b *testing.B) {
+	for _, impl := range []string{bench.Cbcsim, bench.Goroutines} {
+		b.Run(impl, func(b *testing.B) { benchtest.Bench(b, 10_000, bench.Rendezvous(impl)) })
+	}
+}
+
 // BenchmarkSteal: one producer spawning b.N empty tasks while the other
 // workers steal them; steals/op is the share stolen, ns/steal the elapsed
 // time per stolen task.

@@ -239,7 +239,7 @@ func (w *worker) spin() bool {
 			// looked at at once.
 			runtime.Gosched()
 			w.stats.Spins++
-			if w.hasWork() || s.rootDone.Load() {
+			if w.hasWork() || s.rootDone.Load() || w.stealNext(false) != nil {
 				return true
 			}
 			// When no other worker moved since the last look, they

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/sched/internal/link"
@@ -203,5 +205,58 @@ func TestParkHeld(t *testing.T) {
 	}
 	if want := "second nursery: <nil>"; order[len(order)-1] != want || !slices.Contains(order, "cleanup got 7, <nil>") || !slices.Contains(order, "stuck: true") || !slices.Contains(order, "echo: true") {
 		t.Errorf("turns %q: want echo and the stuck receive cancelled, the cleanup's receive done, and last %q", order, want)
+	}
+}
+
+// TestNextSlot: with several workers and no sink, a task woken by the
+// running task goes to its worker's next slot (worker.next) and runs
+// there as soon as the waker suspends, with no other worker taking it
+// first; and when the waker runs on without suspending, an idle worker
+// takes the woken task once it has sat there nextGrace (stealNext), so
+// that it is not held up for as long as the waker runs. The waker here
+// spins without a checkpoint until the woken receiver has run: without
+// the grace steal, nothing could run the receiver, and the bounded spin
+// fails the run.
+func TestNextSlot(t *testing.T) {
+	for round := range 20 {
+		var ran atomic.Bool
+		var slotted bool
+		res, _ := hostRun(t, 2, 0, nil, true, func(root *Task) error {
+			ch := NewChan[int](root.Scheduler(), "c", 0)
+			return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+				recv, err := n.Spawn(root, "receiver", func(t *Task) error {
+					if _, _, err := ch.Recv(t); err != nil {
+						return err
+					}
+					ran.Store(true)
+					return nil
+				}, SpawnOptions{})
+				if err != nil {
+					return err
+				}
+				for recv.ops().State() != stateBlocked { // parked in Recv
+					if err := root.Yield(); err != nil {
+						return err
+					}
+				}
+				if err := ch.Send(root, 1); err != nil {
+					return err
+				}
+				slotted = root.w.next.Load() != nil || ran.Load()
+				start := time.Now()
+				for !ran.Load() { // no checkpoint: root keeps its worker
+					if time.Since(start) > 10*time.Second {
+						return errors.New("the woken receiver did not run in 10 s while its waker ran on")
+					}
+				}
+				return nil
+			})
+		})
+		if res.Kind != nursery.KindOK {
+			t.Fatalf("round %d: %v", round, res)
+		}
+		if !slotted {
+			t.Fatalf("round %d: the woken receiver was neither in the waker's next slot nor run", round)
+		}
 	}
 }

@@ -21,10 +21,22 @@ type worker struct {
 	id   int
 	dq   *deque.Deque[Task]
 	wake chan struct{} // real mode: a sleeping worker's wake-up (capacity 1)
+	// next is the task w's running task woke last, in a real-mode run
+	// without a sink with several workers (wakeFrom): w runs it as soon
+	// as the running task suspends, and other workers take it only once
+	// it has sat there nextGrace (stealNext). Written by w's goroutine;
+	// taken by it or, with a compare-and-swap, by a thief.
+	next atomic.Pointer[Task]
 	_    [cacheLine]byte
 
 	// Written on every step: kept off the line the other workers read.
-	cur    *Task
+	cur *Task
+	// seenNext is a task this worker, idle, last saw in victim seenOn's
+	// next slot, at seenAt (stealNext).
+	seenNext *Task
+	seenOn   *worker
+	seenAt   time.Time
+
 	rng    xoshiro
 	rr     int
 	parked bool
@@ -173,7 +185,10 @@ func (w *worker) find() *Task {
 	var t *Task
 	if w.private() {
 		t = w.popStack()
-	} else {
+	} else if t = w.next.Load(); t != nil {
+		t = w.next.Swap(nil) // nil if a thief took it meanwhile
+	}
+	if t == nil && !w.private() {
 		t = w.dq.Pop()
 	}
 	if t != nil {
@@ -215,6 +230,51 @@ func (w *worker) steal() *Task {
 		w.stats.StealsFailed++
 		if w.em.on() {
 			w.em.emit(trace.KindStealFail, trace.I(trace.KeyVictim, int64(v.id)))
+		}
+	}
+	if w.direct {
+		return w.stealNext(true)
+	}
+	return nil
+}
+
+// nextGrace is how long a task must sit in another worker's next slot
+// before an idle worker takes it: the task its owner's running task has
+// just woken, which the owner runs next, on the core whose cache holds
+// what the two share (a channel hand-over: Go's runtime keeps such a
+// goroutine in its processor's runnext the same way, and lets a thief
+// take it only after a few microseconds). A task woken by one that then
+// runs on without suspending is taken after the grace.
+const nextGrace = 4 * time.Microsecond
+
+// stealNext takes a task that has sat in another worker's next slot for
+// nextGrace (take), or reports one through a non-nil result without
+// taking it (take false: the idle loop's look). A task w has not seen
+// there before starts its grace now. Real mode only (it reads the
+// clock); the seeded driver has no next slots.
+func (w *worker) stealNext(take bool) *Task {
+	for _, v := range w.s.workers {
+		if v == w {
+			continue
+		}
+		t := v.next.Load()
+		if t == nil {
+			continue
+		}
+		if t != w.seenNext || v != w.seenOn {
+			w.seenNext, w.seenOn, w.seenAt = t, v, time.Now()
+			continue
+		}
+		if time.Since(w.seenAt) < nextGrace {
+			continue
+		}
+		if !take {
+			return t
+		}
+		w.seenNext, w.seenOn = nil, nil
+		if v.next.CompareAndSwap(t, nil) {
+			w.stole(v, t)
+			return t
 		}
 	}
 	return nil
@@ -684,6 +744,14 @@ func (w *worker) push(t *Task) {
 		w.stack = append(w.stack, t)
 		return
 	}
+	if w.next.Load() != nil {
+		// The task in the next slot goes under t, as if it had been
+		// pushed when it was woken: w runs its ready tasks newest first
+		// either way (worker.next).
+		if old := w.next.Swap(nil); old != nil {
+			w.dq.Push(old)
+		}
+	}
 	w.dq.Push(t)
 	w.s.notify()
 }
@@ -724,10 +792,14 @@ func (w *worker) popStack() *Task {
 // locks fewer on one worker (docs/performance.md, "Seventh round: the fan-out tree on one core").
 func (w *worker) unshared() bool { return w.lone && !w.timed }
 
-// queued is how many tasks w's deque holds (its stack, when private).
+// queued is how many tasks w's deque holds (its stack, when private),
+// with the one in its next slot.
 func (w *worker) queued() int {
 	if w.private() {
 		return len(w.stack)
+	}
+	if w.next.Load() != nil {
+		return w.dq.Len() + 1
 	}
 	return w.dq.Len()
 }
@@ -783,6 +855,15 @@ func (s *Scheduler) wakeFrom(w *worker, t *Task) {
 	t.state.Store(uint32(stateReady))
 	if w != nil && w.private() {
 		w.stack = append(w.stack, t) // push's first case, written out: no event without a sink
+		return
+	}
+	if w != nil && w.direct {
+		// Several workers, no sink: t goes to w's next slot, and one it
+		// held before to w's deque (see worker.next).
+		if old := w.next.Swap(t); old != nil {
+			w.dq.Push(old)
+		}
+		s.notify()
 		return
 	}
 	if em := s.emitter(w); em.on() {
