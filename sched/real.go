@@ -326,7 +326,11 @@ func (p *parking) wait(w *worker, timeout time.Duration) bool {
 	s := w.s
 	p.mu.Lock()
 	idle := p.idle.Add(1) // seq-cst: ordered before the looks at the queues below
-	if w.hasWork() || p.done.Load() {
+	// A task in another worker's next slot counts here (not in hasWork,
+	// which the spin looks at: that one waits for its grace, stealNext):
+	// its waker's notify may have come before the idle count went up, and
+	// no other look would find it if its waker runs on.
+	if w.hasWork() || w.othersNext() || p.done.Load() {
 		p.idle.Add(-1)
 		p.mu.Unlock()
 		return true
@@ -393,6 +397,16 @@ func (p *parking) shutdown() {
 	}
 	p.sleepers = p.sleepers[:0]
 	p.mu.Unlock()
+}
+
+// othersNext reports whether another worker's next slot holds a task.
+func (w *worker) othersNext() bool {
+	for _, v := range w.s.workers {
+		if v != w && v.next.Load() != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // hasWork reports whether any queue w could take from is non-empty.
