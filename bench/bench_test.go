@@ -46,7 +46,7 @@ func TestRunQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"SpawnJoin", "FanOutTree", "FiberSwitch", "YieldPingPong", "YieldPingPong/cbcsim_chan", "YieldPingPong/cbcsim_typed",
-		"Steal", "ParkedTasks", "SpawnedTasks", "SimSteps/trace", "SimSteps/notrace", "FuzzSeeds",
+		"Rendezvous", "Steal", "ParkedTasks", "SpawnedTasks", "SimSteps/trace", "SimSteps/notrace", "FuzzSeeds",
 		"Explore", "FuzzGenerated/jobs1", "FuzzGenerated/jobs2", "Check/jobs1", "Check/jobs2"} {
 		row, ok := rep.Row(name)
 		if !ok {
@@ -74,7 +74,7 @@ func TestRunQuick(t *testing.T) {
 func TestUnknownImplementation(t *testing.T) {
 	for name, f := range map[string]bench.Func{
 		"SpawnJoin": bench.SpawnJoin("nope", 1), "FanOutTree": bench.FanOutTree("nope", 1),
-		"FiberSwitch": bench.FiberSwitch("nope"), "YieldPingPong": bench.YieldPingPong("nope"),
+		"FiberSwitch": bench.FiberSwitch("nope"), "YieldPingPong": bench.YieldPingPong("nope"), "Rendezvous": bench.Rendezvous("nope", 1),
 		"ParkedTasks": bench.ParkedTasks("nope", 1),
 	} {
 		if err := f(bench.NopTimer{}, 1); err == nil || !strings.Contains(err.Error(), `unknown implementation "nope"`) {

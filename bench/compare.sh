@@ -39,7 +39,7 @@ build "$new" new
 # value unit" lines.
 run() {
 	{
-		"$work/$1.sched" -test.run '^$' -test.bench 'SpawnJoin|FanOutTree$|FiberSwitch|YieldPingPong|^BenchmarkSteal$|SpawnedTasks' \
+		"$work/$1.sched" -test.run '^$' -test.bench 'SpawnJoin|FanOutTree$|FiberSwitch|YieldPingPong|Rendezvous|^BenchmarkSteal$|SpawnedTasks' \
 			-test.benchtime 1s -test.benchmem
 		"$work/$1.sched" -test.run '^$' -test.bench 'ParkedTasks' -test.short -test.benchtime 3x
 		"$work/$1.bench" -test.run '^$' -test.bench 'SimSteps|FuzzSeeds' -test.benchtime 1s

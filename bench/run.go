@@ -302,6 +302,8 @@ func rowSpecs(o Options, traceDir string) []rowSpec {
 			impls: []string{CbcsimChan, Goroutines}, f: YieldPingPong},
 		{name: "YieldPingPong/" + CbcsimTyped, op: "1 hand-over: rendezvous sched.Chan[int]", unit: "ns/op",
 			impls: []string{CbcsimTyped, Goroutines}, f: YieldPingPong},
+		{name: "Rendezvous", op: "1 hand-over: sched.Chan[int], N workers", unit: "ns/op",
+			impls: []string{Cbcsim, Goroutines}, f: func(impl string) Func { return Rendezvous(impl, o.Workers) }},
 		{name: "Steal", op: "1 spawn, others stealing", unit: "ns/op",
 			impls: []string{Cbcsim}, f: one(Steal(o.Workers))},
 		{name: "ParkedTasks", op: fmt.Sprintf("1 of %d parked tasks", o.ParkedTasks), unit: "B/task",

@@ -448,15 +448,15 @@ func YieldPingPong(impl string) Func {
 	return unknownImpl("YieldPingPong", impl)
 }
 
-// Rendezvous is YieldPingPong's rendezvous on the library's default
-// worker count: cbcsim is cbcsim_typed (two rendezvous sched.Chan[int])
-// on Workers() workers rather than one, where the two players can run
-// on two workers and a wake-up can go to an idle worker; goroutines is
-// YieldPingPong's. One operation is one hand-over.
-func Rendezvous(impl string) Func {
+// Rendezvous is YieldPingPong's rendezvous on workers workers (0:
+// Workers(), the library's default): cbcsim is cbcsim_typed (two
+// rendezvous sched.Chan[int]) on them rather than on one, where the two
+// players can run on two workers and a wake-up can go to an idle one;
+// goroutines is YieldPingPong's. One operation is one hand-over.
+func Rendezvous(impl string, workers int) Func {
 	switch impl {
 	case Cbcsim:
-		return func(tm Timer, n int) error { return pingPongOn(tm, n, 0, playTyped) }
+		return func(tm Timer, n int) error { return pingPongOn(tm, n, workers, playTyped) }
 	case Goroutines:
 		return YieldPingPong(Goroutines)
 	}

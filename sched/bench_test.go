@@ -81,7 +81,7 @@ func BenchmarkYieldPingPong(b *testing.B) {
 // hand-over.
 func BenchmarkRendezvous(b *testing.B) {
 	for _, impl := range []string{bench.Cbcsim, bench.Goroutines} {
-		b.Run(impl, func(b *testing.B) { benchtest.Bench(b, 10_000, bench.Rendezvous(impl)) })
+		b.Run(impl, func(b *testing.B) { benchtest.Bench(b, 10_000, bench.Rendezvous(impl, 0)) })
 	}
 }
 
