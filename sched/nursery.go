@@ -65,7 +65,7 @@ type Nursery struct {
 	quota        *Nursery // the nearest nursery at or above this one with a finite spawn_count
 	catch        bool
 	timeoutFails bool
-	keepMem      bool // not to be reused: a timeout or a *Task handle may outlive it (free.go)
+	keepMem      bool // not to be reused: a timeout or a *Task handle may outlive it (free.go); Spawn writes it under mu
 	// cancelling is fast.cancelled again, on the spawner's line: the
 	// owner's lock-free spawn reads it at every spawn (lean.go).
 	cancelling atomic.Uint32
@@ -405,7 +405,11 @@ func (n *Nursery) Spawn(t *Task, name string, fn Func, o SpawnOptions) (*Task, e
 	if !n.admits(t) {
 		return nil, n.notActive()
 	}
-	n.keepMem = true // the handle's Parent() must stay this nursery
+	// The handle's Parent() must stay this nursery. Under mu: tasks
+	// inside n may spawn into it from several workers at once.
+	n.mu.Lock()
+	n.keepMem = true
+	n.mu.Unlock()
 	return n.spawn(t, name, fn, o, false, false)
 }
 

@@ -275,3 +275,40 @@ func TestRecycledNurseryFresh(t *testing.T) {
 		t.Errorf("%d children ran, want %d", ran.Load(), 2*rounds)
 	}
 }
+
+// TestSpawnFromChildren: children on several workers spawning into their
+// parent's nursery with Spawn at once mark it not to be reused
+// (keepMem) under its lock: under -race an unguarded mark is a reported
+// race. Every grandchild runs, and each handle's Parent stays the
+// nursery.
+func TestSpawnFromChildren(t *testing.T) {
+	s, err := New(Config{Workers: 2, Budget: Unlimited})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran atomic.Int64
+	res := s.Run("main", func(root *Task) error {
+		return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+			for range 2 {
+				if err := n.Go("spawner", func(c *Task) error {
+					for range 200 {
+						h, err := n.Spawn(c, "grandchild", func(*Task) error { ran.Add(1); return nil }, SpawnOptions{})
+						if err != nil {
+							return err
+						}
+						if h.ops().Parent() != n {
+							return fmt.Errorf("a handle's Parent is %v, not the nursery", h.ops().Parent())
+						}
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	if res.Kind != nursery.KindOK || ran.Load() != 400 {
+		t.Fatalf("run %s, %d of 400 grandchildren ran", res, ran.Load())
+	}
+}

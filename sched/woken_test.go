@@ -210,53 +210,71 @@ func TestParkHeld(t *testing.T) {
 
 // TestNextSlot: with several workers and no sink, a task woken by the
 // running task goes to its worker's next slot (worker.next) and runs
-// there as soon as the waker suspends, with no other worker taking it
-// first; and when the waker runs on without suspending, an idle worker
-// takes the woken task once it has sat there nextGrace (stealNext), so
-// that it is not held up for as long as the waker runs. The waker here
-// spins without a checkpoint until the woken receiver has run: without
-// the grace steal, nothing could run the receiver, and the bounded spin
-// fails the run.
+// there as soon as the waker suspends; and when the waker runs on
+// without suspending, an idle worker takes the woken task once it has
+// sat there nextGrace (stealNext), so that it is not held up for as long
+// as the waker runs. Each waker here spins without a checkpoint until
+// its woken receiver has run: without the grace steal nothing could run
+// the receiver, and the bounded spin fails the run. With two wakers on
+// three workers, two slots may be held at once, each for longer than
+// the grace, and the idle worker must take both (a grace timed for one
+// slot at a time would start over at every look).
 func TestNextSlot(t *testing.T) {
-	for round := range 20 {
-		var ran atomic.Bool
-		var slotted bool
-		res, _ := hostRun(t, 2, 0, nil, true, func(root *Task) error {
-			ch := NewChan[int](root.Scheduler(), "c", 0)
-			return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
-				recv, err := n.Spawn(root, "receiver", func(t *Task) error {
-					if _, _, err := ch.Recv(t); err != nil {
-						return err
+	for _, wakers := range []int{1, 2} {
+		for round := range 20 {
+			var slotted atomic.Int32
+			res, _ := hostRun(t, wakers+1, 0, nil, true, func(root *Task) error {
+				return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+					for range wakers {
+						if err := n.Go("waker", func(w *Task) error { return wakeAndSpin(w, n, &slotted) }); err != nil {
+							return err
+						}
 					}
-					ran.Store(true)
 					return nil
-				}, SpawnOptions{})
-				if err != nil {
-					return err
-				}
-				for recv.ops().State() != stateBlocked { // parked in Recv
-					if err := root.Yield(); err != nil {
-						return err
-					}
-				}
-				if err := ch.Send(root, 1); err != nil {
-					return err
-				}
-				slotted = root.w.next.Load() != nil || ran.Load()
-				start := time.Now()
-				for !ran.Load() { // no checkpoint: root keeps its worker
-					if time.Since(start) > 10*time.Second {
-						return errors.New("the woken receiver did not run in 10 s while its waker ran on")
-					}
-				}
-				return nil
+				})
 			})
-		})
-		if res.Kind != nursery.KindOK {
-			t.Fatalf("round %d: %v", round, res)
-		}
-		if !slotted {
-			t.Fatalf("round %d: the woken receiver was neither in the waker's next slot nor run", round)
+			if res.Kind != nursery.KindOK {
+				t.Fatalf("%d wakers, round %d: %v", wakers, round, res)
+			}
+			if int(slotted.Load()) != wakers {
+				t.Fatalf("%d wakers, round %d: %d woken receivers in their waker's next slot (or run)", wakers, round, slotted.Load())
+			}
 		}
 	}
+}
+
+// wakeAndSpin spawns a receiver into n, waits until it is parked in a
+// rendezvous Recv, wakes it with a Send, and then spins without a
+// checkpoint until it has run (TestNextSlot).
+func wakeAndSpin(t *Task, n *Nursery, slotted *atomic.Int32) error {
+	ch := NewChan[int](t.Scheduler(), "c", 0)
+	var ran atomic.Bool
+	recv, err := n.Spawn(t, "receiver", func(r *Task) error {
+		if _, _, err := ch.Recv(r); err != nil {
+			return err
+		}
+		ran.Store(true)
+		return nil
+	}, SpawnOptions{})
+	if err != nil {
+		return err
+	}
+	for recv.ops().State() != stateBlocked { // parked in Recv
+		if err := t.Yield(); err != nil {
+			return err
+		}
+	}
+	if err := ch.Send(t, 1); err != nil {
+		return err
+	}
+	if t.w.next.Load() == recv || ran.Load() {
+		slotted.Add(1)
+	}
+	start := time.Now()
+	for !ran.Load() { // no checkpoint: t keeps its worker
+		if time.Since(start) > 10*time.Second {
+			return errors.New("the woken receiver did not run in 10 s while its waker ran on")
+		}
+	}
+	return nil
 }

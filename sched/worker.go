@@ -31,11 +31,10 @@ type worker struct {
 
 	// Written on every step: kept off the line the other workers read.
 	cur *Task
-	// seenNext is a task this worker, idle, last saw in victim seenOn's
-	// next slot, at seenAt (stealNext).
-	seenNext *Task
-	seenOn   *worker
-	seenAt   time.Time
+	// seen[i] is the task this worker, idle, last saw in worker i's next
+	// slot, and when it first saw it there (stealNext); made at the
+	// first look.
+	seen []seenNext
 
 	rng    xoshiro
 	rr     int
@@ -253,31 +252,40 @@ const nextGrace = 4 * time.Microsecond
 // there before starts its grace now. Real mode only (it reads the
 // clock); the seeded driver has no next slots.
 func (w *worker) stealNext(take bool) *Task {
-	for _, v := range w.s.workers {
-		if v == w {
-			continue
-		}
+	if w.seen == nil {
+		w.seen = make([]seenNext, len(w.s.workers))
+	}
+	for i, v := range w.s.workers {
+		seen := &w.seen[i]
 		t := v.next.Load()
-		if t == nil {
+		if v == w || t == nil {
+			seen.t = nil
 			continue
 		}
-		if t != w.seenNext || v != w.seenOn {
-			w.seenNext, w.seenOn, w.seenAt = t, v, time.Now()
+		if t != seen.t {
+			seen.t, seen.at = t, time.Now()
 			continue
 		}
-		if time.Since(w.seenAt) < nextGrace {
+		if time.Since(seen.at) < nextGrace {
 			continue
 		}
 		if !take {
 			return t
 		}
-		w.seenNext, w.seenOn = nil, nil
+		seen.t = nil
 		if v.next.CompareAndSwap(t, nil) {
 			w.stole(v, t)
 			return t
 		}
 	}
 	return nil
+}
+
+// seenNext is a task an idle worker saw in another worker's next slot,
+// and since when (stealNext).
+type seenNext struct {
+	t  *Task
+	at time.Time
 }
 
 // stole counts and records one task taken from v.
