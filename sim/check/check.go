@@ -501,9 +501,9 @@ func pickResample(rng *driver.Xoshiro, nw, seeds, k int) []runRef {
 	return out
 }
 
-// resampleLag is how many jobs at least, and how many per job goroutine,
-// a sampled run's second execution is handed out after its first
-// (placeSeconds).
+// resampleLag is how many jobs after its first a sampled run's second
+// execution is handed out at least (placeSeconds); with over 64 job
+// goroutines, 4 a goroutine.
 const resampleLag = 256
 
 // placeSeconds places the second executions among this shard's runs
