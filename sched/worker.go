@@ -184,10 +184,7 @@ func (w *worker) find() *Task {
 	var t *Task
 	if w.private() {
 		t = w.popStack()
-	} else if t = w.next.Load(); t != nil {
-		t = w.next.Swap(nil) // nil if a thief took it meanwhile
-	}
-	if t == nil && !w.private() {
+	} else if t = w.takeNext(); t == nil {
 		t = w.dq.Pop()
 	}
 	if t != nil {
@@ -752,17 +749,32 @@ func (w *worker) push(t *Task) {
 		w.stack = append(w.stack, t)
 		return
 	}
-	if w.next.Load() != nil {
+	if old := w.takeNext(); old != nil {
 		// The task in the next slot goes under t, as if it had been
 		// pushed when it was woken: w runs its ready tasks newest first
 		// either way (worker.next).
-		if old := w.next.Swap(nil); old != nil {
-			w.dq.Push(old)
-		}
+		w.dq.Push(old)
 	}
 	w.dq.Push(t)
 	w.s.notify()
 }
+
+// takeNext empties w's next slot and returns the task it held: nil when
+// it was empty or a thief took it meanwhile. The load first keeps the
+// locked swap off the paths that find it empty (every push and find of
+// a run without channel wake-ups); the swap is a call of its own so that
+// the test inlines.
+func (w *worker) takeNext() *Task {
+	if w.next.Load() == nil {
+		return nil
+	}
+	return w.swapNext()
+}
+
+// swapNext is takeNext's swap.
+//
+//go:noinline
+func (w *worker) swapNext() *Task { return w.next.Swap(nil) }
 
 // private reports whether w keeps its deque's tasks in stack: it is its
 // real-mode run's only worker (solo) and the run has no sink (direct), so
