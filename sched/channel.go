@@ -521,12 +521,12 @@ func (view *taskOps) Close(c *channel) error {
 // more instructions, against 0.16% this way).
 //
 // It is called with c.mu held if held (else c.shared said no lock), by a
-// Send or Recv that found no partner under it, and unlocks c. A task of a lone worker (w.solo) on a fiber of
-// its own that need not enlist parks at once, under that same lock
-// (parkHeld), and then hosts, or suspends to the task that hosts, with
-// reasonParked: the park's second lock, its checks again and its call
-// were part of every rendezvous hand-over (docs/performance.md, "Sixth
-// round"). This is safe for a lone worker only: a parked task may be woken
+// Send or Recv that found no partner under it, and unlocks c. A task of
+// a lone worker (w.solo) on a fiber of its own that need not enlist
+// parks at once, under that same lock (parkHeld), and then hosts, or
+// suspends to the task that hosts, with reasonParked: the park's second
+// lock, its checks again and its call were part of every rendezvous
+// hand-over (docs/performance.md, "Sixth round"). This is safe for a lone worker only: a parked task may be woken
 // at once, by a canceller on another goroutine, and only the lone
 // worker's step, which runs after t has suspended (or, hosting, on t's
 // own stack), takes a woken task and resumes it; with two workers the
