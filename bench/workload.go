@@ -407,7 +407,7 @@ func YieldPingPong(impl string) Func {
 	switch impl {
 	case Cbcsim:
 		return func(tm Timer, n int) error {
-			return pingPongCbcsim(tm, n, func(t *sched.Task, _ bool, _ *pingPongChans, rounds int) error {
+			return pingPongCbcsim(tm, n, 1, func(t *sched.Task, _ bool, _ *pingPongChans, rounds int) error {
 				for range rounds {
 					if err := t.Yield(); err != nil {
 						return err
@@ -417,9 +417,9 @@ func YieldPingPong(impl string) Func {
 			})
 		}
 	case CbcsimChan:
-		return func(tm Timer, n int) error { return pingPongCbcsim(tm, n, playChan) }
+		return func(tm Timer, n int) error { return pingPongCbcsim(tm, n, 1, playChan) }
 	case CbcsimTyped:
-		return func(tm Timer, n int) error { return pingPongCbcsim(tm, n, playTyped) }
+		return func(tm Timer, n int) error { return pingPongCbcsim(tm, n, 1, playTyped) }
 	case IterPull:
 		return pullRoundTrips
 	case Goroutines:
@@ -456,7 +456,7 @@ func YieldPingPong(impl string) Func {
 func Rendezvous(impl string, workers int) Func {
 	switch impl {
 	case Cbcsim:
-		return func(tm Timer, n int) error { return pingPongOn(tm, n, workers, playTyped) }
+		return func(tm Timer, n int) error { return pingPongCbcsim(tm, n, workers, playTyped) }
 	case Goroutines:
 		return YieldPingPong(Goroutines)
 	}
@@ -517,15 +517,11 @@ type pingPongChans struct {
 	typedPing, typedPong *sched.Chan[int]
 }
 
-// pingPongCbcsim runs two players on one worker, each playing (n+1)/2
-// rounds. The timer starts once both have started (their fibers exist) and
-// stops when the first one ends.
-func pingPongCbcsim(tm Timer, n int, play func(t *sched.Task, first bool, c *pingPongChans, rounds int) error) error {
-	return pingPongOn(tm, n, 1, play)
-}
-
-// pingPongOn is pingPongCbcsim on workers workers (0: Workers()).
-func pingPongOn(tm Timer, n, workers int, play func(t *sched.Task, first bool, c *pingPongChans, rounds int) error) error {
+// pingPongCbcsim runs two players on workers workers (0: Workers();
+// YieldPingPong's one), each playing (n+1)/2 rounds. The timer starts
+// once both have started (their fibers exist) and stops when the first
+// one ends.
+func pingPongCbcsim(tm Timer, n, workers int, play func(t *sched.Task, first bool, c *pingPongChans, rounds int) error) error {
 	s, err := newScheduler(workers, 2, 0)
 	if err != nil {
 		return err
