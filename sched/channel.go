@@ -522,7 +522,7 @@ func (view *taskOps) Close(c *channel) error {
 //
 // It is called with c.mu held if held (else c.shared said no lock), by a
 // Send or Recv that found no partner under it, and unlocks c. A task of
-// a lone worker (w.solo) on a fiber of its own that need not enlist
+// a lone worker (worker.alone) on a fiber of its own that need not enlist
 // parks at once, under that same lock (parkHeld), and then hosts, or
 // suspends to the task that hosts, with reasonParked: the park's second
 // lock, its checks again and its call were part of every rendezvous
@@ -536,7 +536,7 @@ func (view *taskOps) Close(c *channel) error {
 func (t *Task) waitOnChannel(c *channel, send bool, v int64, held bool) fiber.Reason {
 	interruptible := t.cleanupDepth == 0
 	b := c.blocker(send, interruptible)
-	if w := t.w; w.solo && t.fib != w.loopFib && t.enlisted() {
+	if w := t.w; w.alone() && t.fib != w.loopFib && t.enlisted() {
 		t.setWait(interruptible, send, v)
 		if b.parkHeld(t) {
 			c.unlock(held)

@@ -39,7 +39,7 @@ func hostRun(t interface {
 		done <- s.drv().RunWith("main", fn, func(*Task) {
 			if !hosting {
 				for _, w := range s.workers {
-					w.solo = false
+					notAlone(w)
 				}
 			}
 		})
@@ -93,7 +93,7 @@ func sameWithHosting[T comparable](t *testing.T, play func(hosting bool) (turns 
 	if !slices.Equal(events, plainEvents) {
 		for i := range min(len(events), len(plainEvents)) {
 			if events[i] != plainEvents[i] {
-				t.Fatalf("event %d differs with hosting: %q, without: %q (of %d and %d events)", i, events[i], plainEvents[i], len(events), len(plainEvents))
+				t.Fatalf("event %d differs with hosting: %q, without: %q (of %d and %d events)\n%s\n---\n%s", i, events[i], plainEvents[i], len(events), len(plainEvents), strings.Join(events[:i+1], "\n"), strings.Join(plainEvents[:i+1], "\n"))
 			}
 		}
 		t.Fatalf("%d events with hosting, %d without", len(events), len(plainEvents))
@@ -486,3 +486,10 @@ func TestHeldQueueBounded(t *testing.T) {
 		t.Errorf("the global queue's slice reached %d slots for %d tasks", l, players)
 	}
 }
+
+// notAlone makes w, its run's only worker, run as one of several would,
+// but without the next slot, which only a second worker could take: no
+// hosting, no stack, no park under a held lock, every lock taken; the
+// same tasks in the same order with the same events, which the tests
+// above compare.
+func notAlone(w *worker) { w.mode = w.mode&^modeAlone | modeLegacy2 }

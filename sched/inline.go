@@ -5,6 +5,7 @@ import (
 
 	"github.com/cbcsim/cbcsim/fiber"
 	"github.com/cbcsim/cbcsim/nursery"
+	"github.com/cbcsim/cbcsim/trace"
 )
 
 // Running a task on the worker's own stack (real mode).
@@ -413,6 +414,9 @@ func (w *worker) host(t *Task, why fiber.Reason) bool {
 			w.stats.Steps++
 			w.cur = w.popStack()
 			w.stats.Pops++
+			if w.em.on() {
+				w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(w.cur.id)))
+			}
 		} else {
 			if w.queued() == 0 && w.held == nil && s.global.len() == 0 {
 				break // the loop parks (a lone worker has no one to steal from)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cbcsim/cbcsim/internal/mutant"
 	"github.com/cbcsim/cbcsim/nursery"
+	"github.com/cbcsim/cbcsim/sched/internal/link"
 )
 
 // Lean nurseries (a Mode that keeps nothing; not cancel_remaining, no
@@ -86,12 +87,9 @@ func init() {
 // takes the lock once a batch, and writes pending, the line every ending
 // child writes, once a batch.
 func (n *Nursery) admitPending(t *Task, w *worker) {
-	if t != n.owner || n.credit > 0 || n.m.State() != nursery.Open || w.em.on() {
+	if !w.policy(link.DecideCredit, t == n.owner && n.credit == 0 && n.m.State() == nursery.Open, t) {
 		// A child spawning into its parent's nursery (GoFrom), or no batch
-		// now. Nor under a sink (the seeded driver, a traced run): a batch
-		// would show in the nursery's transitions (Closing before Closed,
-		// where its children all ended under the lock), and the trace must
-		// not change.
+		// now, or the driver said no.
 		n.fast.pending.Add(1)
 		return
 	}
@@ -118,7 +116,7 @@ const openCredit = 2
 // It reports whether it admitted any (else pending is the caller's to
 // set).
 func (n *Nursery) admitOpen(owner *Task) bool {
-	if !n.isLean || creditBatch < openCredit || owner.s.cfg.Mode.Stepped() || owner.emitting() {
+	if !owner.w.policy(link.DecideCredit, n.isLean && creditBatch >= openCredit, owner) {
 		return false
 	}
 	n.m.AdmitAhead(openCredit)

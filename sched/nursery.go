@@ -460,21 +460,17 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		return nil, &SchedError{Code: CodeSpawnBudgetExhausted, Detail: "nursery " + n.label}
 	}
 
-	if t == n.owner && n.credit > 0 && o.As == "" && !try && !w.em.on() && n.cancelling.Load() == 0 {
+	if t == n.owner && n.credit > 0 && o.As == "" && !try && n.cancelling.Load() == 0 {
 		// Admitted ahead, lock-free (lean.go). w.push written out, with
 		// the test notify makes first in real mode: a busy run wakes
 		// nobody, and this saves three calls a spawn.
 		n.credit--
 		child.child = -1
 		// Counted live when its batch was admitted (admitPending).
-		if w.private() {
-			w.stack = append(w.stack, child)
-		} else {
-			w.dq.Push(child)
-			if s.park.idle.Load() > 0 || s.cfg.Mode.Stepped() {
-				s.notify()
-			}
+		if w.em.on() {
+			n.emitSpawn(w, child, t, nursery.AdmitRun)
 		}
+		w.push(child)
 		return child, nil
 	}
 	n.mu.Lock()
@@ -913,7 +909,7 @@ func (n *Nursery) await(t *Task) {
 		n.finishRest(t.w)
 	}
 	done := n.m.Terminal()
-	if !done && t.w.solo && !mutant.On(mutant.OrphanEscapes) {
+	if !done && t.w.alone() && !mutant.On(mutant.OrphanEscapes) {
 		// A lone worker's owner parks at once, under the lock it holds:
 		// nothing can wake it before it has suspended, since what wakes
 		// it (its last child's end, the clock's timeout) only queues it

@@ -37,11 +37,6 @@ func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) R
 		defer close(clockDone)
 		s.runClock(stop)
 	}()
-	for _, w := range s.workers {
-		w.solo = len(s.workers) == 1           // a lone worker's tasks may host its loop (inline.go)
-		w.direct = !w.em.on()                  // see wakeOwner
-		w.lone = w.solo && w.direct && !s.keep // see worker.unshared
-	}
 	root := s.drv().Start(name, fn)
 	if before != nil {
 		before(root)

@@ -91,8 +91,9 @@ func newWith(user Config, o link.Options) (*Scheduler, error) {
 	s.timers.nextAt.Store(noTimer)
 	s.clock = cfg.Clock
 	seed := cfg.Seed
+	mode := resolveMode(&cfg)
 	for i := 0; i < cfg.Workers; i++ {
-		w := &worker{s: s, id: i, dq: deque.New[Task](64), fibs: s.fibers.NewCache(workerFiberCache), wake: make(chan struct{}, 1)}
+		w := &worker{s: s, id: i, mode: mode, dq: deque.New[Task](64), fibs: s.fibers.NewCache(workerFiberCache), wake: make(chan struct{}, 1)}
 		w.rng.Seed(link.SplitMix64(&seed))
 		w.em = newEmitter(cfg.Sink, i)
 		w.freeTasks.shared, w.freeNurseries.shared = &s.sharedTasks, &s.sharedNurseries
@@ -150,6 +151,9 @@ func (view *driverView) Live() int64 {
 	n := s.live.Load()
 	for _, w := range s.workers {
 		n += w.live.Load()
+		if s.cfg.Mode.Stepped() {
+			n += w.liveDelta // not folded yet (addLive); read between two steps
+		}
 	}
 	return n
 }

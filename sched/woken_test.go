@@ -177,7 +177,7 @@ func TestParkHeld(t *testing.T) {
 			return nil
 		}, func(*Task) {
 			if !solo {
-				s.workers[0].solo = false
+				notAlone(s.workers[0])
 			}
 		})
 		if res.Kind != nursery.KindOK {

@@ -45,9 +45,9 @@ type worker struct {
 	// worker's carry goroutine before it resumes that fiber (the switch
 	// orders it), read by the loop on it.
 	loopFib *fiber.Fiber
-	// solo: w is its run's only worker (real mode), so its tasks may host
-	// its loop (inline.go). Written by Run before w's goroutine starts.
-	solo bool
+	// mode is what w's run allows it (mode.go): written by New, read-only
+	// afterwards.
+	mode workerMode
 	// hosted counts the suspensions a task hosted w's loop for (tests).
 	hosted int64
 	// parkedHeld counts the channel blocks of w's tasks parked under the
@@ -58,29 +58,20 @@ type worker struct {
 	// counts the relays (tests).
 	relays  int
 	relayed int64
-	// direct: a real-mode run without a sink, where a nursery owner that
-	// w wakes between two tasks becomes w's current task (wakeOwner).
-	// Written by Run before w's goroutine starts.
-	direct bool
 	// relayLoops[i] is the loop fiber of the resumer at depth i, which
 	// takes w's loop back when the fiber it resumed gives it back.
 	relayLoops [relayMax]*fiber.Fiber
 	// held is a lone worker's global queue head, kept out of the queue
 	// (yieldHeld); nil otherwise.
 	held *Task
-	// stack is a lone worker's deque in a run without a sink (private):
-	// no other worker steals from it, so its tasks need not be in the
-	// Chase-Lev deque, whose push and pop make two locked stores each
-	// (docs/performance.md, "Seventh round: the fan-out tree on one core"). Only w's goroutine touches it; dq stays
-	// empty then.
+	// stack is a lone worker's deque (alone): no other worker steals
+	// from it, so its tasks need not be in the Chase-Lev deque, whose
+	// push and pop make two locked stores each (docs/performance.md).
+	// Only w's steps touch it; dq stays empty then.
 	stack []*Task
-	// lone: w is its real-mode run's only worker, without a sink, and
-	// the scheduler keeps no records (a kept nursery's Snapshot may be
-	// taken from outside the run); timed: a task w ran armed a nursery's
-	// timeout (Task.Nursery). w is unshared while lone and not timed.
-	// lone is written by Run before w's goroutine starts; timed by w's
-	// steps only.
-	lone, timed bool
+	// timed: a task w ran armed a nursery's timeout (Task.Nursery), so
+	// w is no longer unshared. Written by w's steps only.
+	timed bool
 	// blockOn is what the current task blocks on, set by the task just
 	// before its fiber yields with reasonBlock. It travels here, read at
 	// once, rather than in a Task field that would be empty but while a
@@ -182,7 +173,7 @@ func (w *worker) step() (did bool, inline *Task) {
 // find takes the next task: local deque, then global queue, then stealing.
 func (w *worker) find() *Task {
 	var t *Task
-	if w.private() {
+	if w.alone() {
 		t = w.popStack()
 	} else if t = w.takeNext(); t == nil {
 		t = w.dq.Pop()
@@ -217,7 +208,7 @@ func (w *worker) steal() *Task {
 	for a := 0; a < attempts; a++ {
 		v := w.s.workers[w.victim(a)]
 		if t := v.dq.Steal(); t != nil {
-			w.stole(v, t)
+			w.stole(v, t, false)
 			if w.s.cfg.StealHalf {
 				w.stealMore(v)
 			}
@@ -228,7 +219,7 @@ func (w *worker) steal() *Task {
 			w.em.emit(trace.KindStealFail, trace.I(trace.KeyVictim, int64(v.id)))
 		}
 	}
-	if w.direct {
+	if w.nextSlots() {
 		return w.stealNext(true)
 	}
 	return nil
@@ -246,9 +237,13 @@ const nextGrace = 4 * time.Microsecond
 // stealNext takes a task that has sat in another worker's next slot for
 // nextGrace (take), or reports one through a non-nil result without
 // taking it (take false: the idle loop's look). A task w has not seen
-// there before starts its grace now. Real mode only (it reads the
-// clock); the seeded driver has no next slots.
+// there before starts its grace now. In a stepped run whether the grace
+// is over is the driver's decision (DecideStealNext), one for each task
+// w finds in a next slot.
 func (w *worker) stealNext(take bool) *Task {
+	if w.stepped() {
+		return w.stealNextStepped()
+	}
 	if w.seen == nil {
 		w.seen = make([]seenNext, len(w.s.workers))
 	}
@@ -271,9 +266,25 @@ func (w *worker) stealNext(take bool) *Task {
 		}
 		seen.t = nil
 		if v.next.CompareAndSwap(t, nil) {
-			w.stole(v, t)
+			w.stole(v, t, true)
 			return t
 		}
+	}
+	return nil
+}
+
+// stealNextStepped is stealNext in a stepped run: the driver decides,
+// for each other worker's next slot that holds a task, whether its grace
+// is over; the first it says so of is taken.
+func (w *worker) stealNextStepped() *Task {
+	for _, v := range w.s.workers {
+		t := v.next.Load()
+		if v == w || t == nil || !w.decide(link.DecideStealNext, t) {
+			continue
+		}
+		v.next.Store(nil) // no other goroutine runs: no race to lose
+		w.stole(v, t, true)
+		return t
 	}
 	return nil
 }
@@ -285,13 +296,19 @@ type seenNext struct {
 	at time.Time
 }
 
-// stole counts and records one task taken from v.
-func (w *worker) stole(v *worker, t *Task) {
+// stole counts and records one task taken from v: from its deque, or
+// from its next slot (slot).
+func (w *worker) stole(v *worker, t *Task, slot bool) {
 	w.stats.Steals++
 	t.steals++
-	if w.em.on() {
-		w.em.emit(trace.KindSteal, trace.I(trace.KeyVictim, int64(v.id)), trace.I(trace.KeyTask, int64(t.id)))
+	if !w.em.on() {
+		return
 	}
+	if slot {
+		w.em.emit(trace.KindSteal, trace.I(trace.KeyVictim, int64(v.id)), trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeySlot, "next"))
+		return
+	}
+	w.em.emit(trace.KindSteal, trace.I(trace.KeyVictim, int64(v.id)), trace.I(trace.KeyTask, int64(t.id)))
 }
 
 // stealMore is the rest of a StealHalf steal: it moves half of what v's
@@ -305,7 +322,7 @@ func (w *worker) stealMore(v *worker) {
 		if t == nil {
 			return
 		}
-		w.stole(v, t)
+		w.stole(v, t, false)
 		w.dq.Push(t)
 	}
 }
@@ -480,7 +497,7 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		if w.em.on() {
 			w.emitYield(t, why)
 		}
-		if !w.s.cfg.Mode.Stepped() && w.queued() == 0 {
+		if w.policy(link.DecideHandOff, w.queued() == 0, t) {
 			w.yieldToGlobal(t)
 			return false
 		}
@@ -547,14 +564,14 @@ func (w *worker) emitYield(t *Task, why fiber.Reason) {
 // find would take next, the queue's head, both under one lock instead of
 // a push now and a pop at the next step. The hand-over then costs one step
 // fewer (docs/performance.md, "Parked tasks and the yield round trip,
-// third round"). It is off under a stepped mode, whose steps the seeded
-// driver schedules one at a time.
+// third round"). Under a stepped mode the driver decides whether it
+// happens (DecideHandOff).
 func (w *worker) yieldToGlobal(t *Task) {
 	var next *Task
 	switch h := w.held; {
 	case h != nil && w.s.global.len() == 0:
 		next, w.held = h, t // yieldHeld's common case, written out: 12 instructions of a 445-instruction YieldPingPong hand-over
-	case w.solo:
+	case w.alone():
 		next = w.yieldHeld(t)
 	default:
 		next = w.s.global.pushPop(t)
@@ -578,7 +595,7 @@ func (w *worker) yieldToGlobal(t *Task) {
 // holding only the head takes it and holds t instead, without the lock.
 // Two tasks yielding in turn then take no lock at all (the queue's
 // pushers, the clock and Blocking's goroutines, add behind the head as
-// before). Real mode only, with one worker: w.solo.
+// before). A lone worker only (alone).
 func (w *worker) yieldHeld(t *Task) *Task {
 	h := w.held
 	if h == nil {
@@ -686,20 +703,15 @@ func (s *Scheduler) retire(t *Task, w *worker) {
 	}
 }
 
-// addLive adds d to w's live count (Scheduler.Live). In a real-mode run
-// without a sink (w.direct) it adds it to liveDelta instead, and folds
-// that into live at every liveFold changes and whenever w runs out of
-// work (foldLive): Live is exact once the workers are idle, as before, and
-// a worker spinning for work still sees a busy one's count move
-// (othersProgress). A task's start and end then make no locked add: three
-// a fan-out tree's inner node, two a leaf, one in seven of a tree's locked
-// instructions (docs/performance.md, "Seventh round: the fan-out tree on one core"). The seeded driver and a traced run
-// add at once, so that Live is exact between any two steps.
+// addLive adds d to w's live count (Scheduler.Live): to liveDelta, which
+// it folds into live at every liveFold changes and whenever w runs out of
+// work (foldLive): Live is exact once the workers are idle, and a worker
+// spinning for work still sees a busy one's count move (othersProgress).
+// A task's start and end then make no locked add: three a fan-out tree's
+// inner node, two a leaf, one in seven of a tree's locked instructions
+// (docs/performance.md). A stepped driver's Live adds the deltas not
+// folded yet, so that it is exact between any two steps.
 func (w *worker) addLive(d int64) {
-	if !w.direct {
-		w.live.Add(d)
-		return
-	}
 	w.liveDelta += d
 	w.liveOps++
 	if w.liveOps%liveFold == 0 {
@@ -742,10 +754,10 @@ func (w *worker) newID(ctr *atomic.Uint64, b *idBlock) uint64 {
 	return id
 }
 
-// push puts t on w's local deque and wakes idle workers (a private
-// worker has none to wake: it is alone, and it is running).
+// push puts t on w's local deque and wakes idle workers (a lone worker
+// has none to wake, and its deque is its stack).
 func (w *worker) push(t *Task) {
-	if w.private() {
+	if w.alone() {
 		w.stack = append(w.stack, t)
 		return
 	}
@@ -756,7 +768,9 @@ func (w *worker) push(t *Task) {
 		w.dq.Push(old)
 	}
 	w.dq.Push(t)
-	w.s.notify()
+	if s := w.s; s.park.idle.Load() > 0 || w.stepped() { // notify's test, in line: a busy run wakes nobody
+		s.notify()
+	}
 }
 
 // takeNext empties w's next slot and returns the task it held: nil when
@@ -776,11 +790,6 @@ func (w *worker) takeNext() *Task {
 //go:noinline
 func (w *worker) swapNext() *Task { return w.next.Swap(nil) }
 
-// private reports whether w keeps its deque's tasks in stack: it is its
-// real-mode run's only worker (solo) and the run has no sink (direct), so
-// no one steals from it, and its pops need no events.
-func (w *worker) private() bool { return w.solo && w.direct }
-
 // popStack takes the top of a private worker's stack, or nil.
 func (w *worker) popStack() *Task {
 	k := len(w.stack) - 1
@@ -793,29 +802,10 @@ func (w *worker) popStack() *Task {
 	return t
 }
 
-// unshared reports whether w's steps are the only code that touches
-// nurseries and their owners' links (Task.owned), and channels (a
-// canceller's cancelWait is the only other party: channel.shared), so
-// that the locks which guard them against other goroutines may be left
-// out: w is its
-// real-mode run's only worker without a sink, in a run that keeps no
-// records (lone), and none of its tasks armed a nursery's timeout
-// (timed). The one other party that
-// touches a nursery in such a run is a timeout's firing on the clock's
-// goroutine (Nursery.timeout, which cancels down the tree); the clock's
-// sleeps and Blocking's goroutines only queue a task for w to take
-// (wakeFrom), and everything else runs in w's steps, one at a time (its
-// tasks' fibers are resumed by w and suspend back to it). timed is
-// sticky: once a timeout was armed, every section takes its lock again,
-// and what w did before arming it happened before the timer's firing
-// (the timers' lock orders them). A fan-out tree's node thus takes six
-// locks fewer on one worker (docs/performance.md, "Seventh round: the fan-out tree on one core").
-func (w *worker) unshared() bool { return w.lone && !w.timed }
-
-// queued is how many tasks w's deque holds (its stack, when private),
+// queued is how many tasks w's deque holds (its stack, when alone),
 // with the one in its next slot.
 func (w *worker) queued() int {
-	if w.private() {
+	if w.alone() {
 		return len(w.stack)
 	}
 	if w.next.Load() != nil {
@@ -846,48 +836,62 @@ func (s *Scheduler) pushFrom(w *worker, t *Task) {
 // wakeOwner makes o, the owner awaiting a nursery that has just become
 // terminal, ready again: as wakeFrom does, or, when w is between two
 // tasks (it has no current task: it is ending one, or retiring one
-// cancelled while queued) in a real-mode run without a sink, by making o
-// w's current task, which w's next step resumes. That step would pop o
-// anyway, the last task w pushed, unless a thief took it first; the
-// owner of a nursery its own worker has just ended is worth stealing
-// least of all. A fan-out tree's inner node thus goes from its last
-// child's end to its resumption without the deque's push and pop, the
-// notify and a step (four locked instructions and about 200 others:
-// docs/performance.md, "Fifth round: the fan-out tree"). A seeded run,
-// or a traced one, wakes as before: the trace has the wake's push and
-// the pop. Every caller with a w is w's own goroutine (the timers and
-// Blocking's goroutines pass nil).
+// cancelled while queued), by making o w's current task, which w's next
+// step resumes (DecideOwnerNext). That step would pop o anyway, the last
+// task w pushed, unless a thief took it first; the owner of a nursery its
+// own worker has just ended is worth stealing least of all. A fan-out
+// tree's inner node thus goes from its last child's end to its
+// resumption without the deque's push and pop, the notify and a step
+// (four locked instructions and about 200 others: docs/performance.md).
+// Every caller with a w is w's own goroutine (the timers and Blocking's
+// goroutines pass nil).
 func (s *Scheduler) wakeOwner(w *worker, o *Task) {
-	if w != nil && w.direct && w.cur == nil {
+	if w != nil && w.policy(link.DecideOwnerNext, w.cur == nil, o) {
 		o.state.Store(uint32(stateReady))
 		w.cur = o
+		if w.em.on() {
+			w.em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(o.id)), trace.S(trace.KeySlot, "current"))
+		}
 		return
 	}
 	s.wakeFrom(w, o)
 }
 
 // wakeFrom makes a blocked task ready again and queues it on w, or on
-// the global queue. A lone worker without a sink (private) pushes it on
-// its private stack and wakes nobody: it has no thief to wake, and the
-// deque's push, pop and notify were about 150 instructions of a
-// rendezvous hand-over (docs/performance.md, "Sixth round").
+// the global queue. A lone worker pushes it on its stack and wakes
+// nobody: it has no thief to wake, and the deque's push, pop and notify
+// were about 150 instructions of a rendezvous hand-over
+// (docs/performance.md). With several workers it goes to w's next slot
+// (DecideNextSlot), and one the slot held before to w's deque.
 func (s *Scheduler) wakeFrom(w *worker, t *Task) {
 	t.state.Store(uint32(stateReady))
-	if w != nil && w.private() {
-		w.stack = append(w.stack, t) // push's first case, written out: no event without a sink
+	if w == nil {
+		if s.em.on() {
+			s.em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(t.id)))
+		}
+		s.global.push(t)
+		s.notify()
 		return
 	}
-	if w != nil && w.direct {
-		// Several workers, no sink: t goes to w's next slot, and one it
-		// held before to w's deque (see worker.next).
+	if w.alone() {
+		if w.em.on() {
+			w.em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(t.id)))
+		}
+		w.stack = append(w.stack, t) // push's first case, written out
+		return
+	}
+	if w.policy(link.DecideNextSlot, w.nextSlots(), t) {
+		if w.em.on() {
+			w.em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeySlot, "next"))
+		}
 		if old := w.next.Swap(t); old != nil {
 			w.dq.Push(old)
 		}
 		s.notify()
 		return
 	}
-	if em := s.emitter(w); em.on() {
-		em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(t.id)))
+	if w.em.on() {
+		w.em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(t.id)))
 	}
-	s.pushFrom(w, t)
+	w.push(t)
 }

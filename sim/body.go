@@ -81,6 +81,7 @@ func RunBody(b Body, body sched.Func) (*BodyRun, error) {
 	sk := newSink(c.Workers, tw)
 	sk.tab = newTables() // a Go program's code path keeps no task: the tables come from the events
 	cfg := driver.Config{Config: b.Sched, Mode: driver.Seeded, Sink: sk, Clock: sk, Victims: victims}
+	cfg.Decisions, _ = victims.(driver.DecisionSource)
 	cfg.Seed, cfg.Workers, cfg.YieldInterval = c.Seed, c.Workers, c.YieldInterval
 	s, err := driver.New(cfg)
 	if err != nil {

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 
+	"github.com/cbcsim/cbcsim/trace"
+
 	"github.com/cbcsim/cbcsim/sched/driver"
 )
 
@@ -33,9 +35,15 @@ const (
 	// stay empty, so only main's outcome, value, error and log are
 	// checked.
 	ModeRealLean
+	// ModeSeededV2: the seeded driver as format version 2 ran it, before
+	// the policies were decisions (driver.Config.Legacy2): every policy
+	// takes the slower way and none is recorded. replay runs a version-2
+	// trace in it so that it reproduces byte for byte. No flag selects
+	// it.
+	ModeSeededV2
 )
 
-var modeNames = [...]string{ModeSeeded: "seeded", ModeSeededKeep: "seeded-keep", ModeReal: "real", ModeRealLean: "real-lean"}
+var modeNames = [...]string{ModeSeeded: "seeded", ModeSeededKeep: "seeded-keep", ModeReal: "real", ModeRealLean: "real-lean", ModeSeededV2: "seeded-v2"}
 
 // ModeOf is the mode the flags --real and --lean select. --lean without
 // --real is the caller's to refuse; here it is seeded.
@@ -47,6 +55,22 @@ func ModeOf(real, lean bool) Mode {
 		return ModeReal
 	}
 	return ModeSeeded
+}
+
+// legacy2 reports whether m replays a trace recorded before the policy
+// decisions (format versions 1 and 2).
+func (m Mode) legacy2() bool { return m == ModeSeededKeep || m == ModeSeededV2 }
+
+// traceVersion is the format version of m's traces: 1 with every task
+// kept, 2 before the policy decisions, else the current one.
+func (m Mode) traceVersion() int {
+	switch m {
+	case ModeSeededKeep:
+		return 1
+	case ModeSeededV2:
+		return 2
+	}
+	return trace.FormatVersion
 }
 
 // Real reports whether m runs on real worker goroutines.

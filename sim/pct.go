@@ -31,6 +31,7 @@ type pctChooser struct {
 	decisions int64
 	prevW     driver.Worker // the worker of the previous step
 	prevT     *sched.Task   // its task before that step, nil if it was between tasks
+	prevY     int64         // prevT's yields before that step (Yields)
 	useful    []driver.Worker
 }
 
@@ -107,7 +108,7 @@ func (p *pctChooser) set(id uint64, r int64) {
 }
 
 func (p *pctChooser) pick(_ int64, ready []driver.Worker) (driver.Worker, error) {
-	if Yielded(p.prevW, p.prevT) {
+	if Yielded(p.prevW, p.prevT, p.prevY) {
 		// As Shuttle does: a task that yields drops below every other, or
 		// a task spinning on yields while it waits for a lower one would
 		// starve it for ever (explicit_cancel's spinner).
@@ -137,6 +138,7 @@ func (p *pctChooser) pick(_ int64, ready []driver.Worker) (driver.Worker, error)
 		}
 	}
 	p.prevW, p.prevT = best, best.Current()
+	p.prevY = Yields(p.prevT)
 	return best, nil
 }
 

@@ -200,9 +200,12 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	// A version-1 trace was recorded with every task and nursery kept;
 	// the ones recorded before nursery opens said catch=true have none.
 	legacyCatch := false
-	if tr.Version == 1 {
+	switch tr.Version {
+	case 1:
 		c.Mode = ModeSeededKeep
 		legacyCatch = !caught && scenarioCatches(sc)
+	case 2:
+		c.Mode = ModeSeededV2
 	}
 	if c.Strategy == StrategyExplore && !schedule {
 		return nil, &BadTraceError{File: file, Err: ErrExploreNeedsSchedule}
@@ -244,8 +247,11 @@ func (r *ReplayReport) Write(w io.Writer, file string) error {
 	if r.Schedule {
 		mode = "recorded schedule"
 	}
-	if r.Config.Mode == ModeSeededKeep {
+	switch r.Config.Mode {
+	case ModeSeededKeep:
 		mode += "; format version 1: every task kept"
+	case ModeSeededV2:
+		mode += "; format version 2: no policy decisions"
 	}
 	fmt.Fprintf(w, "replay %s: seed=%d workers=%d victim=%s (%s)\n", file, r.Config.Seed, r.Config.Workers, r.Config.Victim, mode)
 	if r.Identical {

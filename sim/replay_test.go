@@ -130,3 +130,42 @@ func TestReplayVersion1(t *testing.T) {
 		t.Error("a version-1 trace relabelled version 2 replays identically under the lean code path")
 	}
 }
+
+// TestReplayVersion2: the version-2 traces in testdata/v2 (recorded before
+// the policies were decisions, at 1, 2 and 4 workers, random and pct)
+// replay byte for byte, from their seed and from their recorded schedule,
+// in ModeSeededV2; relabelled version 3, the first of them that uses a
+// policy does not, so the test cannot pass by accident.
+func TestReplayVersion2(t *testing.T) {
+	files, err := filepath.Glob("testdata/v2/*.trace")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("want the version-2 traces in testdata/v2: %v %v", files, err)
+	}
+	differs := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, schedule := range []bool{false, true} {
+			rep, err := Replay(f, data, schedule, 2)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if !rep.Identical || rep.Config.Mode != ModeSeededV2 {
+				t.Errorf("%s (schedule %v): identical=%v mode=%v decision %q; line %d: want %q got %q", f, schedule, rep.Identical, rep.Config.Mode, rep.Decision, rep.Line, rep.Want, rep.Got)
+			}
+		}
+		v3 := bytes.Replace(data, []byte("# cbcsim-trace 2\n"), []byte("# cbcsim-trace 3\n"), 1)
+		rep, err := Replay("v3", v3, false, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Identical {
+			differs++
+		}
+	}
+	if differs == 0 {
+		t.Error("every version-2 trace relabelled version 3 replays identically: the policies change nothing")
+	}
+}

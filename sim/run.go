@@ -212,9 +212,7 @@ func header(name, sha, source string, c Config) *trace.Header {
 		},
 		Source: source,
 	}
-	if c.Mode == ModeSeededKeep {
-		h.Version = 1 // version 1 is the event stream with every task kept
-	}
+	h.Version = c.Mode.traceVersion()
 	h.Fields = append(h.Fields, strategyFields(c)...)
 	return h
 }
@@ -281,8 +279,9 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims driver.Vi
 			YieldInterval: c.YieldInterval, Budget: budgetOf(sc.Budget),
 			MaxSteps: c.MaxSteps, RootCaps: rootCaps(sc),
 		},
-		Mode: c.Mode.driver(), Victims: victims,
+		Mode: c.Mode.driver(), Victims: victims, Legacy2: c.Mode.legacy2(),
 	}
+	cfg.Decisions, _ = victims.(driver.DecisionSource)
 	if sink != nil {
 		cfg.Sink = sink
 		cfg.Clock = sink

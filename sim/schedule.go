@@ -11,7 +11,8 @@ import (
 )
 
 // Schedule is the list of decisions a recorded run made: for every step,
-// the worker the driver chose and the victims of its steal attempts.
+// the worker the driver chose, the victims of its steal attempts and its
+// policy decisions.
 // Driving a run from a Schedule instead of the PRNG keeps a trace
 // replayable after the generator or its seeding changes.
 type Schedule struct {
@@ -22,7 +23,15 @@ type Schedule struct {
 type StepDecision struct {
 	Actor   int   // the worker that acted
 	Victims []int // its steal victims, in attempt order
-	Line    int   // the trace line of the step's first event
+	// Decisions are its policy decisions, in order (decide events).
+	Decisions []PolicyDecision
+	Line      int // the trace line of the step's first event
+}
+
+// PolicyDecision is one recorded policy decision: which, and its answer.
+type PolicyDecision struct {
+	Decision driver.Decision
+	Yes      bool
 }
 
 // ScheduleOf extracts the decisions from a parsed trace.
@@ -57,6 +66,17 @@ func (s *Schedule) add(e *trace.Event, line int) error {
 	if d.Actor != w {
 		return fmt.Errorf("line %d: step %d has two actors, w%d and w%d", line, e.Step, d.Actor, w)
 	}
+	if e.Kind == trace.KindDecide {
+		pd, err := policyDecisionOf(e)
+		if err != nil {
+			return fmt.Errorf("line %d: %v", line, err)
+		}
+		d.Decisions = append(d.Decisions, pd)
+		return nil
+	}
+	if e.Kind == trace.KindSteal && hasField(e, trace.KeySlot) {
+		return nil // a next slot's task, taken on a policy decision: no victim drawn
+	}
 	if e.Kind == trace.KindSteal || e.Kind == trace.KindStealFail {
 		f, ok := field(e, "victim")
 		if !ok || !f.IsInt {
@@ -65,6 +85,29 @@ func (s *Schedule) add(e *trace.Event, line int) error {
 		d.Victims = append(d.Victims, int(f.Int))
 	}
 	return nil
+}
+
+// policyDecisionOf reads a decide event: its first field names the
+// decision, its value yes or no.
+func policyDecisionOf(e *trace.Event) (PolicyDecision, error) {
+	if len(e.Fields) == 0 || e.Fields[0].IsInt {
+		return PolicyDecision{}, fmt.Errorf("decide without a decision")
+	}
+	f := e.Fields[0]
+	d, ok := driver.ParseDecision(f.Key)
+	if !ok {
+		return PolicyDecision{}, fmt.Errorf("decide: unknown decision %q", f.Key)
+	}
+	if f.Str != "yes" && f.Str != "no" {
+		return PolicyDecision{}, fmt.Errorf("decide: %s=%q, want yes or no", f.Key, f.Str)
+	}
+	return PolicyDecision{Decision: d, Yes: f.Str == "yes"}, nil
+}
+
+// hasField reports whether e has a field named key.
+func hasField(e *trace.Event, key string) bool {
+	_, ok := field(e, key)
+	return ok
 }
 
 func workerIndex(actor string) (int, error) {
@@ -109,6 +152,7 @@ type scheduleChooser struct {
 	workers int
 	step    int64
 	next    int   // next victim index within the step
+	nextD   int   // next policy decision within the step
 	err     error // the first decision that did not apply
 }
 
@@ -117,7 +161,7 @@ func (c *scheduleChooser) pick(step int64, ready []driver.Worker) (driver.Worker
 		return nil, fmt.Errorf("step %d: the recorded run had ended, this one goes on", step)
 	}
 	d := c.s.Steps[step]
-	c.step, c.next = step, 0
+	c.step, c.next, c.nextD = step, 0, 0
 	if d.Actor >= c.workers {
 		return nil, fmt.Errorf("step %d (line %d): recorded worker w%d does not exist with %d workers", step, d.Line, d.Actor, c.workers)
 	}
@@ -149,6 +193,24 @@ func (c *scheduleChooser) NextVictim(w int) int {
 	return v
 }
 
+// Decide implements driver.DecisionSource: the step's next recorded
+// policy decision, which must be of the same kind.
+func (c *scheduleChooser) Decide(w int, d driver.Decision) bool {
+	sd := c.s.Steps[c.step]
+	if c.nextD >= len(sd.Decisions) {
+		if c.err == nil {
+			c.err = fmt.Errorf("step %d (line %d): w%d makes %s decision %d, the recorded run made %d", c.step, sd.Line, w, d, c.nextD+1, len(sd.Decisions))
+		}
+		return false
+	}
+	pd := sd.Decisions[c.nextD]
+	c.nextD++
+	if pd.Decision != d && c.err == nil {
+		c.err = fmt.Errorf("step %d (line %d): w%d decides %s, the recorded run decided %s", c.step, sd.Line, w, d, pd.Decision)
+	}
+	return pd.Yes
+}
+
 func (*scheduleChooser) inTask() bool { return true }
 
 func (c *scheduleChooser) done(step int64) error {
@@ -158,6 +220,9 @@ func (c *scheduleChooser) done(step int64) error {
 	d := c.s.Steps[step]
 	if c.next != len(d.Victims) {
 		return fmt.Errorf("step %d (line %d): the recorded run made %d steal attempts, this one %d", step, d.Line, len(d.Victims), c.next)
+	}
+	if c.nextD != len(d.Decisions) {
+		return fmt.Errorf("step %d (line %d): the recorded run made %d policy decisions, this one %d", step, d.Line, len(d.Decisions), c.nextD)
 	}
 	return nil
 }

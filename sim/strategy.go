@@ -119,9 +119,22 @@ func Useful(dst, ready []driver.Worker) []driver.Worker {
 }
 
 // Yielded reports whether task t, which worker w was in the middle of
-// before the last step, yielded in that step: it left w and is ready.
-func Yielded(w driver.Worker, t *sched.Task) bool {
-	return t != nil && w.Current() != t && driver.State(t) == driver.StateReady
+// before the last step, having yielded yields times (Yields), yielded in
+// that step: its count of yields moved (a yield the worker answered by
+// taking t straight back from the global queue, DecideHandOff, leaves it
+// w's current task), or it left w and is ready.
+func Yielded(w driver.Worker, t *sched.Task, yields int64) bool {
+	return t != nil && (Yields(t) > yields || w.Current() != t && driver.State(t) == driver.StateReady)
+}
+
+// Yields is how many times t has yielded so far, 0 for nil: what Yielded
+// compares after the next step.
+func Yields(t *sched.Task) int64 {
+	if t == nil {
+		return 0
+	}
+	_, y, _ := driver.Stats(t)
+	return y
 }
 
 // strategyFields are the trace header's fields for c's strategy. A random

@@ -6,8 +6,10 @@ import "strconv"
 // ("# cbcsim-trace 2") unless its Header says otherwise. Parse reads the
 // versions MinFormatVersion..FormatVersion and rejects any other. Version 1
 // is a trace recorded with every task and nursery kept; version 2 one
-// recorded on a Go program's code path (docs/trace-format.md, "Versions").
-const FormatVersion = 2
+// recorded on a Go program's code path; version 3 one whose policy
+// decisions are the driver's and recorded (docs/trace-format.md,
+// "Versions").
+const FormatVersion = 3
 
 // MinFormatVersion is the oldest version Parse reads.
 const MinFormatVersion = 1
@@ -43,6 +45,7 @@ const (
 	KindDeadlock                  // the driver found no runnable work and no timer
 	KindLivelock                  // the run passed its step bound
 	KindNote                      // free-form annotation
+	KindDecide                    // a policy decision of a worker (docs/explore.md, "Policy decisions")
 	KindEnd                       // one past the last kind; not a kind: the length of a table indexed by Kind
 )
 
@@ -71,6 +74,7 @@ var kindNames = [KindEnd]string{
 	KindDeadlock:  "deadlock",
 	KindLivelock:  "livelock",
 	KindNote:      "note",
+	KindDecide:    "decide",
 }
 
 // kindOf returns the kind named b, or 0. A linear scan: most names differ

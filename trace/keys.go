@@ -34,6 +34,7 @@ const (
 	KeyText     = "text"     // a log event's text
 	KeyTimeout  = "timeout"  // a nursery timeout note: the nursery's label
 	KeyWhy      = "why"      // why a task yielded: explicit or budget
+	KeySlot     = "slot"     // where a woken task went: next (its waker's next slot) or current (its worker's current task); absent: the deque
 
 	// Header keys.
 	KeyName          = "name"

@@ -79,6 +79,7 @@ log = "héllo"
 		ev(7, 7, "w0", KindPark),
 		ev(8, 40, "sim", KindClock, I("from", 7), I("to", 40)),
 		ev(8, 40, "w1", KindWake, S("task", "t0"), S("by", "timer")),
+		ev(8, 40, "w1", KindDecide, S("next-slot", "yes"), S("task", "t0")),
 		ev(9, 41, "w1", KindObserve, S("task", "t0"), S("at", "checkpoint"), S("id", "-7")),
 		ev(9, 41, "w1", KindCleanup, S("task", "t0")),
 		ev(10, 42, "sim", KindNote, S("text", "deadlock and livelock below are examples")),
@@ -176,7 +177,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"empty input", "", 1, "missing format version"},
 		{"no version line", "hello\n", 1, "missing format version"},
-		{"version 3", hdr("# cbcsim-trace 3", "# source: 0", "# end"), 1, "unknown format version 3: this build reads versions 1 to 2"},
+		{"version 4", hdr("# cbcsim-trace 4", "# source: 0", "# end"), 1, "unknown format version 4: this build reads versions 1 to 3"},
 		{"version 0", hdr("# cbcsim-trace 0", "# source: 0", "# end"), 1, "unknown format version 0"},
 		{"version 01", hdr("# cbcsim-trace 01", "# source: 0", "# end"), 1, "bad format version"},
 		{"version garbage", hdr("# cbcsim-trace 1 x", "# source: 0", "# end"), 1, "bad format version"},
@@ -344,7 +345,7 @@ func TestValueForms(t *testing.T) {
 
 func TestKinds(t *testing.T) {
 	want := "pop global steal steal-fail park run yield block wake exhausted recharge " +
-		"spawn nursery cancel observe cleanup log result clock outcome deadlock livelock note"
+		"spawn nursery cancel observe cleanup log result clock outcome deadlock livelock note decide"
 	var names []string
 	for k := KindPop; k < KindEnd; k++ {
 		names = append(names, k.String())

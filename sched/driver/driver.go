@@ -14,6 +14,8 @@ type (
 	Stepper         = link.Stepper
 	Clock           = link.Clock
 	VictimSource    = link.VictimSource
+	DecisionSource  = link.DecisionSource
+	Decision        = link.Decision
 	TaskState       = link.TaskState
 	WorkerStats     = link.WorkerStats
 	NurserySnapshot = link.NurserySnapshot
@@ -48,6 +50,18 @@ const (
 	StateCancelled = link.StateCancelled
 )
 
+// The policy decisions (Decision; docs/explore.md, "Policy decisions").
+const (
+	DecideNextSlot  = link.DecideNextSlot
+	DecideStealNext = link.DecideStealNext
+	DecideHandOff   = link.DecideHandOff
+	DecideOwnerNext = link.DecideOwnerNext
+	DecideCredit    = link.DecideCredit
+)
+
+// ParseDecision returns the decision named s (a decide event's key).
+func ParseDecision(s string) (Decision, bool) { return link.ParseDecision(s) }
+
 // StealBatchMax bounds the tasks one StealHalf steal moves.
 const StealBatchMax = link.StealBatchMax
 
@@ -78,6 +92,15 @@ type Config struct {
 	// Victims, when set, chooses every steal victim instead of the
 	// strategy (schedule-driven replay of a recorded trace).
 	Victims VictimSource
+
+	// Decisions, when set, makes every policy decision (Decision)
+	// instead of the workers' seeded generators: an explorer, or a
+	// replay that follows a recorded schedule.
+	Decisions DecisionSource
+
+	// Legacy2 replays a trace of format version 2: every policy takes
+	// the way that version did, and no decision is recorded.
+	Legacy2 bool
 
 	// StealHalf makes a successful steal take half of the victim's deque
 	// (at most StealBatchMax tasks) instead of one task.
@@ -186,7 +209,7 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	s, err := newSched(cfg.Config, link.Options{
 		Mode: cfg.Mode, Sink: cfg.Sink,
-		Clock: cfg.Clock, Victims: cfg.Victims, StealHalf: cfg.StealHalf,
+		Clock: cfg.Clock, Victims: cfg.Victims, Decisions: cfg.Decisions, Legacy2: cfg.Legacy2, StealHalf: cfg.StealHalf,
 	})
 	if err != nil {
 		return nil, err

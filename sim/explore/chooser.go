@@ -40,6 +40,7 @@ type chooser struct {
 	prev    int // the worker of the previous step, -1 before the first
 	prevW   driver.Worker
 	prevT   *sched.Task // prevW's task before the previous step
+	prevY   int64       // prevT's yields then (sim.Yields)
 	pre     int
 	useful  []driver.Worker
 	ready   []driver.Worker // the last step's unparked workers
@@ -63,9 +64,10 @@ type fairness struct {
 }
 
 // apply returns useful without the workers the rule holds back this step;
-// prevW acted on the previous step, in the middle of task prevT.
-func (f *fairness) apply(useful []driver.Worker, prevW driver.Worker, prevT *sched.Task) []driver.Worker {
-	if prevW != nil && sim.Yielded(prevW, prevT) {
+// prevW acted on the previous step, in the middle of task prevT, which
+// had yielded prevY times before it.
+func (f *fairness) apply(useful []driver.Worker, prevW driver.Worker, prevT *sched.Task, prevY int64) []driver.Worker {
+	if prevW != nil && sim.Yielded(prevW, prevT, prevY) {
 		f.owed = f.owed[:0]
 		for _, w := range useful {
 			if w != prevW && w.Running() {
@@ -100,7 +102,7 @@ func newChooser(prefix []uint8, workers int) *chooser {
 func (c *chooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 	c.ready = append(c.ready[:0], ready...)
 	c.useful = sim.Useful(c.useful[:0], ready)
-	c.useful = c.fair.apply(c.useful, c.prevW, c.prevT)
+	c.useful = c.fair.apply(c.useful, c.prevW, c.prevT, c.prevY)
 	c.useful = dropTwins(c.useful)
 	if len(c.useful) == 0 {
 		// Nobody has anything to do: the lowest-numbered idle worker
@@ -113,6 +115,7 @@ func (c *chooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 		w := c.useful[0]
 		c.fair.acted(w)
 		c.prev, c.prevW, c.prevT = w.ID(), w, w.Current()
+		c.prevY = sim.Yields(c.prevT)
 		return w
 	}
 	p := point{last: -1, pre: c.pre, options: make([]uint8, len(c.useful))}
@@ -129,6 +132,7 @@ func (c *chooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 	for _, w := range c.useful {
 		if w.ID() == int(p.chosen) {
 			c.prevW, c.prevT = w, w.Current()
+			c.prevY = sim.Yields(c.prevT)
 			c.fair.acted(w)
 			return w
 		}
@@ -175,6 +179,19 @@ func (c *chooser) NextVictim(w int) int {
 	p.chosen = c.pick(&p)
 	c.points = append(c.points, p)
 	return int(p.chosen)
+}
+
+// Decide implements driver.DecisionSource: a policy decision is a point
+// with the options no (0) and yes (1), whose default is yes, real mode's
+// answer; taking no costs a preemption, as switching away from a running
+// worker does, so that the preemption bound bounds the policy
+// deviations too.
+func (c *chooser) Decide(_ int, _ driver.Decision) bool {
+	p := point{options: []uint8{0, 1}, last: 1, pre: c.pre}
+	p.chosen = c.pick(&p)
+	c.pre += p.cost(p.chosen)
+	c.points = append(c.points, p)
+	return p.chosen == 1
 }
 
 // choices is the list of choices taken at the points of a run.

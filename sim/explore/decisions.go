@@ -29,6 +29,7 @@ type follower struct {
 	workers int
 	step    int64
 	next    int // next victim index within the step
+	nextD   int // next policy decision within the step
 	ready   []driver.Worker
 	prev    driver.Worker
 	pre     int
@@ -41,7 +42,7 @@ func newFollower(steps []sim.StepDecision, workers int) *follower {
 
 // Choose implements sim.Chooser.
 func (f *follower) Choose(step int64, ready []driver.Worker) driver.Worker {
-	f.step, f.next = step, 0
+	f.step, f.next, f.nextD = step, 0, 0
 	f.ready = append(f.ready[:0], ready...)
 	var w driver.Worker
 	if step < int64(len(f.steps)) {
@@ -98,6 +99,25 @@ func (f *follower) NextVictim(w int) int {
 	t := &f.taken[len(f.taken)-1]
 	t.Victims = append(t.Victims, v)
 	return v
+}
+
+// Decide implements driver.DecisionSource: the recorded decision when the
+// step has one of this kind at this place, else real mode's answer, yes
+// (which costs no preemption).
+func (f *follower) Decide(_ int, d driver.Decision) bool {
+	yes := true
+	if f.step < int64(len(f.steps)) {
+		if ds := f.steps[f.step].Decisions; f.nextD < len(ds) && ds[f.nextD].Decision == d {
+			yes = ds[f.nextD].Yes
+		}
+	}
+	f.nextD++
+	if !yes {
+		f.pre++
+	}
+	t := &f.taken[len(f.taken)-1]
+	t.Decisions = append(t.Decisions, sim.PolicyDecision{Decision: d, Yes: yes})
+	return yes
 }
 
 // shrinkDecisions minimises a recorded failing run in the space of its

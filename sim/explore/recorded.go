@@ -30,6 +30,7 @@ type converter struct {
 	workers int
 	step    int64
 	next    int // next victim index within the step
+	nextD   int // next policy decision within the step
 	choices []uint8
 	pre     int
 	perm    []int
@@ -37,6 +38,7 @@ type converter struct {
 	// chosen (idle looks aside) with its task before that step.
 	prevW, exPrevW driver.Worker
 	exPrevT        *sched.Task
+	exPrevY        int64
 	ready, cands   []driver.Worker
 	fair           fairness
 	mismatch       error
@@ -51,7 +53,7 @@ func newConverter(rec *sim.Schedule, workers int) *converter {
 }
 
 func (c *converter) Choose(step int64, ready []driver.Worker) driver.Worker {
-	c.step, c.next = step, 0
+	c.step, c.next, c.nextD = step, 0, 0
 	c.ready = append(c.ready[:0], ready...)
 	if step >= int64(len(c.rec.Steps)) {
 		c.fail(fmt.Errorf("step %d: the recorded run had ended", step))
@@ -75,10 +77,10 @@ func (c *converter) Choose(step int64, ready []driver.Worker) driver.Worker {
 	if w.Idle() {
 		return w // the chooser takes idle looks only when nobody has work: no decision
 	}
-	c.cands = c.fair.apply(sim.Useful(c.cands[:0], ready), c.exPrevW, c.exPrevT)
+	c.cands = c.fair.apply(sim.Useful(c.cands[:0], ready), c.exPrevW, c.exPrevT, c.exPrevY)
 	c.fair.acted(w)
 	if !slices.Contains(c.cands, w) {
-		c.exPrevW, c.exPrevT = w, w.Current()
+		c.exPrevW, c.exPrevT, c.exPrevY = w, w.Current(), sim.Yields(w.Current())
 		return w // the chooser's fairness would let another go first: not expressible
 	}
 	// One blank worker stands for all: the one with the lowest explorer
@@ -102,7 +104,7 @@ func (c *converter) Choose(step int64, ready []driver.Worker) driver.Worker {
 	if n > 1 {
 		c.choices = append(c.choices, uint8(c.perm[w.ID()]))
 	}
-	c.exPrevW, c.exPrevT = w, w.Current()
+	c.exPrevW, c.exPrevT, c.exPrevY = w, w.Current(), sim.Yields(w.Current())
 	return w
 }
 
@@ -129,6 +131,28 @@ func (c *converter) NextVictim(w int) int {
 		c.choices = append(c.choices, uint8(c.perm[v]))
 	}
 	return v
+}
+
+// Decide implements driver.DecisionSource: the recorded decision, noted
+// as the chooser's choice at its decision point (0 no, 1 yes); a no
+// counts a preemption, as the chooser counts it.
+func (c *converter) Decide(_ int, d driver.Decision) bool {
+	ds := c.rec.Steps[c.step].Decisions
+	if c.nextD >= len(ds) || ds[c.nextD].Decision != d {
+		c.fail(fmt.Errorf("step %d: a %s decision the recorded run did not make", c.step, d))
+		c.nextD++
+		c.choices = append(c.choices, 1)
+		return true
+	}
+	yes := ds[c.nextD].Yes
+	c.nextD++
+	if yes {
+		c.choices = append(c.choices, 1)
+	} else {
+		c.choices = append(c.choices, 0)
+		c.pre++
+	}
+	return yes
 }
 
 func (c *converter) fail(err error) {

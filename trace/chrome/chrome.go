@@ -326,6 +326,7 @@ var kinds = [trace.KindEnd]struct {
 	trace.KindDeadlock:  {"sim", 'p'}, // so do the driver's findings
 	trace.KindLivelock:  {"sim", 'p'},
 	trace.KindNote:      {"sim", 't'},
+	trace.KindDecide:    {"sched", 't'},
 }
 
 // taskLabel is a task's id and, when known, its scenario name: "t3 slow_success".
@@ -395,7 +396,7 @@ type nameSuffix struct {
 var nameSuffixes = map[trace.Kind][]nameSuffix{
 	trace.KindYield:     {{" (%)", []string{"why", "reason"}}},
 	trace.KindBlock:     {{" on %", []string{"on"}}},
-	trace.KindWake:      {{" by %", []string{"by"}}},
+	trace.KindWake:      {{" by %", []string{"by"}}, {" to %", []string{"slot"}}},
 	trace.KindExhausted: {{" (%)", []string{"comp"}}},
 	trace.KindRecharge:  {{" from %", []string{"from"}}},
 	trace.KindCancel:    {{" (%)", []string{"reason"}}},
@@ -420,6 +421,11 @@ func instantSuffix(b *strings.Builder, e *trace.Event) {
 	case trace.KindSteal, trace.KindStealFail:
 		if f, ok := field(e, "victim"); ok {
 			b.WriteString(" from " + id("w", f))
+		}
+		suffix(nameSuffix{"'s % slot", []string{"slot"}})
+	case trace.KindDecide:
+		if len(e.Fields) > 0 && !e.Fields[0].IsInt {
+			b.WriteString(" " + e.Fields[0].Key + "=" + e.Fields[0].Str)
 		}
 	case trace.KindResult:
 		if !suffix(nameSuffix{" %", []string{"result"}}) && !suffix(nameSuffix{" err:%", []string{"err"}}) {

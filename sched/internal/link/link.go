@@ -55,6 +55,16 @@ type Options struct {
 	// strategy (schedule-driven replay of a recorded trace).
 	Victims VictimSource
 
+	// Decisions, when set, makes every policy decision of a stepped run
+	// (Decision) instead of the workers' seeded generators: the
+	// explorer, or a replay following a recorded schedule.
+	Decisions DecisionSource
+
+	// Legacy2 replays a trace of format version 2, recorded before the
+	// policies were decisions: every policy takes the way version 2
+	// took (the slower one) and no decision is recorded.
+	Legacy2 bool
+
 	// StealHalf makes a successful steal take half of the victim's deque
 	// (at most StealBatchMax tasks) instead of one task: the thief runs
 	// the first and queues the rest on its own deque. Off by default:
@@ -147,6 +157,62 @@ type Clock interface {
 // worker that worker w attempts to steal from next; it must not be w.
 type VictimSource interface {
 	NextVictim(w int) int
+}
+
+// Decision names a scheduling policy that real mode decides by timing or
+// by a cheap local test, and that a stepped driver decides through its
+// chooser, so that the seeded simulator runs and explores the same paths
+// (docs/explore.md, "Policy decisions"). Each is a yes or a no; yes is
+// what real mode does in the common case.
+type Decision uint8
+
+const (
+	// DecideNextSlot: a task woken by the running task goes to its
+	// worker's next slot (yes) rather than the worker's deque (no).
+	// Several workers only.
+	DecideNextSlot Decision = iota + 1
+	// DecideStealNext: an idle worker that found nothing to steal takes
+	// the task in another worker's next slot, its grace over (yes), or
+	// leaves it to its worker (no). Real mode: after nextGrace.
+	DecideStealNext
+	// DecideHandOff: a task yields from a worker whose deque is empty,
+	// and the worker takes the global queue's head in the same step
+	// (yes), or leaves the queue to the next step (no).
+	DecideHandOff
+	// DecideOwnerNext: a nursery owner woken while its worker is between
+	// two tasks becomes that worker's current task (yes), or is queued
+	// on its deque (no).
+	DecideOwnerNext
+	// DecideCredit: the owner of a lean nursery admits its spawns ahead,
+	// in a batch (yes), or one spawn at a time under the lock (no).
+	DecideCredit
+	decisionEnd
+)
+
+var decisionNames = [...]string{DecideNextSlot: "next-slot", DecideStealNext: "steal-next", DecideHandOff: "hand-off", DecideOwnerNext: "owner-next", DecideCredit: "credit"}
+
+// String is the decision's name in a trace's decide event.
+func (d Decision) String() string {
+	if d > 0 && d < decisionEnd {
+		return decisionNames[d]
+	}
+	return fmt.Sprintf("Decision(%d)", uint8(d))
+}
+
+// ParseDecision returns the decision named s.
+func ParseDecision(s string) (Decision, bool) {
+	for d := DecideNextSlot; d < decisionEnd; d++ {
+		if decisionNames[d] == s {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+// DecisionSource makes policy decisions for a stepped run. Decide
+// returns worker w's answer to d.
+type DecisionSource interface {
+	Decide(w int, d Decision) bool
 }
 
 // TaskState is a task's place in the task state machine (docs/semantics.md).
