@@ -536,14 +536,15 @@ func (view *taskOps) Close(c *channel) error {
 func (t *Task) waitOnChannel(c *channel, send bool, v int64, held bool) fiber.Reason {
 	interruptible := t.cleanupDepth == 0
 	b := c.blocker(send, interruptible)
-	if w := t.w; w.alone() && t.fib != w.loopFib && t.enlisted() {
+	if w := t.w; w.alone() && t.fib != w.c.loopFib && t.enlisted() {
 		t.setWait(interruptible, send, v)
 		if b.parkHeld(t) {
 			c.unlock(held)
 			w.blockOn = b // for the block's event
 			w.parkedHeld++
-			if w.loopFib == nil {
-				// Another task hosts, and resumed t: t suspends to it.
+			if w.c.loopFib == nil || !w.hosts() {
+				// Another task hosts, and resumed t, or no task hosts
+				// here: t suspends to its resumer.
 				return reasonParked
 			}
 			if w.host(t, reasonParked) {

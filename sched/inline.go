@@ -120,10 +120,65 @@ import (
 // queue's lock. The seeded driver has no loop fiber and is never solo:
 // nothing of this runs there.
 
-// workerLoop is a worker seen as its loop fiber's body (see taskBody).
-type workerLoop worker
+// carrier carries a worker loop on fibers: the loop fiber it resumes
+// runs the loop, a task that loop takes without a fiber runs right above
+// it, and a task that suspends takes the fiber with it. In real mode every
+// worker has its own, which its carry goroutine runs (Run), and the loop
+// is the worker's (worker.loop). Under a driver the run has one (the
+// scheduler's), which the driver runs on its own goroutine (Carry), and
+// the loop is the driver's: it steps whichever worker it chooses until a
+// step leaves a task to run inline (next), so that the seeded simulator
+// runs, relays and ends tasks on loop fibers as real mode does. Only the
+// goroutine that runs the carrier's loop touches it: the worker's (real
+// mode) or the driver's, one step at a time.
+type carrier struct {
+	// loopFib is the fiber the loop runs on, nil while a task hosts it
+	// (real mode) or when no one carries the loop (a driver that steps
+	// the workers itself). Written by carry before it resumes that fiber
+	// (the switch orders it), and by relay and relayBack.
+	loopFib *fiber.Fiber
+	// took is the task the loop fiber was given last (run): the one that
+	// holds it when the fiber yields to carry or relayBack.
+	took *Task
+	// relays is how many loop fibers wait in drive for a fiber that took
+	// the loop over from them (relay); relayLoops[i] is the loop fiber of
+	// the resumer at depth i, which takes the loop back when the fiber it
+	// resumed gives it back.
+	relays     int
+	relayLoops [relayMax]*fiber.Fiber
+	fibs       *fiber.Cache // where carry takes loop fibers from
+	// w is the worker whose loop this is (real mode); nil for a driver's.
+	w *worker
+	// next is a driver's loop (Carry): it steps workers until one step
+	// leaves a task to run inline, in inline, and reports true, or the
+	// run is over.
+	next   func() bool
+	inline *Task
+	s      *Scheduler // a driver's: whose stepper panic take raises
+}
 
-// RunFiber runs the worker's loop, and on this stack, right above this
+// take runs the loop until it takes a task to run inline and returns it,
+// nil once the run is over. Called only on the loop fiber.
+func (c *carrier) take() *Task {
+	if w := c.w; w != nil {
+		return w.loop()
+	}
+	if p := c.s.stepperPanic; p != nil {
+		// The driver's own code panicked on the fiber of the task that
+		// ran inline (Task.endStep): the driver's bug, raised on its side
+		// of the step, as StepInline does.
+		c.s.stepperPanic = nil
+		panic(p)
+	}
+	if !c.next() {
+		return nil
+	}
+	t := c.inline
+	c.inline = nil
+	return t
+}
+
+// RunFiber runs the carrier's loop, and on this stack, right above this
 // frame, the bodies of the tasks the loop takes that have no fiber, with
 // the deferred recover that taskBody.RunFiber has for a task on a fiber of
 // its own: a task that suspends keeps this stack, and the shallower the
@@ -133,26 +188,24 @@ type workerLoop worker
 // (a defer in a loop runs at the frame's end): a task that panics ends
 // from it, and since the recovered panic ends this frame, the fiber runs
 // the body again at once (fiber.Fiber.Again) to go on with the loop
-// (docs/performance.md, "Fifth round: a parked task's allocations"). When
-// a task that suspended, kept this fiber and was resumed on it (each run
-// counts a step) ends, its body returns here, on the goroutine of the
-// worker that resumed it, whose loop this fiber then takes over (relay,
-// below) or, when it may not, this body ends and that worker sees the
-// fiber end (Done) and finishes the task (run, ended). A task that panics
-// on a relayed loop ends this body too after its end: its worker's
-// resumer takes the loop back (relayBack). A runtime.Goexit of a task goes
-// on to the fiber once the deferred call has ended the task, and carry or
-// relayBack finishes it (lostLoop).
-// Called only by the loop fiber.
-func (l *workerLoop) RunFiber(f *fiber.Fiber) {
+// (docs/performance.md). When a task that suspended, kept this fiber and
+// was resumed on it (each run counts a step) ends, its body returns here,
+// on the goroutine of the worker that resumed it, whose loop this fiber
+// then takes over (relay, below) or, when it may not, this body ends and
+// that worker sees the fiber end (Done) and finishes the task (run,
+// ended). A task that panics on a relayed loop ends this body too after
+// its end: its worker's resumer takes the loop back (relayBack). A
+// runtime.Goexit of a task goes on to the fiber once the deferred call
+// has ended the task, and carry or relayBack finishes it (lost).
+// Called only by a loop fiber.
+func (c *carrier) RunFiber(f *fiber.Fiber) {
 	// The frame's state is one variable, so that the deferred call
 	// captures one pointer into the frame: a variable a closure captures
 	// by reference is a stack object, which the collector records, and
 	// reaches through each pointer to it, at every scan of every parked
-	// task's stack (docs/performance.md, "Seventh round: a million parked
-	// tasks, the collector's share and a parked stack's stack objects").
+	// task's stack (docs/performance.md).
 	var run inlineRun
-	run.w = (*worker)(l)
+	run.c = c
 	defer func() {
 		if !run.inBody {
 			return // a panic of end, or of the loop, goes on to the fiber
@@ -163,31 +216,31 @@ func (l *workerLoop) RunFiber(f *fiber.Fiber) {
 				panic(r)
 			}
 			t.endPanicked(r)
-			// The recovered panic ends this frame. On w's own loop fiber
-			// the body runs again (carry would take an end for the run's);
-			// on a relayed one it ends, and w's resumer, suspended in
-			// drive, takes the loop back (relayBack, fiber.Done).
-			if run.w.finished(t, run.steps) && !run.relayed {
+			// The recovered panic ends this frame. On the carrier's own
+			// loop fiber the body runs again (carry would take an end for
+			// the run's); on a relayed one it ends, and the resumer,
+			// suspended in drive, takes the loop back (relayBack,
+			// fiber.Done).
+			if t.w.finished(t, f) && !run.relayed {
 				f.Again()
 			}
 		} else if !t.s.aborting.Load() {
 			t.end(nil, goexitError())
 		}
 	}()
-	for run.t = run.w.loop(); run.t != nil; run.t = run.w.loop() {
+	for run.t = run.c.take(); run.t != nil; run.t = run.c.take() {
 		t := run.t
-		run.steps = t.steps
 		run.inBody = true
 		err := t.fn(t)
 		run.inBody = false
 		t = run.t // not kept across the call: a pointer fewer in a parked task's frame
 		t.end(err, nil)
-		if !run.w.finished(t, run.steps) {
+		if !t.w.finished(t, f) {
 			// t suspended, kept this fiber, and was resumed on it (each run
-			// counts a step): w's loop went on on another fiber. This
+			// counts a step): the loop went on on another fiber. This
 			// fiber takes over the loop of the worker that resumed t, if
 			// it may (relay), or ends.
-			if run.w = relay(t, f); run.w == nil {
+			if run.c = relay(t, f); run.c == nil {
 				return
 			}
 			run.relayed = true
@@ -195,22 +248,23 @@ func (l *workerLoop) RunFiber(f *fiber.Fiber) {
 	}
 }
 
-// inlineRun is workerLoop.RunFiber's state, which its deferred call reads.
+// inlineRun is carrier.RunFiber's state, which its deferred call reads.
 type inlineRun struct {
-	w       *worker // the worker whose loop this is (relay changes it)
-	t       *Task   // the task the loop took last
-	steps   int64   // t's steps when its function was called
-	inBody  bool    // t's function is running
-	relayed bool    // this body took over a resumer's loop (relay)
+	c       *carrier // the carrier whose loop this is (relay changes it)
+	t       *Task    // the task the loop took last
+	inBody  bool     // t's function is running
+	relayed bool     // this body took over a resumer's loop (relay)
 }
 
-// finished follows the end of t, which workerLoop.RunFiber ran inline:
-// unless t suspended on the way (its steps moved from steps: it keeps
-// this fiber, see RunFiber), the fiber is the loop's again, w finishes t
-// and finished reports true.
-// Called only by workerLoop.RunFiber, on w's loop fiber.
-func (w *worker) finished(t *Task, steps int64) bool {
-	if t.steps != steps {
+// finished follows the end of t, which carrier.RunFiber ran inline on
+// f: unless t suspended on the way (the loop went on on another fiber, so
+// f is not its worker's loop fiber: t kept f, see RunFiber), the fiber is
+// the loop's again, w finishes t and finished reports true. (A count of
+// t's runs would not tell: under a driver a task goes on from one step
+// to the next without suspending, Task.endStep.)
+// Called only by carrier.RunFiber, on a loop fiber.
+func (w *worker) finished(t *Task, f *fiber.Fiber) bool {
+	if w.c.loopFib != f {
 		return false
 	}
 	t.fib = nil // the loop's again
@@ -255,103 +309,144 @@ const relayMax = 8
 
 // relay is called on f, the fiber task t started on (its loop fiber
 // then), once t, which suspended and was resumed since, has ended. It
-// finishes t as t's worker would have (ended) and returns that worker,
-// whose loop f now runs, or nil when f may not take the loop over (no
-// loop fiber, or relayMax reached): f's body then returns as before.
-func relay(t *Task, f *fiber.Fiber) *worker {
+// finishes t as t's worker would have (ended) and returns the carrier of
+// that worker, whose loop f now runs, or nil when f may not take the loop
+// over (no loop fiber, or relayMax reached): f's body then returns as
+// before.
+func relay(t *Task, f *fiber.Fiber) *carrier {
 	w := t.w
-	if w.loopFib == nil || w.relays >= relayMax {
+	c := w.c
+	if c.loopFib == nil || c.relays >= relayMax {
 		return nil
 	}
-	w.relayLoops[w.relays] = w.loopFib // the resumer's
-	w.relays++
+	c.relayLoops[c.relays] = c.loopFib // the resumer's
+	c.relays++
 	w.relayed++
-	w.loopFib = f
-	t.fib = nil // f is w's loop fiber now: not put back
+	c.loopFib = f
+	t.fib = nil // f is the loop fiber now: not put back
 	w.cur = nil
 	w.finish(t)
-	w.counted() // the step that resumed t ends here, as in loop
-	return w
+	if c.w != nil {
+		w.counted() // the step that resumed t ends here, as in loop; a driver's loop ends its own
+	}
+	return c
 }
 
-// relayBack is drive's, once the fiber it resumed for a task took w's
+// relayBack is drive's, once the fiber it resumed for a task took the
 // loop over (relay) and has given it back with status st: it undoes the
 // relay and acts as carry would. It returns the task to act on, one the
 // relayed loop ran inline, suspended on that fiber, or nil when there is
 // none: the fiber's loop ended (the run is over), or the fiber ended in
-// a Goexit or a panic (lostLoop).
+// a Goexit or a panic (lost).
 func (w *worker) relayBack(st fiber.Status) *Task {
-	f := w.loopFib // the relayed loop's: a nested relay gave it back
-	w.relays--
-	loop := w.relayLoops[w.relays]
-	w.relayLoops[w.relays] = nil
+	c := w.c
+	f := c.loopFib // the relayed loop's: a nested relay gave it back
+	c.relays--
+	loop := c.relayLoops[c.relays]
+	c.relayLoops[c.relays] = nil
 	switch st {
 	case fiber.Suspended:
-		t := w.cur
+		t := c.took
 		if t == nil || t.fib != f {
 			panic(fmt.Sprintf("sched: relayBack: worker %d's relayed loop fiber yielded, and no task took it", w.id))
 		}
-		w.loopFib = loop
+		c.loopFib = loop
 		return t
 	case fiber.Done:
 		w.fibs.Put(f)
 	default:
-		w.lostLoop(f)
+		c.lost(f)
 	}
-	w.loopFib = loop
+	c.loopFib = loop
 	return nil
 }
 
-// carry steps w until the run ends, the loop running on a fiber that
-// carry resumes; each time a task takes that fiber with it, carry starts
-// the loop on another. It runs on the goroutine Run gives w, which does
-// nothing else.
-func (w *worker) carry() {
+// carry runs the carrier's loop until the run ends, on a fiber that carry
+// resumes; each time a task takes that fiber with it, carry starts the
+// loop on another. It runs on the goroutine Run gives the worker, which
+// does nothing else, or on the driver's (Carry).
+func (c *carrier) carry() {
 	for {
-		f := w.fibs.Get((*workerLoop)(w))
-		w.loopFib = f
+		f := c.fibs.Get(c)
+		c.loopFib = f
 		why, st := f.Resume()
 		if st == fiber.Done {
-			w.loopFib = nil
-			w.fibs.Put(f)
+			c.loopFib = nil
+			c.fibs.Put(f)
 			return
 		}
 		if st == fiber.Suspended {
-			// The task w ran inline took the loop fiber: it is that
-			// task's fiber now, and the task is suspended on it. w's
+			// The task the loop ran inline took the loop fiber: it is
+			// that task's fiber now, and the task is suspended on it. The
 			// loop goes on on another fiber.
-			t := w.cur
+			t := c.took
 			if t == nil || t.fib != f {
-				panic(fmt.Sprintf("sched: carry: worker %d's loop fiber yielded, and no task took it", w.id))
+				panic("sched: carry: the loop fiber yielded, and no task took it")
 			}
-			w.drive(t, why)
+			c.loopFib = nil // t's now: should t go on at once and end, it ends as any task that took it
+			t.w.drive(t, why)
 			continue
 		}
-		w.lostLoop(f)
+		c.lost(f)
 	}
 }
 
-// lostLoop ends the task w was running inline on its loop fiber f, whose
-// body ended abnormally: a runtime.Goexit in the task (taskBody.RunFiber
-// has ended it already, as ErrGoexit), or a panic that escaped the task's
+// lost ends the task that was running inline on loop fiber f, whose body
+// ended abnormally: a runtime.Goexit in the task (taskBody.RunFiber has
+// ended it already, as ErrGoexit), or a panic that escaped the task's
 // body, which is a scheduler bug reported as the task's panic, as run does
 // for a task on a fiber of its own. A panic of the loop itself, outside
-// any task, is one as well, and goes on, as it did on the worker's own
-// goroutine.
-func (w *worker) lostLoop(f *fiber.Fiber) {
+// any task, is one as well, and goes on: in real mode with the worker's
+// id and the stack, under a driver as it was raised, so that the driver
+// reports it as the run's crash.
+func (c *carrier) lost(f *fiber.Fiber) {
 	pe := f.Panic()
-	t := w.cur
+	t := c.took
 	if t == nil || t.fib != f {
-		panic(fmt.Sprintf("sched: worker %d: %v\n%s", w.id, pe, pe.Stack))
+		if c.w == nil {
+			panic(pe.Value)
+		}
+		panic(fmt.Sprintf("sched: worker %d: %v\n%s", c.w.id, pe, pe.Stack))
 	}
 	if !pe.Goexited() {
 		t.result = nursery.Panic("sched: " + pe.Error())
 		t.ext().panicStack = pe.Stack
 	}
-	w.loopFib, t.fib = nil, nil
+	w := t.w
+	c.loopFib, c.took, t.fib = nil, nil, nil
 	w.fibs.Put(f) // a Goexited fiber is dropped, its goroutine let go
 	w.cur = nil
 	w.finish(t)
+}
+
+// Carry runs the driver's loop, next, on the fibers of the run's carrier
+// until it reports the run over: next steps the workers it chooses
+// (Worker.StepInline) and reports true when a step leaves a task to run
+// inline, which the carrier then runs on next's own stack. It runs on the
+// calling goroutine (the driver's), and may be called once, after Start.
+func (view *driverView) Carry(next func() bool) {
+	s := (*Scheduler)(view)
+	if !s.cfg.Mode.Stepped() || s.carrier.next != nil {
+		panic("sched: Carry: not a stepped run, or called twice")
+	}
+	s.carrier.next = next
+	s.carrier.carry()
+}
+
+// StepInline is Step under Carry: it reports too whether the step left a
+// task to run inline on the loop's fiber, which the driver's loop must
+// then report to the carrier (Carry) before it takes another step.
+func (w *worker) StepInline() (did, inline bool) {
+	did, t := w.step()
+	if p := w.s.stepperPanic; p != nil {
+		w.s.stepperPanic = nil
+		panic(p) // the driver's own code panicked on a task's fiber
+	}
+	if t != nil {
+		w.c.inline = t
+		return did, true
+	}
+	return did, false
 }
 
 // host runs w's loop on t's stack: t, resumed by w's loop fiber, is about
@@ -370,8 +465,8 @@ func (w *worker) lostLoop(f *fiber.Fiber) {
 // the loop fiber, which waits in drive for t.
 func (w *worker) host(t *Task, why fiber.Reason) bool {
 	s := w.s
-	loop := w.loopFib
-	w.loopFib = nil
+	loop := w.c.loopFib
+	w.c.loopFib = nil
 	w.hosted++
 	if w.suspended(t, why) {
 		// A block whose wait was already over: t runs on, within the
@@ -382,7 +477,7 @@ func (w *worker) host(t *Task, why fiber.Reason) bool {
 		if w.em.on() {
 			w.em.emitRun(t.id)
 		}
-		w.loopFib = loop
+		w.c.loopFib = loop
 		return true
 	}
 	for !s.rootDone.Load() && !s.park.done.Load() {
@@ -397,7 +492,7 @@ func (w *worker) host(t *Task, why fiber.Reason) bool {
 				w.em.emitRun(t.id)
 			}
 			w.counted()
-			w.loopFib = loop
+			w.c.loopFib = loop
 			return true
 		}
 		if c != nil {
@@ -429,6 +524,6 @@ func (w *worker) host(t *Task, why fiber.Reason) bool {
 		}
 		w.counted()
 	}
-	w.loopFib = loop
+	w.c.loopFib = loop
 	return false
 }

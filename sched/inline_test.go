@@ -71,7 +71,7 @@ func TestInlineSuspends(t *testing.T) {
 							for i := range tasks {
 								if err := n.Go("suspender", func(t *Task) error {
 									f := t.fib
-									if f != nil && f == t.w.loopFib {
+									if f != nil && f == t.w.c.loopFib {
 										inlineAtStart.Add(1)
 									}
 									if err := suspend(t, ch, i); err != nil {
@@ -89,7 +89,7 @@ func TestInlineSuspends(t *testing.T) {
 									return err
 								}
 								if err := n.Go("plain", func(t *Task) error {
-									if t.fib != nil && t.fib == t.w.loopFib {
+									if t.fib != nil && t.fib == t.w.c.loopFib {
 										plainInline.Add(1)
 									}
 									return nil
@@ -274,12 +274,12 @@ func TestInlineSeededHasNoLoopFiber(t *testing.T) {
 	}
 	var fiberless atomic.Int64
 	s.drv().Start("main", func(root *Task) error {
-		if root.fib == nil || root.w.loopFib != nil {
+		if root.fib == nil || root.w.c.loopFib != nil {
 			fiberless.Add(1)
 		}
 		return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
 			return n.Go("child", func(c *Task) error {
-				if c.fib == nil || c.w.loopFib != nil {
+				if c.fib == nil || c.w.c.loopFib != nil {
 					fiberless.Add(1)
 				}
 				return nil
@@ -344,13 +344,13 @@ func TestRelay(t *testing.T) {
 				var deepest atomic.Int64
 				onNode := func(t *Task) {
 					nodes.Add(1)
-					if d := int64(t.w.relays); d > deepest.Load() {
+					if d := int64(t.w.c.relays); d > deepest.Load() {
 						deepest.Store(d) // the worker's own field, read on its goroutine
 					}
 				}
 				extra := func(t *Task) error {
 					extras.Add(1)
-					if t.w.relays > 0 && t.fib == t.w.loopFib {
+					if t.w.c.relays > 0 && t.fib == t.w.c.loopFib {
 						onRelayed.Add(1) // inline on a loop fiber that took the loop over
 					}
 					t.Defer("count", func(*Task) error { cleanups.Add(1); return nil })
@@ -379,8 +379,8 @@ func TestRelay(t *testing.T) {
 				var relayed int64
 				for _, w := range s.workers {
 					relayed += w.relayed
-					if w.relays != 0 {
-						tt.Errorf("worker %d ends the run with %d relays not given back", w.id, w.relays)
+					if w.c.relays != 0 {
+						tt.Errorf("worker %d ends the run with %d relays not given back", w.id, w.c.relays)
 					}
 				}
 				tt.Logf("%d relays, nested %d deep at most; %d extra children ran on a relayed loop", relayed, deepest.Load(), onRelayed.Load())

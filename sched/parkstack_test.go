@@ -58,7 +58,7 @@ func TestParkedStackFrames(t *testing.T) {
 		seen = seen || strings.HasSuffix(name, "TestParkedStackFrames.func1.1.1")
 	}
 	want := []string{
-		"github.com/cbcsim/cbcsim/sched.(*workerLoop).RunFiber",
+		"github.com/cbcsim/cbcsim/sched.(*carrier).RunFiber",
 		"github.com/cbcsim/cbcsim/fiber.New.(*Fiber).loop.func1",
 		"iter.Pull[...].func1",
 	}

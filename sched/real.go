@@ -46,7 +46,7 @@ func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) R
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.carry() // the loop, on a fiber of its own (inline.go)
+			w.c.carry() // the loop, on a fiber of its own (inline.go)
 		}()
 	}
 	wg.Wait()

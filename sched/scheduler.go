@@ -60,6 +60,10 @@ type Scheduler struct {
 	sharedTasks     sharedFree[Task] // overflow of the workers' free lists (see free.go)
 	sharedNurseries sharedFree[Nursery]
 
+	// carrier is a driver's (stepped modes): every worker's loop is the
+	// driver's, carried on the fibers of this one carrier (Carry).
+	carrier carrier
+
 	park   parking
 	em     emitter // events caused outside any worker (actor "sim")
 	clock  link.Clock
@@ -95,10 +99,15 @@ func newWith(user Config, o link.Options) (*Scheduler, error) {
 	for i := 0; i < cfg.Workers; i++ {
 		w := &worker{s: s, id: i, mode: mode, dq: deque.New[Task](64), fibs: s.fibers.NewCache(workerFiberCache), wake: make(chan struct{}, 1)}
 		w.rng.Seed(link.SplitMix64(&seed))
+		w.c, w.own.w, w.own.fibs = &w.own, w, w.fibs
+		if cfg.Mode.Stepped() {
+			w.c = &s.carrier // one for the run, which the driver's loop runs on (Carry)
+		}
 		w.em = newEmitter(cfg.Sink, i)
 		w.freeTasks.shared, w.freeNurseries.shared = &s.sharedTasks, &s.sharedNurseries
 		s.workers = append(s.workers, w)
 	}
+	s.carrier.fibs, s.carrier.s = s.workers[0].fibs, s
 	return s, nil
 }
 

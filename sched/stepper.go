@@ -1,5 +1,7 @@
 package sched
 
+import "fmt"
+
 // endStep ends a seeded step at a checkpoint of t, which stays its
 // worker's current task. Without a Stepper the task suspends and the
 // driver takes the next step. With one, the driver decides the next step
@@ -27,6 +29,9 @@ func (t *Task) endStep() {
 			w.em.emitRun(t.id)
 			return
 		}
+	}
+	if c := t.w.c; c.loopFib == t.fib && c.took != t {
+		panic(fmt.Sprintf("DEBUG endStep: task %d on the loop fiber, took %d", t.id, c.took.id))
 	}
 	t.suspend(reasonCheckpoint)
 }

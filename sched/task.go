@@ -194,7 +194,7 @@ func (t *Task) IsCancelled() bool { return t.marked() != 0 }
 type taskBody Task
 
 // RunFiber is the fiber body of every task that runs on a fiber of its own
-// (workerLoop.RunFiber runs the others, inline, the same way): run the
+// (carrier.RunFiber runs the others, inline, the same way): run the
 // task's function, then its remaining cleanups in LIFO order, and record
 // the result.
 //
@@ -230,7 +230,7 @@ func (b *taskBody) RunFiber(_ *fiber.Fiber) {
 }
 
 // endPanicked ends t after its function panicked with r, which the
-// caller's deferred call has recovered (RunFiber, workerLoop.RunFiber).
+// caller's deferred call has recovered (RunFiber, carrier.RunFiber).
 func (t *Task) endPanicked(r any) {
 	t.stepperPanicked(r)
 	t.end(nil, capture(r))
@@ -399,7 +399,7 @@ func (t *Task) Yield() error {
 // which stays inlined: a frame more under every parked task is what a
 // million of them pay for at each collection.
 func (t *Task) turn(why fiber.Reason) {
-	if w := t.w; w.loopFib != nil && w.alone() && t.fib != w.loopFib {
+	if w := t.w; w.hosts() && w.c.loopFib != nil && t.fib != w.c.loopFib {
 		if w.host(t, why) {
 			return
 		}
@@ -415,7 +415,7 @@ func (t *Task) turn(why fiber.Reason) {
 // again), reasonHosted when the host handed the loop back; reasonBlock
 // when it did not host. Called by waitOnChannel, once w.blockOn is set.
 func (t *Task) blockTurn() fiber.Reason {
-	if w := t.w; w.loopFib != nil && w.alone() && t.fib != w.loopFib {
+	if w := t.w; w.hosts() && w.c.loopFib != nil && t.fib != w.c.loopFib {
 		if w.host(t, reasonBlock) {
 			return 0
 		}

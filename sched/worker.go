@@ -40,11 +40,11 @@ type worker struct {
 	rr     int
 	parked bool
 	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool
-	// loopFib is the fiber this worker's loop runs on (real mode, see
-	// inline.go), nil when a driver steps the worker. Written by the
-	// worker's carry goroutine before it resumes that fiber (the switch
-	// orders it), read by the loop on it.
-	loopFib *fiber.Fiber
+	// c carries w's loop on fibers (inline.go): own, w's own in real
+	// mode; under a driver the scheduler's one carrier for every worker.
+	// Written by New.
+	c   *carrier
+	own carrier
 	// mode is what w's run allows it (mode.go): written by New, read-only
 	// afterwards.
 	mode workerMode
@@ -53,14 +53,8 @@ type worker struct {
 	// parkedHeld counts the channel blocks of w's tasks parked under the
 	// lock of their operation (waitOnChannel, tests).
 	parkedHeld int64
-	// relays is how many of w's loop fibers wait in drive for a fiber
-	// that took the loop over from them (relay, inline.go); relayed
-	// counts the relays (tests).
-	relays  int
+	// relayed counts the relays of w's tasks' fibers (relay, tests).
 	relayed int64
-	// relayLoops[i] is the loop fiber of the resumer at depth i, which
-	// takes w's loop back when the fiber it resumed gives it back.
-	relayLoops [relayMax]*fiber.Fiber
 	// held is a lone worker's global queue head, kept out of the queue
 	// (yieldHeld); nil otherwise.
 	held *Task
@@ -154,7 +148,7 @@ func (w *worker) step() (did bool, inline *Task) {
 		return true, nil
 	}
 	w.cur = t
-	if t.fib == nil && w.loopFib != nil {
+	if t.fib == nil && w.c.loopFib != nil && !w.stepped() {
 		// The next step, which starts t, written out (loop's accounting
 		// of this step, then step's own): a task's pop and its start stay
 		// two steps, for MaxSteps and the timer checks, without a second
@@ -388,13 +382,16 @@ func (w *worker) run(t *Task) (inline bool) {
 		return false
 	}
 	t.w = w
-	if w.loopFib != nil {
-		t.fib = w.loopFib
+	if c := w.c; c.loopFib != nil {
+		t.fib, c.took = c.loopFib, t
+		if w.stepped() {
+			w.s.fibered.took(t) // for Abort, which no kept task list may cover
+		}
 		w.running(t)
 		return true
 	}
 	t.fib = w.fibs.Get((*taskBody)(t))
-	if w.s.cfg.Mode.Stepped() {
+	if w.stepped() {
 		w.s.fibered.took(t) // for Abort, which no kept task list may cover
 	}
 	w.drive(t, 0)
@@ -455,16 +452,18 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 			if w.em.on() {
 				w.em.emitRun(t.id)
 			}
-			relays := w.relays
+			relays := w.c.relays
 			var st fiber.Status
 			why, st = t.fib.Resume()
-			if w.relays != relays {
+			if w.c.relays != relays {
 				// t ended and its fiber took w's loop over (relay), and
 				// now gives it back: t is gone, and what the fiber hands
-				// back is carry's to act on, here.
+				// back is carry's to act on, here, as the worker of the
+				// task it hands back (under a driver, any worker's).
 				if t = w.relayBack(st); t == nil {
 					return
 				}
+				w = t.w
 			} else if st != fiber.Suspended {
 				w.ended(t)
 				return

@@ -30,20 +30,24 @@ func drive(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (int64, error) {
 	return step, err
 }
 
-// driveSteps is drive's loop. A worker's step that panics (the scheduler
-// itself, not a task: those are results) ends it with crash set to the
-// panic's text, at the step that panicked, so that a scheduler bug found
-// by a seed is reported like a broken invariant; a panic anywhere else in
-// the loop is a bug of the simulator and goes on up. The
-// recover is here, once a run, rather than in a function deferred around
-// every step: that deferred recover was 5% of a seeded step
-// (docs/performance.md).
+// driveSteps is drive's loop, carried by the scheduler on its loop
+// fibers (driver.Scheduler.Carry) as real mode carries each worker's
+// loop: a step that starts a task without a fiber leaves it to run
+// inline, on the loop's own stack, and the task takes that fiber with it
+// when it suspends; the loop goes on on another (stepLoop.untilInline).
+// A worker's step that panics (the scheduler itself, not a task: those
+// are results) ends it with crash set to the panic's text, at the step
+// that panicked, so that a scheduler bug found by a seed is reported like
+// a broken invariant; a panic anywhere else in the loop is a bug of the
+// simulator and goes on up. The recover is here, once a run, rather than
+// in a function deferred around every step: that deferred recover was 5%
+// of a seeded step (docs/performance.md).
 //
 // Between two steps the loop does what stepLoop.end and stepLoop.begin
 // do. When a step ends at a checkpoint, the scheduler asks the sink to
 // do it already, on the task's fiber (sink.NextStep): if the next
 // step is the same worker's, the task goes on without switching back
-// here, and otherwise the loop picks up the decision taken there.
+// to the loop, and otherwise the loop picks up the decision taken there.
 func driveSteps(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (step int64, crash string, err error) {
 	l := &stepLoop{run: run, s: s, sk: sk, ch: ch, workers: s.Workers(), maxSteps: run.Config.MaxSteps}
 	l.ready = make([]driver.Worker, 0, len(l.workers))
@@ -54,16 +58,36 @@ func driveSteps(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (step int64
 	l.random, _ = ch.(*randomChooser)
 	_, l.checks = ch.(*scheduleChooser)
 	sk.loop = l
-	stepping := false // inside w.Step: a panic is the scheduler's crash
 	defer func() {
 		sk.loop = nil
-		if stepping {
+		if l.stepping {
 			if r := recover(); r != nil {
 				step, crash = l.step, fmt.Sprint(r)
 			}
 		}
 	}()
-	for {
+	s.Carry(l.untilInline)
+	if l.err != nil {
+		s.Abort()
+		return l.step, "", &ScheduleError{Err: l.err}
+	}
+	return l.step, "", nil
+}
+
+// untilInline is the driver's loop as the scheduler carries it: it takes
+// steps until one leaves a task to run inline (true: the step goes on in
+// that task, on the loop's stack) or the run is over (false). The step in
+// flight, begun and not yet ended, may end elsewhere: at a checkpoint of
+// its task (NextStep), or by a loop that another fiber took over while
+// this one resumed a task (a relay); a step whose task ran inline and
+// ended, or suspended without a checkpoint's decision, ends when the loop
+// is entered again.
+func (l *stepLoop) untilInline() bool {
+	l.stepping = false // the inline task's run (below) was part of the step
+	if l.inFlight && !l.finish(true) {
+		return false
+	}
+	for !l.over {
 		w := l.next
 		if l.decided {
 			l.decided, l.next = false, nil
@@ -71,23 +95,31 @@ func driveSteps(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (step int64
 			w = l.begin()
 		}
 		if w == nil {
-			if l.err != nil {
-				s.Abort()
-				return l.step, "", &ScheduleError{Err: l.err}
-			}
-			return l.step, "", nil
+			l.over = true
+			return false
 		}
-		stepping = true
-		did := w.Step()
-		stepping = false
-		if l.decided {
-			continue // NextStep ended this step and began the next
+		l.inFlight, l.stepping = true, true
+		did, inline := w.StepInline()
+		if inline {
+			return true // the step goes on in the task: still stepping
 		}
-		if err := l.end(did); err != nil {
-			s.Abort()
-			return l.step, "", &ScheduleError{Err: err}
+		l.stepping = false
+		if l.inFlight && !l.finish(did) {
+			return false
 		}
 	}
+	return false
+}
+
+// finish ends the step in flight, whose worker did something or not:
+// false when a recorded decision did not apply (l.err), which ends the
+// run.
+func (l *stepLoop) finish(did bool) bool {
+	if err := l.end(did); err != nil {
+		l.err, l.over = err, true
+		return false
+	}
+	return true
 }
 
 // stepLoop is the state of the seeded driver's loop between steps.
@@ -114,6 +146,10 @@ type stepLoop struct {
 	next    driver.Worker
 	nextID  int   // the id of begin's worker
 	err     error // the recorded decision that did not apply (ScheduleError)
+
+	inFlight bool // a step was begun and has not ended
+	stepping bool // inside a worker's step: a panic is the scheduler's crash
+	over     bool // the run is over: the loop takes no more steps
 }
 
 // begin does what the driver does before step l.step: fire the timers
@@ -203,6 +239,7 @@ func (l *stepLoop) end(did bool) error {
 // advance is end after the check: no call in it, so that it is inlined
 // where no schedule is checked (NextStep, at every step).
 func (l *stepLoop) advance(did bool) {
+	l.inFlight = false
 	if did {
 		l.busy++
 	}
@@ -238,6 +275,7 @@ func (sk *sink) NextStep(worker int) bool {
 	}
 	w := l.begin()
 	if w != nil && l.nextID == worker {
+		l.inFlight = true
 		return true
 	}
 	l.decided, l.next = true, w

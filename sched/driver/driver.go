@@ -114,6 +114,11 @@ type Worker interface {
 	// checkpoint, or takes a task (local pop, global queue, steal), or
 	// parks. It reports whether the worker did anything.
 	Step() bool
+	// StepInline is Step for a driver whose loop the scheduler carries
+	// (Scheduler.Carry): inline reports that the step left a task to run
+	// inline on the loop's fiber, which the loop must then report to the
+	// carrier (its next returns true) before it takes another step.
+	StepInline() (did, inline bool)
 	// Parked reports whether the worker found no work at its last step
 	// and nothing has been queued since.
 	Parked() bool
@@ -144,6 +149,7 @@ type schedView interface {
 	NumWorkers() int
 	WorkerAt(i int) any
 	Abort()
+	Carry(next func() bool)
 	Live() int64
 	Root() *sched.Task
 	Tasks() []*sched.Task
@@ -247,6 +253,17 @@ func (d *Scheduler) ParkEpoch() uint64 { return *d.epoch }
 // Abort unwinds every task that is still suspended, so that their fibers
 // are released. The scheduler is unusable afterwards.
 func (d *Scheduler) Abort() { d.v.Abort() }
+
+// Carry runs the driver's loop, next, on the scheduler's loop fibers, as
+// real mode runs each worker's loop: next steps the workers it chooses
+// with StepInline, and returns true when a step left a task to run
+// inline, which the scheduler then runs on next's own stack, or false
+// once the run is over. A task that starts without a fiber of its own
+// thus runs on the loop's, and takes it with it when it suspends, as in
+// real mode (docs/policies.md). Carry returns when next has returned
+// false and every fiber running the loop has given it back. It may be
+// called once, after Start, on a stepped scheduler.
+func (d *Scheduler) Carry(next func() bool) { d.v.Carry(next) }
 
 // Live is the number of tasks created and not yet finished.
 func (d *Scheduler) Live() int64 { return d.v.Live() }
