@@ -57,7 +57,9 @@ func main() {
 	for f := range byFile {
 		files = append(files, f)
 	}
-	sort.Slice(files, func(i, j int) bool { return byFile[files[i]] > byFile[files[j]] || byFile[files[i]] == byFile[files[j]] && files[i] < files[j] })
+	sort.Slice(files, func(i, j int) bool {
+		return byFile[files[i]] > byFile[files[j]] || byFile[files[i]] == byFile[files[j]] && files[i] < files[j]
+	})
 	for _, f := range files {
 		fmt.Printf("  %-16s %d\n", f, byFile[f])
 	}
