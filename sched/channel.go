@@ -542,9 +542,10 @@ func (t *Task) waitOnChannel(c *channel, send bool, v int64, held bool) fiber.Re
 			c.unlock(held)
 			w.blockOn = b // for the block's event
 			w.parkedHeld++
-			if w.c.loopFib == nil || !w.hosts() {
-				// Another task hosts, and resumed t, or no task hosts
-				// here: t suspends to its resumer.
+			if w.c.loopFib == nil {
+				// Another task hosts, and resumed t, or no one carries
+				// the loop (a driver that steps the workers itself): t
+				// suspends to its resumer.
 				return reasonParked
 			}
 			if w.host(t, reasonParked) {

@@ -310,7 +310,7 @@ func TestHostedStress(t *testing.T) {
 					if err := n.Go("program", func(t *Task) error {
 						t.Defer("count", func(*Task) error { cleaned.Add(1); return nil })
 						for _, op := range progs[i] {
-							if err := hostStep(t, op); err != nil {
+							if err := runHostOp(t, op); err != nil {
 								return err
 							}
 						}
@@ -357,8 +357,8 @@ func TestHostedStress(t *testing.T) {
 	})
 }
 
-// hostStep runs one op of a program.
-func hostStep(t *Task, op hostOp) error {
+// runHostOp runs one op of a program.
+func runHostOp(t *Task, op hostOp) error {
 	switch op {
 	case opYield:
 		return t.Yield()

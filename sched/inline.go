@@ -154,6 +154,10 @@ type carrier struct {
 	// run is over.
 	next   func() bool
 	inline *Task
+	// host is a driver's loop while a task hosts it (Carry): it steps
+	// workers with StepHosted until one resumes the host (true) or hands
+	// the loop back (false).
+	host func(t *Task) bool
 	s      *Scheduler // a driver's: whose stepper panic take raises
 }
 
@@ -424,12 +428,12 @@ func (c *carrier) lost(f *fiber.Fiber) {
 // (Worker.StepInline) and reports true when a step leaves a task to run
 // inline, which the carrier then runs on next's own stack. It runs on the
 // calling goroutine (the driver's), and may be called once, after Start.
-func (view *driverView) Carry(next func() bool) {
+func (view *driverView) Carry(next func() bool, host func(t *Task) bool) {
 	s := (*Scheduler)(view)
 	if !s.cfg.Mode.Stepped() || s.carrier.next != nil {
 		panic("sched: Carry: not a stepped run, or called twice")
 	}
-	s.carrier.next = next
+	s.carrier.next, s.carrier.host = next, host
 	s.carrier.carry()
 }
 
@@ -449,81 +453,127 @@ func (w *worker) StepInline() (did, inline bool) {
 	return did, false
 }
 
-// host runs w's loop on t's stack: t, resumed by w's loop fiber, is about
-// to suspend for why, a yield or a channel block, and w is its run's only
-// worker (see "Hosting" above). host acts on t's suspension as drive
-// would once t's fiber had yielded, and then steps w as the loop would,
-// resuming the tasks it takes from here, until the loop takes t again
-// (or at once, a block whose wait was over): host then reports true, and
-// t goes on without a switch. It reports false when
-// the loop must go on on its own fiber (it takes a task without a fiber,
-// which the loop runs inline, or finds no work, or the run is over): t
-// then yields with reasonHosted, on which drive acts no further.
+// host runs w's loop on t's stack: t, resumed by the loop fiber, is
+// about to suspend for why, a yield or a channel block, and w is its
+// run's only worker (see "Hosting" above). host acts on t's suspension as
+// drive would once t's fiber had yielded, and then steps w as the loop
+// would, resuming the tasks it takes from here, until the loop takes t
+// again (or at once, a block whose wait was over): host then reports
+// true, and t goes on without a switch. It reports false when the loop
+// must go on on its own fiber (it takes a task without a fiber, which the
+// loop runs inline, or finds no work, or the run is over): t then yields
+// with reasonHosted, on which drive acts no further. In real mode the
+// steps are w's loop's (hostLoop); under a driver they are the driver's
+// (Carry's host), each taken by stepHosted, so that the driver chooses
+// and records them as every other step.
 //
-// While t hosts, w.loopFib is nil: no task the host resumes hosts in
-// turn (each returns to this stack when it suspends), and none is given
-// the loop fiber, which waits in drive for t.
+// While t hosts, the loop fiber is nil: no task the host resumes hosts
+// in turn (each returns to this stack when it suspends), and none is
+// given the loop fiber, which waits in drive for t.
 func (w *worker) host(t *Task, why fiber.Reason) bool {
-	s := w.s
-	loop := w.c.loopFib
-	w.c.loopFib = nil
+	c := w.c
+	loop := c.loopFib
+	c.loopFib = nil
 	w.hosted++
+	goesOn := true
 	if w.suspended(t, why) {
-		// A block whose wait was already over: t runs on, within the
-		// same step, as in drive.
+		// A block whose wait was already over (real mode): t runs on,
+		// within the same step, as in drive.
 		t.state.Store(uint32(stateRunning))
 		t.steps++
 		w.stats.Runs++
 		if w.em.on() {
 			w.em.emitRun(t.id)
 		}
-		w.c.loopFib = loop
-		return true
+	} else if c.w == nil {
+		goesOn = c.host(t)
+	} else {
+		goesOn = w.hostLoop(t)
 	}
+	c.loopFib = loop
+	return goesOn
+}
+
+// hostLoop is real mode's host: w's loop, on t's stack, until a step
+// resumes t (true) or hands the loop back (false).
+func (w *worker) hostLoop(t *Task) bool {
+	s := w.s
 	for !s.rootDone.Load() && !s.park.done.Load() {
-		c := w.cur
-		if c == t {
-			// The step that resumes t, written out: t is running already.
-			w.stats.Steps++
-			t.state.Store(uint32(stateRunning))
-			t.steps++
-			w.stats.Runs++
-			if w.em.on() {
-				w.em.emitRun(t.id)
-			}
+		did, r := w.stepHosted(t)
+		switch {
+		case r == hostResumes:
 			w.counted()
-			w.c.loopFib = loop
 			return true
-		}
-		if c != nil {
-			if c.fib == nil {
-				break // the loop runs c on its own fiber, inline
-			}
-			// step's resumption of c, written out.
-			w.stats.Steps++
-			c.w = w
-			w.drive(c, 0)
-		} else if n := len(w.stack); n > 0 && w.stack[n-1].fib != nil {
-			// step's take of a started task off the private stack (find),
-			// written out: a woken task, which was blocked.
-			w.stats.Steps++
-			w.cur = w.popStack()
-			w.stats.Pops++
-			if w.em.on() {
-				w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(w.cur.id)))
-			}
-		} else {
-			if w.queued() == 0 && w.held == nil && s.global.len() == 0 {
-				break // the loop parks (a lone worker has no one to steal from)
-			}
-			if did, _ := w.step(); !did {
-				w.foldLive()
-				w.idle()
-				continue
-			}
+		case r == hostHandBack:
+			return false
+		case !did:
+			w.foldLive()
+			w.idle()
+			continue
 		}
 		w.counted()
 	}
-	w.c.loopFib = loop
 	return false
+}
+
+// hostStep is what a step taken while a task hosts came to (stepHosted).
+type hostStep uint8
+
+const (
+	hostStepped  hostStep = iota // a step like any other
+	hostResumes                  // it resumed the host, which goes on
+	hostHandBack                 // none taken: the loop fiber must take it
+)
+
+// stepHosted takes w's next step while t hosts the loop (host), on t's
+// stack: the step that resumes t is counted here and reported
+// (hostResumes), t running already; a step that would start a task
+// without a fiber (which the loop fiber runs inline) or find no work at
+// all (the loop parks on its own) is not taken (hostHandBack); any other
+// is w's step as ever, a task with a fiber resumed from here.
+func (w *worker) stepHosted(t *Task) (did bool, r hostStep) {
+	c := w.cur
+	switch {
+	case c == t:
+		// The step that resumes t, written out: t is running already.
+		w.stats.Steps++
+		if w.stepped() {
+			t.storeStepped(stateRunning)
+		} else {
+			t.state.Store(uint32(stateRunning))
+		}
+		t.steps++
+		w.stats.Runs++
+		if w.em.on() {
+			w.em.emitRun(t.id)
+		}
+		return true, hostResumes
+	case c != nil && c.fib == nil:
+		return false, hostHandBack // the loop runs c on its own fiber, inline
+	case c == nil && len(w.stack) > 0 && w.stack[len(w.stack)-1].fib != nil:
+		// step's take of a started task off the stack (find), written
+		// out: a woken task, which was blocked.
+		w.stats.Steps++
+		w.cur = w.popStack()
+		w.stats.Pops++
+		if w.em.on() {
+			w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(w.cur.id)))
+		}
+		return true, hostStepped
+	case c == nil && w.queued() == 0 && w.held == nil && w.s.global.len() == 0:
+		return false, hostHandBack // the loop parks (a lone worker has no one to steal from)
+	}
+	did, _ = w.step()
+	return did, hostStepped
+}
+
+// StepHosted is stepHosted for a driver (Carry's host): resumes and
+// handBack report hostResumes and hostHandBack.
+func (w *worker) StepHosted(host *Task) (did, resumes, handBack bool) {
+	did, r := w.stepHosted(host)
+	if p := w.s.stepperPanic; p != nil {
+		w.s.stepperPanic = nil
+		panic(p) // the driver's own code panicked on a task's fiber
+	}
+	return did, r == hostResumes, r == hostHandBack
 }

@@ -55,12 +55,6 @@ func resolveMode(cfg *config) workerMode {
 // too, with a loop fiber.
 func (w *worker) alone() bool { return w.mode&modeAlone != 0 }
 
-// hosts: a task of w's that its loop fiber resumed may run w's loop on
-// its own stack as it yields or blocks (worker.host): w is alone in a real
-// run. Under a driver the loop is the driver's, which a task does not
-// run.
-func (w *worker) hosts() bool { return w.mode&(modeAlone|modeStepped) == modeAlone }
-
 // stepped: a driver steps the workers one at a time, and a policy is its
 // decision (policy). Stepped code may rely on no other goroutine running
 // while a step does.

@@ -399,7 +399,7 @@ func (t *Task) Yield() error {
 // which stays inlined: a frame more under every parked task is what a
 // million of them pay for at each collection.
 func (t *Task) turn(why fiber.Reason) {
-	if w := t.w; w.hosts() && w.c.loopFib != nil && t.fib != w.c.loopFib {
+	if w := t.w; w.alone() && w.c.loopFib != nil && t.fib != w.c.loopFib {
 		if w.host(t, why) {
 			return
 		}
@@ -415,7 +415,7 @@ func (t *Task) turn(why fiber.Reason) {
 // again), reasonHosted when the host handed the loop back; reasonBlock
 // when it did not host. Called by waitOnChannel, once w.blockOn is set.
 func (t *Task) blockTurn() fiber.Reason {
-	if w := t.w; w.hosts() && w.c.loopFib != nil && t.fib != w.c.loopFib {
+	if w := t.w; w.alone() && w.c.loopFib != nil && t.fib != w.c.loopFib {
 		if w.host(t, reasonBlock) {
 			return 0
 		}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 
+	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/trace"
 )
@@ -66,7 +67,7 @@ func driveSteps(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (step int64
 			}
 		}
 	}()
-	s.Carry(l.untilInline)
+	s.Carry(l.untilInline, l.hostSteps)
 	if l.err != nil {
 		s.Abort()
 		return l.step, "", &ScheduleError{Err: l.err}
@@ -104,6 +105,45 @@ func (l *stepLoop) untilInline() bool {
 			return true // the step goes on in the task: still stepping
 		}
 		l.stepping = false
+		if l.inFlight && !l.finish(did) {
+			return false
+		}
+	}
+	return false
+}
+
+// hostSteps is the driver's loop while task t hosts it, on t's stack (a
+// run with one worker; driver.Scheduler.Carry): t's step ended as it
+// yielded or blocked, and the loop takes steps from here, each chosen and
+// recorded as any other, until one resumes t (true: t goes on, its step in
+// flight) or must be taken by the loop's own fiber (false: the step is
+// decided, and the loop takes it as the next; or the run is over).
+func (l *stepLoop) hostSteps(t *sched.Task) bool {
+	l.stepping = false
+	if l.inFlight && !l.finish(true) {
+		return false
+	}
+	for !l.over {
+		w := l.next
+		if l.decided {
+			l.decided, l.next = false, nil
+		} else {
+			w = l.begin()
+		}
+		if w == nil {
+			l.over = true
+			return false
+		}
+		l.inFlight, l.stepping = true, true
+		did, resumes, handBack := w.StepHosted(t)
+		if resumes {
+			return true // t's step: still stepping
+		}
+		l.stepping = false
+		if handBack {
+			l.inFlight, l.decided, l.next = false, true, w
+			return false
+		}
 		if l.inFlight && !l.finish(did) {
 			return false
 		}

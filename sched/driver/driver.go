@@ -119,6 +119,12 @@ type Worker interface {
 	// inline on the loop's fiber, which the loop must then report to the
 	// carrier (its next returns true) before it takes another step.
 	StepInline() (did, inline bool)
+	// StepHosted is the step a driver's host loop takes while task host
+	// runs the loop on its own stack (Scheduler.Carry): resumes reports
+	// that the step resumed host, which goes on; handBack that no step
+	// was taken, for the loop's fiber must take it (the host hands the
+	// loop back: the driver takes that step next, with the same worker).
+	StepHosted(host *sched.Task) (did, resumes, handBack bool)
 	// Parked reports whether the worker found no work at its last step
 	// and nothing has been queued since.
 	Parked() bool
@@ -149,7 +155,7 @@ type schedView interface {
 	NumWorkers() int
 	WorkerAt(i int) any
 	Abort()
-	Carry(next func() bool)
+	Carry(next func() bool, host func(t *sched.Task) bool)
 	Live() int64
 	Root() *sched.Task
 	Tasks() []*sched.Task
@@ -262,8 +268,11 @@ func (d *Scheduler) Abort() { d.v.Abort() }
 // thus runs on the loop's, and takes it with it when it suspends, as in
 // real mode (docs/policies.md). Carry returns when next has returned
 // false and every fiber running the loop has given it back. It may be
-// called once, after Start, on a stepped scheduler.
-func (d *Scheduler) Carry(next func() bool) { d.v.Carry(next) }
+// called once, after Start, on a stepped scheduler. host is the driver's
+// loop while a task hosts it, on the task's stack, on a run with one
+// worker: it steps with StepHosted until a step resumes the host (true)
+// or hands the loop back (false), as real mode's lone worker does.
+func (d *Scheduler) Carry(next func() bool, host func(t *sched.Task) bool) { d.v.Carry(next, host) }
 
 // Live is the number of tasks created and not yet finished.
 func (d *Scheduler) Live() int64 { return d.v.Live() }
