@@ -158,7 +158,7 @@ type carrier struct {
 	// workers with StepHosted until one resumes the host (true) or hands
 	// the loop back (false).
 	host func(t *Task) bool
-	s      *Scheduler // a driver's: whose stepper panic take raises
+	s    *Scheduler // a driver's: whose stepper panic take raises
 }
 
 // take runs the loop until it takes a task to run inline and returns it,
