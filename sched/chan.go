@@ -46,11 +46,9 @@ func (c *Chan[T]) Send(t *Task, v T) error {
 		return err
 	}
 	for {
-		held := ch.shared(t)    // else no lock (channel.shared)
-		if held && ch.stepped { // ch.lock(), written out
-			ch.lockStepped()
-		} else if held {
-			ch.mu.Lock()
+		held := ch.shared(t) // else no lock (channel.shared)
+		if held && !ch.mu.TryLock() { // ch.lock(), written out
+			ch.lockContended()
 		}
 		if ch.closed {
 			ch.unlock(held)
@@ -96,11 +94,9 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 		return v, false, err
 	}
 	for {
-		held := ch.shared(t)    // else no lock (channel.shared)
-		if held && ch.stepped { // ch.lock(), written out
-			ch.lockStepped()
-		} else if held {
-			ch.mu.Lock()
+		held := ch.shared(t) // else no lock (channel.shared)
+		if held && !ch.mu.TryLock() { // ch.lock(), written out
+			ch.lockContended()
 		}
 		if ch.n > 0 {
 			v = c.buf[ch.head]

@@ -361,11 +361,9 @@ func sendOn(t *Task, ca any, v int64) error {
 		return err
 	}
 	for {
-		held := c.shared(t)    // else no lock (channel.shared)
-		if held && c.stepped { // c.lock(), written out
-			c.lockStepped()
-		} else if held {
-			c.mu.Lock()
+		held := c.shared(t) // else no lock (channel.shared)
+		if held && !c.mu.TryLock() { // c.lock(), written out
+			c.lockContended()
 		}
 		if c.closed {
 			c.unlock(held)
@@ -443,11 +441,9 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 		return 0, false, err
 	}
 	for {
-		held := c.shared(t)    // else no lock (channel.shared)
-		if held && c.stepped { // c.lock(), written out
-			c.lockStepped()
-		} else if held {
-			c.mu.Lock()
+		held := c.shared(t) // else no lock (channel.shared)
+		if held && !c.mu.TryLock() { // c.lock(), written out
+			c.lockContended()
 		}
 		if c.n > 0 {
 			v = c.buf[c.head]
@@ -580,19 +576,15 @@ func (c *channel) closedErr(what string) error {
 
 func (c *channel) String() string { return fmt.Sprintf("channel %s (cap %d)", c.name, c.cap) }
 
-// lock takes c.mu. Under a stepped mode one goroutine runs every worker, so
-// a lock already held when a step takes it is never released: an earlier
-// panic left it held inside a critical section (a scheduler bug).
-// lockStepped panics then, which the seeded driver reports as a crash,
-// rather than wait for ever. The mode is the channel's stepped, kept at
-// its making. Send and Recv write lock out (it does not inline): they
-// take it twice a rendezvous hand-over.
+// lock takes c.mu: TryLock, which takes it unless another goroutine
+// holds it, and lockContended otherwise. Both drivers run the same path;
+// only contention, which needs a second goroutine, is real mode's alone.
+// Send and Recv write lock out (it does not inline): they take it twice a
+// rendezvous hand-over.
 func (c *channel) lock() {
-	if c.stepped {
-		c.lockStepped()
-		return
+	if !c.mu.TryLock() {
+		c.lockContended()
 	}
-	c.mu.Lock()
 }
 
 // shared reports whether t's operation on c must take c.mu: unless t's
@@ -614,9 +606,15 @@ func (c *channel) unlock(held bool) {
 	}
 }
 
-// lockStepped is lock under a stepped mode.
-func (c *channel) lockStepped() {
-	if !c.mu.TryLock() {
+// lockContended takes c.mu, which another holds. Under a stepped mode one
+// goroutine runs every worker, so a lock already held when a step takes
+// it is never released: an earlier panic left it held inside a critical
+// section (a scheduler bug). lockContended panics then, which the seeded
+// driver reports as a crash, rather than wait for ever. The mode is the
+// channel's stepped, kept at its making.
+func (c *channel) lockContended() {
+	if c.stepped {
 		panic("sched: " + c.String() + ": its lock is still held at a step (an earlier panic left it held)")
 	}
+	c.mu.Lock()
 }

@@ -494,28 +494,6 @@ func (w *worker) host(t *Task, why fiber.Reason) bool {
 	return goesOn
 }
 
-// hostLoop is real mode's host: w's loop, on t's stack, until a step
-// resumes t (true) or hands the loop back (false).
-func (w *worker) hostLoop(t *Task) bool {
-	s := w.s
-	for !s.rootDone.Load() && !s.park.done.Load() {
-		did, r := w.stepHosted(t)
-		switch {
-		case r == hostResumes:
-			w.counted()
-			return true
-		case r == hostHandBack:
-			return false
-		case !did:
-			w.foldLive()
-			w.idle()
-			continue
-		}
-		w.counted()
-	}
-	return false
-}
-
 // hostStep is what a step taken while a task hosts came to (stepHosted).
 type hostStep uint8
 

@@ -421,3 +421,73 @@ func (s *Scheduler) timersPending() bool {
 	_, ok := s.timers.next()
 	return ok
 }
+
+// hostLoop is real mode's host: w's loop, on t's stack, until a step
+// resumes t (true) or hands the loop back (false).
+func (w *worker) hostLoop(t *Task) bool {
+	s := w.s
+	for !s.rootDone.Load() && !s.park.done.Load() {
+		did, r := w.stepHosted(t)
+		switch {
+		case r == hostResumes:
+			w.counted()
+			return true
+		case r == hostHandBack:
+			return false
+		case !did:
+			w.foldLive()
+			w.idle()
+			continue
+		}
+		w.counted()
+	}
+	return false
+}
+
+// realGrace is graceOver in real mode, by the clock: t has sat in worker
+// i's next slot nextGrace since w first saw it there; a task w has not
+// seen there before starts its grace now.
+func (w *worker) realGrace(i int, t *Task) bool {
+	if w.seen == nil {
+		w.seen = make([]seenNext, len(w.s.workers))
+	}
+	seen := &w.seen[i]
+	if t != seen.t {
+		seen.t, seen.at = t, time.Now()
+		return false
+	}
+	return time.Since(seen.at) >= nextGrace
+}
+
+// wakeClock tells real mode's clock goroutine (runClock) that a timer
+// was added, which may be due before the one it sleeps for.
+func (ts *timers) wakeClock() {
+	select {
+	case ts.wake <- struct{}{}:
+	default:
+	}
+}
+
+// unsee forgets what w saw in worker i's next slot (realGrace); a no-op
+// in a stepped run, which sees nothing.
+func (w *worker) unsee(i int) {
+	if w.seen != nil {
+		w.seen[i].t = nil
+	}
+}
+
+// startNext is step's in real mode, for t, just popped, which has no
+// fiber: the next step, which starts t, written out (loop's accounting of
+// this step, then step's own), so that a task's pop and its start stay two
+// steps, for MaxSteps and the timer checks, without a second pass through
+// loop and step. It returns t when run gives it the loop fiber to run
+// inline. Only where the loop is w's own (a driver's loop keeps its steps
+// apart, each its choice; a host's has no loop fiber).
+func (w *worker) startNext(t *Task) *Task {
+	w.counted()
+	w.stats.Steps++
+	if w.run(t) {
+		return t
+	}
+	return nil
+}

@@ -78,11 +78,8 @@ func (ts *timers) add(when uint64, kind timerKind, t *Task, n *Nursery) *timer {
 	heap.Push(&ts.h, tm)
 	ts.setNext()
 	ts.mu.Unlock()
-	if ts.wake != nil {
-		select {
-		case ts.wake <- struct{}{}:
-		default:
-		}
+	if ts.wake != nil { // real mode's clock goroutine
+		ts.wakeClock()
 	}
 	return tm
 }

@@ -149,17 +149,7 @@ func (w *worker) step() (did bool, inline *Task) {
 	}
 	w.cur = t
 	if t.fib == nil && w.c.loopFib != nil && !w.stepped() {
-		// The next step, which starts t, written out (loop's accounting
-		// of this step, then step's own): a task's pop and its start stay
-		// two steps, for MaxSteps and the timer checks, without a second
-		// pass through loop and step. Only where run runs t inline: a
-		// host's steps (no loop fiber) and the seeded driver's keep them
-		// apart.
-		w.counted()
-		w.stats.Steps++
-		if w.run(t) {
-			return true, t
-		}
+		return true, w.startNext(t) // real mode's loop: the start in the same pass
 	}
 	return true, nil
 }
@@ -229,36 +219,22 @@ func (w *worker) steal() *Task {
 const nextGrace = 4 * time.Microsecond
 
 // stealNext takes a task that has sat in another worker's next slot for
-// nextGrace (take), or reports one through a non-nil result without
-// taking it (take false: the idle loop's look). A task w has not seen
-// there before starts its grace now. In a stepped run whether the grace
-// is over is the driver's decision (DecideStealNext), one for each task
-// w finds in a next slot.
+// its grace (graceOver), or reports one through a non-nil result without
+// taking it (take false: the idle loop's look).
 func (w *worker) stealNext(take bool) *Task {
-	if w.stepped() {
-		return w.stealNextStepped()
-	}
-	if w.seen == nil {
-		w.seen = make([]seenNext, len(w.s.workers))
-	}
 	for i, v := range w.s.workers {
-		seen := &w.seen[i]
 		t := v.next.Load()
 		if v == w || t == nil {
-			seen.t = nil
+			w.unsee(i)
 			continue
 		}
-		if t != seen.t {
-			seen.t, seen.at = t, time.Now()
-			continue
-		}
-		if time.Since(seen.at) < nextGrace {
+		if !w.graceOver(i, t) {
 			continue
 		}
 		if !take {
 			return t
 		}
-		seen.t = nil
+		w.unsee(i)
 		if v.next.CompareAndSwap(t, nil) {
 			w.stole(v, t, true)
 			return t
@@ -267,20 +243,14 @@ func (w *worker) stealNext(take bool) *Task {
 	return nil
 }
 
-// stealNextStepped is stealNext in a stepped run: the driver decides,
-// for each other worker's next slot that holds a task, whether its grace
-// is over; the first it says so of is taken.
-func (w *worker) stealNextStepped() *Task {
-	for _, v := range w.s.workers {
-		t := v.next.Load()
-		if v == w || t == nil || !w.decide(link.DecideStealNext, t) {
-			continue
-		}
-		v.next.Store(nil) // no other goroutine runs: no race to lose
-		w.stole(v, t, true)
-		return t
+// graceOver reports whether t, in worker i's next slot, may be taken: in
+// a stepped run the driver decides (DecideStealNext); in real mode t has
+// sat there nextGrace (realGrace).
+func (w *worker) graceOver(i int, t *Task) bool {
+	if w.stepped() {
+		return w.decide(link.DecideStealNext, t)
 	}
-	return nil
+	return w.realGrace(i, t)
 }
 
 // seenNext is a task an idle worker saw in another worker's next slot,
@@ -515,11 +485,7 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 			w.blocked(t, b)
 			return false
 		}
-		// The wait was already over: keep running.
-		if w.s.cfg.Mode.Stepped() {
-			t.storeStepped(stateReady)
-			return false
-		}
+		// The wait was already over: t goes on, within the same step.
 	case reasonParked:
 		// t, a lone worker's, parked itself under the lock its channel
 		// operation held (waitOnChannel): the rest of reasonBlock's.

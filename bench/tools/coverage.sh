@@ -26,6 +26,11 @@ for strategy in random pct; do
 done
 seeded check scenarios/bugs --seeds "$seeds" --workers 1,2,4 --out "" --resample 0
 seeded fuzz --seeds 300 --out "$work/fuzz-out"
+# Traces of formats 1 (every task kept) and 2 (no policy decisions) replay
+# on the seeded driver in their own modes.
+for tr in sim/testdata/v1/*.trace sim/testdata/v2/*.trace; do
+	seeded replay "$tr"
+done
 for sc in scenarios/*.toml; do
 	seeded explore "$sc" --workers 1,2 --preemptions 1 --max-schedules 2000 --out "$work/explore-out"
 done
