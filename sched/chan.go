@@ -46,7 +46,7 @@ func (c *Chan[T]) Send(t *Task, v T) error {
 		return err
 	}
 	for {
-		held := ch.shared(t) // else no lock (channel.shared)
+		held := ch.shared(t)          // else no lock (channel.shared)
 		if held && !ch.mu.TryLock() { // ch.lock(), written out
 			ch.lockContended()
 		}
@@ -94,7 +94,7 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 		return v, false, err
 	}
 	for {
-		held := ch.shared(t) // else no lock (channel.shared)
+		held := ch.shared(t)          // else no lock (channel.shared)
 		if held && !ch.mu.TryLock() { // ch.lock(), written out
 			ch.lockContended()
 		}

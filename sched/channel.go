@@ -361,7 +361,7 @@ func sendOn(t *Task, ca any, v int64) error {
 		return err
 	}
 	for {
-		held := c.shared(t) // else no lock (channel.shared)
+		held := c.shared(t)          // else no lock (channel.shared)
 		if held && !c.mu.TryLock() { // c.lock(), written out
 			c.lockContended()
 		}
@@ -441,7 +441,7 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 		return 0, false, err
 	}
 	for {
-		held := c.shared(t) // else no lock (channel.shared)
+		held := c.shared(t)          // else no lock (channel.shared)
 		if held && !c.mu.TryLock() { // c.lock(), written out
 			c.lockContended()
 		}
