@@ -56,7 +56,7 @@ func (c *Chan[T]) Send(t *Task, v T) error {
 		}
 		if r := ch.recvq.pop(); r != nil {
 			r.waitVal = c.slot(v)
-			ch.complete(r, waitDone, t.w)
+			ch.handed(r, t.w)
 			ch.unlock(held)
 			return nil
 		}

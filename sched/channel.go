@@ -95,14 +95,13 @@ const (
 type waitSlot struct {
 	state         uint8
 	interruptible bool // not inside a cleanup: cancellation may interrupt it
-	send          bool // for the LostWakeup mutant
 }
 
 // setWait starts t's record of a blocking operation. Only the task itself
 // calls it, before it publishes the wait; wakers reach the record through
 // the task after that, under the lock of what it waits on.
-func (t *Task) setWait(interruptible, send bool, v int64) {
-	t.wait = waitSlot{state: waitPending, interruptible: interruptible, send: send}
+func (t *Task) setWait(interruptible bool, v int64) {
+	t.wait = waitSlot{state: waitPending, interruptible: interruptible}
 	t.waitQpos, t.waitVal = 0, v
 }
 
@@ -331,10 +330,17 @@ func (c *channel) complete(t *Task, state uint8, w *worker) {
 	if !w.unshared() {
 		t.waitingOn.Store(nil)
 	}
-	if mutant.On(mutant.LostWakeup) && state == waitDone && !t.wait.send {
+	c.s.wakeFrom(w, t)
+}
+
+// handed completes the wait of r, a receiver a send has just handed its
+// value to (Send), and wakes it.
+func (c *channel) handed(r *Task, w *worker) {
+	if mutant.On(mutant.LostWakeup) {
+		r.wait.state = waitDone // the value is handed over, and r never woken
 		return
 	}
-	c.s.wakeFrom(w, t)
+	c.complete(r, waitDone, w)
 }
 
 // Send sends v on c. It is a checkpoint costing one op and one channel_ops;
@@ -371,7 +377,7 @@ func sendOn(t *Task, ca any, v int64) error {
 		}
 		if r := c.recvq.pop(); r != nil {
 			r.waitVal = v
-			c.complete(r, waitDone, t.w)
+			c.handed(r, t.w)
 			c.unlock(held)
 			return nil
 		}
@@ -533,7 +539,7 @@ func (t *Task) waitOnChannel(c *channel, send bool, v int64, held bool) fiber.Re
 	interruptible := t.cleanupDepth == 0
 	b := c.blocker(send, interruptible)
 	if w := t.w; w.alone() && t.fib != w.c.loopFib && t.enlisted() {
-		t.setWait(interruptible, send, v)
+		t.setWait(interruptible, v)
 		if b.parkHeld(t) {
 			c.unlock(held)
 			w.blockOn = b // for the block's event
@@ -552,7 +558,7 @@ func (t *Task) waitOnChannel(c *channel, send bool, v int64, held bool) fiber.Re
 	}
 	c.unlock(held)
 	t.enlist() // a cancellation must be able to interrupt this wait (lean.go)
-	t.setWait(interruptible, send, v)
+	t.setWait(interruptible, v)
 	t.w.blockOn = b
 	return t.blockTurn()
 }

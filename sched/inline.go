@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cbcsim/cbcsim/fiber"
+	"github.com/cbcsim/cbcsim/internal/mutant"
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/trace"
 )
@@ -329,7 +330,9 @@ func relay(t *Task, f *fiber.Fiber) *carrier {
 	c.loopFib = f
 	t.fib = nil // f is the loop fiber now: not put back
 	w.cur = nil
-	w.finish(t)
+	if !mutant.On(mutant.RelaySkipsFinish) {
+		w.finish(t)
+	}
 	if c.w != nil {
 		w.counted() // the step that resumed t ends here, as in loop; a driver's loop ends its own
 	}

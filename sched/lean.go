@@ -55,16 +55,8 @@ type leanState struct {
 func (n *Nursery) lean() bool { return n.isLean }
 
 // creditBatch is the most spawns of its own the owner of a lean nursery
-// admits ahead at once (one in a mutants build, whose lean mutant needs
-// pending to count the unended children exactly, and whose spawns then
-// all take the lock as before).
-var creditBatch = int64(64)
-
-func init() {
-	if mutant.Enabled {
-		creditBatch = 1
-	}
-}
+// admits ahead at once.
+const creditBatch = int64(64)
 
 // admitPending counts a child t just admitted to run in pending. Called
 // with n.mu held.
@@ -112,11 +104,11 @@ const openCredit = 2
 // and with pending and the live count set here, two more, about 80
 // others). The nursery is not published yet, so this needs no lock. A
 // nursery that spawns nothing gives the credits back as it awaits, as
-// any unspent ones; a mutants build admits one at a time (creditBatch).
+// any unspent ones.
 // It reports whether it admitted any (else pending is the caller's to
 // set).
 func (n *Nursery) admitOpen(owner *Task) bool {
-	if !owner.w.policy(link.DecideCredit, n.isLean && creditBatch >= openCredit, owner) {
+	if !owner.w.policy(link.DecideCredit, n.isLean, owner) {
 		return false
 	}
 	n.m.AdmitAhead(openCredit)
@@ -134,6 +126,9 @@ func (n *Nursery) takeCredit(w *worker) int64 {
 	if c != 0 {
 		n.credit = 0
 		w.addLive(-c)
+		if mutant.On(mutant.CreditReturnedTwice) {
+			return 2 * c
+		}
 	}
 	return c
 }
@@ -164,8 +159,8 @@ func (n *Nursery) completeFast(t *Task, w *worker) bool {
 		}
 		return true
 	}
-	if mutant.On(mutant.LeanCountedTwice) && n.fast.pending.Load() == 1 {
-		n.fast.pending.Add(-1)
+	if mutant.On(mutant.LeanCountedTwice) && n.fast.pending.Load()&awaitBit == 0 {
+		n.fast.pending.Add(-1) // a child ending before its owner awaits
 	}
 	if n.fast.pending.Add(-1) == awaitBit {
 		n.finishLast(w)

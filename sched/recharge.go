@@ -38,7 +38,7 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 		}
 		// Wait for the supervisor.
 		t.enlist() // already done at spawn for a task with a name (lean.go)
-		t.setWait(t.cleanupDepth == 0, false, 0)
+		t.setWait(t.cleanupDepth == 0, 0)
 		rw := &rechargeWait{t: t, interruptible: t.wait.interruptible}
 		rw.ref.b = rw
 		t.w.blockOn = rw

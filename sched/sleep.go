@@ -26,7 +26,7 @@ func (t *Task) Sleep(ticks int64) error {
 	t.enlist() // a cancellation must be able to interrupt this sleep (lean.go)
 	s := t.s
 	tm := s.timers.add(s.drv().Now()+uint64(ticks), timerSleep, t, nil)
-	t.setWait(t.cleanupDepth == 0, false, 0)
+	t.setWait(t.cleanupDepth == 0, 0)
 	sw := &sleepWait{t: t, tm: tm, interruptible: t.wait.interruptible}
 	sw.ref.b = sw
 	for {

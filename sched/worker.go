@@ -235,6 +235,10 @@ func (w *worker) stealNext(take bool) *Task {
 			return t
 		}
 		w.unsee(i)
+		if mutant.On(mutant.StealNextKeeps) {
+			w.stole(v, t, true)
+			return t
+		}
 		if v.next.CompareAndSwap(t, nil) {
 			w.stole(v, t, true)
 			return t
@@ -536,6 +540,9 @@ func (w *worker) yieldToGlobal(t *Task) {
 	switch h := w.held; {
 	case h != nil && w.s.global.len() == 0:
 		next, w.held = h, t // yieldHeld's common case, written out: 12 instructions of a 445-instruction YieldPingPong hand-over
+		if mutant.On(mutant.HandOffLosesYielder) {
+			w.held = nil
+		}
 	case w.alone():
 		next = w.yieldHeld(t)
 	default:
@@ -817,6 +824,9 @@ func (s *Scheduler) wakeOwner(w *worker, o *Task) {
 		if w.em.on() {
 			w.em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(o.id)), trace.S(trace.KeySlot, "current"))
 		}
+		if mutant.On(mutant.OwnerNextQueued) {
+			w.push(o)
+		}
 		return
 	}
 	s.wakeFrom(w, o)
@@ -849,7 +859,7 @@ func (s *Scheduler) wakeFrom(w *worker, t *Task) {
 		if w.em.on() {
 			w.em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeySlot, "next"))
 		}
-		if old := w.next.Swap(t); old != nil {
+		if old := w.next.Swap(t); old != nil && !mutant.On(mutant.NextSlotOverwrite) {
 			w.dq.Push(old)
 		}
 		s.notify()

@@ -22,6 +22,9 @@ type history struct {
 	last      *taskHist   // the task of the last run event: runs come in streaks
 	dense     []*taskHist // tasks[id] for ids under denseMax, nil where unseen
 	leaving   int         // tasks whose leaving is being followed (taskHist.leaving)
+	// twice is the first run of a task on a worker while another was in
+	// the middle of it (InvExclusive), "" while there is none.
+	twice string
 }
 
 type taskHist struct {
@@ -44,6 +47,9 @@ type taskHist struct {
 	// showed otherwise.
 	leaving *nurseryHist
 	wentOn  string
+	// on is the worker in the middle of the task, plus one: set by its
+	// run events (sink.EmitRun), cleared when it yields, blocks or ends.
+	on int
 	// row is the task's row in the sink's tables, kept here once a run
 	// event looked it up, so that a run event finds both with one lookup
 	// (sink.EmitRun).
@@ -149,8 +155,11 @@ func (h *history) add(e *trace.Event) {
 		if t.markAt < 0 {
 			t.markAt, t.markWhy = i, strField(e, trace.KeyReason)
 		}
+	case trace.KindYield, trace.KindBlock:
+		h.task(intField(e, trace.KeyTask)).on = 0
 	case trace.KindResult:
 		t := h.task(intField(e, trace.KeyTask))
+		t.on = 0
 		t.results++
 		if t.resultAt < 0 {
 			t.resultAt, t.result = i, strField(e, trace.KeyResult)
@@ -162,9 +171,15 @@ func (h *history) add(e *trace.Event) {
 	}
 }
 
-// ran takes in a run event of the task whose record is t, which the
-// caller found (sink.EmitRun): addRun without the lookup.
-func (h *history) ran(t *taskHist) {
+// ran takes in a run event of the task whose record is t, on worker,
+// which the caller found (sink.EmitRun): addRun without the lookup.
+func (h *history) ran(t *taskHist, worker int) {
+	if t.on != worker+1 {
+		if t.on != 0 && h.twice == "" {
+			h.twice = fmt.Sprintf("task t%d ran on w%d at event %d while w%d was in the middle of it", t.id, worker, h.n, t.on-1)
+		}
+		t.on = worker + 1
+	}
 	i := h.n
 	h.n++
 	if t.firstRun < 0 {

@@ -25,6 +25,7 @@ const (
 	InvOwnerLeaves      = "owner-leaves-on-child-error"
 	InvErrorReachesRoot = "child-error-reaches-root"
 	InvWithinLimits     = "within-simulator-limits" // listed only on a run a limit stopped (limits.go)
+	InvExclusive        = "one-worker-at-a-time"
 )
 
 // invariant is one requirement of docs/spec.md checked over a run's
@@ -46,6 +47,7 @@ type invariant struct {
 // concurrency guarantees (docs/spec.md#invariants).
 var invariants = []invariant{
 	{InvNoCrash, schedulerNoPanic, false},
+	{InvExclusive, oneWorkerAtATime, false},
 	{InvNoOrphan, noOrphan, false},
 	{InvBarrier, completionBarrier, false},
 	{InvLIFOCleanup, lifoCleanup, false},
@@ -92,6 +94,11 @@ const codeOrphanedTask = "N3001 OrphanedTask"
 
 // schedulerNoPanic: the scheduler itself never panicked.
 func schedulerNoPanic(v *view) string { return v.run.Crash }
+
+// oneWorkerAtATime: a task that a worker is in the middle of (it ran
+// there and has not yielded, blocked or ended since) runs on no other
+// worker: a task is on one stack, and only its worker resumes it.
+func oneWorkerAtATime(v *view) string { return v.h.twice }
 
 // noOrphan: every task but the root was spawned into a nursery that
 // exists, and (when the run finished) every task has a result.

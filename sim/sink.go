@@ -76,7 +76,7 @@ func (s *sink) EmitRun(worker int, task uint64) {
 	if t == nil {
 		t = h.runTask(int64(task))
 	}
-	h.ran(t)
+	h.ran(t, worker)
 	if s.tab != nil {
 		r := t.row
 		if r == nil {

@@ -31,6 +31,16 @@ const (
 	StealTakesNewest         // a steal takes the newest item, which the owner pops again
 	CancelLeavesWaiter       // cancelling a blocked receiver leaves it queued: a later send goes to it
 	CloseLosesReceiver       // closing a channel drops a blocked receiver without waking it
+
+	// The fast paths' deep mutants: each breaks a path real mode takes by
+	// default, which the seeded driver reaches through its policy
+	// decisions and its carried loop (docs/policies.md).
+	NextSlotOverwrite   // a task woken into a next slot that holds one drops the one it held
+	StealNextKeeps      // a thief takes the task in a next slot and leaves it there: it runs twice
+	HandOffLosesYielder // a lone worker's yield that swaps with the held queue head drops the yielder
+	RelaySkipsFinish    // a task that ends on a fiber which takes the loop over is never finished
+	CreditReturnedTwice // an owner awaiting gives its unspent spawn credits back twice
+	OwnerNextQueued     // an owner woken as its worker's next task is also queued: it runs twice
 	count
 )
 
@@ -59,6 +69,13 @@ var names = [...]string{
 	StealTakesNewest:         "steal-takes-newest",
 	CancelLeavesWaiter:       "cancel-leaves-waiter",
 	CloseLosesReceiver:       "close-loses-receiver",
+
+	NextSlotOverwrite:   "next-slot-overwrite",
+	StealNextKeeps:      "steal-next-keeps",
+	HandOffLosesYielder: "hand-off-loses-yielder",
+	RelaySkipsFinish:    "relay-skips-finish",
+	CreditReturnedTwice: "credit-returned-twice",
+	OwnerNextQueued:     "owner-next-queued",
 }
 
 func (n Name) String() string {
@@ -73,6 +90,7 @@ func (n Name) String() string {
 var deep = [...]Name{
 	TimeoutIgnoredClosing, CancelSkipsAwaiting, ErrorDroppedCancelling, LeanCountedTwice,
 	SleepTimerSurvivesCancel, StealTakesNewest, CancelLeavesWaiter, CloseLosesReceiver,
+	NextSlotOverwrite, StealNextKeeps, HandOffLosesYielder, RelaySkipsFinish, CreditReturnedTwice, OwnerNextQueued,
 }
 
 // IsDeep reports whether n shows only under a particular interleaving.

@@ -33,8 +33,19 @@ var (
 	longBounds  = huntBounds{random: 10000, pct: 2000, explore: 20000, real: 200, rate: 1000}
 )
 
-// deepWorkers is the worker count every deep scenario is hunted on.
+// deepWorkers is the worker count the deep scenarios are hunted on, but
+// those of loneWorker: mutants of a path only a run's one worker takes.
 const deepWorkers = 2
+
+var loneWorker = map[mutant.Name]bool{mutant.HandOffLosesYielder: true}
+
+// workersOf is the worker count m's scenario is hunted on.
+func workersOf(m mutant.Name) int {
+	if loneWorker[m] {
+		return 1
+	}
+	return deepWorkers
+}
 
 // realOnly lists the mutants the seeded driver cannot reach, hunted in
 // real mode as a Go program runs it (check --real --lean) instead. None
@@ -53,9 +64,9 @@ func loadDeep(t *testing.T, m mutant.Name) *scenario.Scenario {
 
 // hunt runs one cell of the table: sc under strategy until it fails or
 // the bound is spent.
-func hunt(t *testing.T, sc *scenario.Scenario, strategy string, limit int) *explore.Hunt {
+func hunt(t *testing.T, sc *scenario.Scenario, workers int, strategy string, limit int) *explore.Hunt {
 	t.Helper()
-	h, err := explore.RunHunt(sc, explore.HuntOptions{Workers: deepWorkers, Strategy: strategy, Limit: limit, Preemptions: 2})
+	h, err := explore.RunHunt(sc, explore.HuntOptions{Workers: workers, Strategy: strategy, Limit: limit, Preemptions: 2})
 	if err != nil {
 		t.Fatalf("%s: %v", strategy, err)
 	}
@@ -95,11 +106,11 @@ func huntReal(t *testing.T, sc *scenario.Scenario, limit int, all bool) *explore
 }
 
 // failRate counts the seeds of 0..n-1 on which sc fails under strategy.
-func failRate(t *testing.T, sc *scenario.Scenario, strategy string, n int) int {
+func failRate(t *testing.T, sc *scenario.Scenario, workers int, strategy string, n int) int {
 	t.Helper()
 	fails := 0
 	for seed := uint64(0); seed < uint64(n); seed++ {
-		o := sim.Options{Seed: seed, HasSeed: true, Workers: deepWorkers, Strategy: strategy}
+		o := sim.Options{Seed: seed, HasSeed: true, Workers: workers, Strategy: strategy}
 		c, err := sim.Resolve(sc, o)
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +159,7 @@ func TestDeepMutants(t *testing.T) {
 	if *long {
 		b = longBounds
 	}
-	fmt.Printf("deep mutants: %d workers; bounds: random %d seeds, pct %d seeds, explore %d schedules (K=2), real --lean %d runs\n",
+	fmt.Printf("deep mutants: %d workers (1 for the lone worker's); bounds: random %d seeds, pct %d seeds, explore %d schedules (K=2), real --lean %d runs\n",
 		deepWorkers, b.random, b.pct, b.explore, b.real)
 	fmt.Printf("%-28s %-30s %-30s %-30s %s\n", "mutant", "random", "pct", "explore", "real --lean")
 	var golden, notes, rates strings.Builder
@@ -158,7 +169,7 @@ func TestDeepMutants(t *testing.T) {
 		// strategy, or a catch is noise.
 		mutant.Set(mutant.None)
 		for _, s := range []string{sim.StrategyRandom, sim.StrategyPCT, sim.StrategyExplore} {
-			if h := hunt(t, sc, s, shortBounds.pct); h.Caught {
+			if h := hunt(t, sc, workersOf(m), s, shortBounds.pct); h.Caught {
 				t.Fatalf("%s: the unmutated scheduler fails under %s: %s", m, s, cell(h))
 			}
 		}
@@ -174,9 +185,9 @@ func TestDeepMutants(t *testing.T) {
 			// that without spending minutes on it.
 			sb = shortBounds
 		}
-		hr := hunt(t, sc, sim.StrategyRandom, sb.random)
-		hp := hunt(t, sc, sim.StrategyPCT, sb.pct)
-		he := hunt(t, sc, sim.StrategyExplore, sb.explore)
+		hr := hunt(t, sc, workersOf(m), sim.StrategyRandom, sb.random)
+		hp := hunt(t, sc, workersOf(m), sim.StrategyPCT, sb.pct)
+		he := hunt(t, sc, workersOf(m), sim.StrategyExplore, sb.explore)
 		real := "n/a"
 		caughtReal := false
 		if realOnly[m] {
@@ -188,7 +199,7 @@ func TestDeepMutants(t *testing.T) {
 		}
 		if b.rate > 0 && !realOnly[m] {
 			fmt.Fprintf(&rates, "%-28s random %d/%d, pct %d/%d\n", m,
-				failRate(t, sc, sim.StrategyRandom, b.rate), b.rate, failRate(t, sc, sim.StrategyPCT, b.rate), b.rate)
+				failRate(t, sc, workersOf(m), sim.StrategyRandom, b.rate), b.rate, failRate(t, sc, workersOf(m), sim.StrategyPCT, b.rate), b.rate)
 		}
 		mutant.Set(mutant.None)
 		for _, h := range []*explore.Hunt{hr, hp, he} {
