@@ -5,7 +5,7 @@ FUZZTIME ?= 60s
 FUZZSEEDS ?= 20000
 HOSTILE_N ?= 5500
 
-.PHONY: build test vet bench bench-real bench-compare run fuzz mutants hostile clean cabi cabi-test cabi-bench
+.PHONY: build test vet bench bench-real bench-compare run fuzz mutants hostile clean cabi cabi-test cabi-bench stress
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cbcsim
@@ -50,6 +50,18 @@ test: vet
 	$(GO) test -tags mutants -count=1 -run 'TestMutants|TestDeepMutants' ./sim/mutants
 	$(GO) test -tags mutants -count=1 -run TestMutantsCorpus ./cmd/cbcsim
 	$(MAKE) cabi-test
+	$(MAKE) stress STRESS_ROUNDS=1 STRESS_PKGS=./sched
+
+# The race suites of the concurrent packages under load: STRESS_ROUNDS
+# passes (default 3) of sched, simtest, sim and cabi under -race, each
+# beside two busy loops that keep both cores taken, and no failure
+# allowed. No test may depend on the wall clock or the OS scheduler to
+# pass (docs/contributing.md); this is how that is checked. make test
+# runs one bounded pass of sched's (STRESS_ROUNDS=1 STRESS_PKGS=./sched).
+STRESS_ROUNDS ?= 3
+STRESS_PKGS ?= ./sched ./simtest ./sim ./cabi
+stress:
+	bash internal/testkit/stress.sh $(STRESS_ROUNDS) $(STRESS_PKGS)
 
 # Each deliberately broken scheduler must be caught (see internal/mutant),
 # and each deep mutant by pct or explore: the table of runs each strategy

@@ -87,72 +87,112 @@ func TestBudgetCopyFrom(t *testing.T) {
 	}
 }
 
+// unsharedChannelGame is TestUnsharedChannelTimeout's program: values
+// handed over on ch without the channel's lock, then, inside a nursery
+// timed out after timeout ticks, receivers parked on ch while two tasks
+// ping-pong on another channel until the timeout cancels them all. g
+// records what the test checks.
+func unsharedChannelGame(s *Scheduler, root *Task, timeout int64, g *unsharedGame) error {
+	ch := NewChan[int](s, "c", 0)
+	g.sharedBefore = ch.c.shared(root)
+	if err := pingPong(root, ch, 1000); err != nil {
+		return err
+	}
+	g.unsharedBefore = root.w.unshared()
+	return root.Nursery(NurseryOptions{Timeout: timeout}, func(n *Nursery) error {
+		g.sharedAfter = ch.c.shared(root)
+		for range 4 {
+			if err := n.Go("receiver", func(c *Task) error {
+				g.receiving++
+				_, _, err := ch.Recv(c) // no one sends on ch now
+				if errors.Is(err, ErrCancelled) {
+					g.interrupted++
+				}
+				return err
+			}); err != nil {
+				return err
+			}
+		}
+		ch2 := NewChan[int](s, "c2", 0)
+		return n.Go("pingpong", func(c *Task) error {
+			for g.receiving < 4 { // the receivers park first
+				if err := c.Yield(); err != nil {
+					return err
+				}
+			}
+			for g.pongs < 100_000_000 {
+				if err := pingPong(c, ch2, 100); err != nil {
+					return err
+				}
+				g.pongs++
+			}
+			return errors.New("the timeout never cancelled the ping-pong")
+		})
+	})
+}
+
+// unsharedGame is what unsharedChannelGame records.
+type unsharedGame struct {
+	unsharedBefore, sharedBefore, sharedAfter bool
+	pongs, receiving, interrupted             int
+}
+
+// check checks g after its run ended with res.
+func (g *unsharedGame) check(t *testing.T, s *Scheduler, res Result, round int) {
+	t.Helper()
+	if res.Kind != nursery.KindOK {
+		t.Fatalf("round %d: main = %s after %d ping-pongs", round, res, g.pongs)
+	}
+	if g.sharedBefore || !g.unsharedBefore || !g.sharedAfter {
+		t.Fatalf("round %d: the channel shared before the timeout %v (worker unshared %v), after it %v; want false (true), true",
+			round, g.sharedBefore, g.unsharedBefore, g.sharedAfter)
+	}
+	if g.interrupted != g.receiving {
+		t.Fatalf("round %d: %d of the %d receivers that began interrupted by the timeout", round, g.interrupted, g.receiving)
+	}
+	if live := s.drv().Live(); live != 0 {
+		t.Fatalf("round %d: Live = %d after the run", round, live)
+	}
+}
+
 // TestUnsharedChannelTimeout: a lone worker's channel operations leave
 // out the channel's lock (channel.shared) until a task arms a nursery's
 // timeout. Here the worker first hands values over on a channel without
 // the lock; then, inside a timed nursery, receivers park on that same
-// channel while two tasks ping-pong on another, until the timeout's firing (on
-// the clock's goroutine or on the worker) cancels them, interrupting
-// the parked receivers under the channel's lock. Under -race a worker
-// that went on without the lock after arming the timeout, or a first
-// phase not ordered before the firing, is a reported race; in every
-// build each receiver must end interrupted and nothing may stay live.
+// channel while two tasks ping-pong on another, until the timeout's
+// firing (on the clock's goroutine or on the worker) cancels them,
+// interrupting the parked receivers under the channel's lock. Under
+// -race a worker that went on without the lock after arming the timeout,
+// or a first phase not ordered before the firing, is a reported race; in
+// every build each receiver that began must end interrupted (how many
+// began before the timeout fired is the clock's: TestUnsharedChannel-
+// TimeoutSeeded has all four park first) and nothing may stay live.
 func TestUnsharedChannelTimeout(t *testing.T) {
 	for round := range 6 {
 		s := leanSched(t, 1)
-		var unsharedBefore, sharedBefore, sharedAfter bool
-		var pongs, receiving, interrupted int
-		res := s.Run("main", func(root *Task) error {
-			ch := NewChan[int](s, "c", 0)
-			sharedBefore = ch.c.shared(root)
-			if err := pingPong(root, ch, 1000); err != nil {
-				return err
-			}
-			unsharedBefore = root.w.unshared()
-			err := root.Nursery(NurseryOptions{Timeout: int64(2000 + 2000*round)}, func(n *Nursery) error {
-				sharedAfter = ch.c.shared(root)
-				for range 4 {
-					if err := n.Go("receiver", func(c *Task) error {
-						receiving++
-						_, _, err := ch.Recv(c) // no one sends on ch now
-						if errors.Is(err, ErrCancelled) {
-							interrupted++
-						}
-						return err
-					}); err != nil {
-						return err
-					}
-				}
-				ch2 := NewChan[int](s, "c2", 0)
-				return n.Go("pingpong", func(c *Task) error {
-					for receiving < 4 { // the receivers park first
-						if err := c.Yield(); err != nil {
-							return err
-						}
-					}
-					for pongs < 100_000_000 {
-						if err := pingPong(c, ch2, 100); err != nil {
-							return err
-						}
-						pongs++
-					}
-					return errors.New("the timeout never cancelled the ping-pong")
-				})
-			})
-			return err
+		var g unsharedGame
+		res := s.Run("main", func(root *Task) error { return unsharedChannelGame(s, root, int64(2000+2000*round), &g) })
+		g.check(t, s, res, round)
+	}
+}
+
+// TestUnsharedChannelTimeoutSeeded: the same game under the seeded driver
+// on one worker, where the lock elision runs too (worker.unshared) and
+// the timeout fires at a virtual tick: all four receivers park before it
+// and are interrupted, on every seed.
+func TestUnsharedChannelTimeoutSeeded(t *testing.T) {
+	for round := range 6 {
+		var g unsharedGame
+		var s *Scheduler
+		s, res, ended := seededRun(t, Config{Workers: 1}, nil, uint64(round), 1_000_000, func(root *Task) error {
+			return unsharedChannelGame(root.Scheduler(), root, int64(2000+2000*round), &g)
 		})
-		if res.Kind != nursery.KindOK {
-			t.Fatalf("round %d: main = %s after %d ping-pongs", round, res, pongs)
+		if !ended {
+			t.Fatalf("round %d: the run did not end", round)
 		}
-		if sharedBefore || !unsharedBefore || !sharedAfter {
-			t.Fatalf("round %d: the channel shared before the timeout %v (worker unshared %v), after it %v; want false (true), true",
-				round, sharedBefore, unsharedBefore, sharedAfter)
-		}
-		if interrupted != 4 {
-			t.Fatalf("round %d: %d of the 4 parked receivers interrupted by the timeout", round, interrupted)
-		}
-		if live := s.drv().Live(); live != 0 {
-			t.Fatalf("round %d: Live = %d after the run", round, live)
+		g.check(t, s, res, round)
+		if g.receiving != 4 {
+			t.Fatalf("round %d: %d receivers began before the timeout, want 4", round, g.receiving)
 		}
 	}
 }

@@ -96,14 +96,93 @@ func TestWokenSlot(t *testing.T) {
 	}
 }
 
+// parkHeldGame is TestParkHeld's program: a ping-pong whose player ends
+// with an error (cancelling echo, parked in its receive), then a timed
+// nursery in which a receive that only the timeout ends parks beside a
+// cleanup's receive (not interruptible) that a feeder completes. The
+// feeder is outside the timed nursery, so that however early the timeout
+// fires, the cleanup's receive gets its value. note records the turns.
+func parkHeldGame(root *Task, note func(format string, args ...any)) error {
+	ping := NewChan[int](root.Scheduler(), "ping", 0)
+	pong := NewChan[int](root.Scheduler(), "pong", 0)
+	stuck := NewChan[int](root.Scheduler(), "stuck", 0)
+	err := root.Nursery(NurseryOptions{Catch: true}, func(n *Nursery) error {
+		if err := n.Go("echo", func(t *Task) error {
+			for {
+				v, _, err := ping.Recv(t)
+				if err != nil {
+					note("echo: %v", errors.Is(err, ErrCancelled))
+					return err
+				}
+				if err := pong.Send(t, v+1); err != nil {
+					return err
+				}
+			}
+		}); err != nil {
+			return err
+		}
+		return n.Go("player", func(t *Task) error {
+			for i := range 20 {
+				if err := ping.Send(t, i); err != nil {
+					return err
+				}
+				v, _, err := pong.Recv(t)
+				if err != nil {
+					return err
+				}
+				note("player got %d", v)
+			}
+			return errors.New("done") // cancels echo, parked in its receive
+		})
+	})
+	note("first nursery: %v", err)
+	// A receive that only the timeout ends, and a cleanup's that the
+	// feeder completes.
+	return root.Nursery(NurseryOptions{}, func(outer *Nursery) error {
+		if err := outer.Go("feeder", func(t *Task) error { return pong.Send(t, 7) }); err != nil {
+			return err
+		}
+		err := root.Nursery(NurseryOptions{Timeout: 2000}, func(n *Nursery) error {
+			if err := n.Go("cleanup", func(t *Task) error {
+				t.Defer("recv", func(t *Task) error {
+					v, _, err := pong.Recv(t)
+					note("cleanup got %d, %v", v, err)
+					return err
+				})
+				return nil
+			}); err != nil {
+				return err
+			}
+			return n.Go("stuck", func(t *Task) error {
+				_, _, err := stuck.Recv(t)
+				note("stuck: %v", errors.Is(err, ErrCancelled))
+				return err
+			})
+		})
+		note("second nursery: %v", err) // a timeout without Catch: nil
+		return err
+	})
+}
+
+// checkParkHeldTurns checks parkHeldGame's turns: echo and the stuck
+// receive cancelled, the cleanup's receive done, and the timed nursery
+// last.
+func checkParkHeldTurns(t *testing.T, order []string) {
+	t.Helper()
+	if want := "second nursery: <nil>"; len(order) == 0 || order[len(order)-1] != want || !slices.Contains(order, "cleanup got 7, <nil>") || !slices.Contains(order, "stuck: true") || !slices.Contains(order, "echo: true") {
+		t.Errorf("turns %q: want echo and the stuck receive cancelled, the cleanup's receive done, and last %q", order, want)
+	}
+}
+
 // TestParkHeld: on a lone worker, a task blocking on a channel parks under
 // the lock its Send or Recv found no partner under (waitOnChannel), both
 // the task that hosts and the tasks it resumes, and the run is the same
 // as without (solo off): the same turns and events (but the worker's
-// parks, which the clock decides), a sibling's error and
-// a nursery's timeout (fired by the clock's goroutine) each interrupting
-// receivers parked that way, and a cleanup's receive (not interruptible)
-// completing.
+// parks, which the clock decides), a sibling's error and a nursery's
+// timeout (fired by the clock's goroutine) each interrupting receivers
+// parked that way, and a cleanup's receive (not interruptible)
+// completing. Real mode, for the clock's goroutine; TestParkHeldSeeded is
+// the same game under the seeded driver.
 func TestParkHeld(t *testing.T) {
 	play := func(solo bool) (order, events []string, held int64) {
 		var mu sync.Mutex
@@ -117,65 +196,7 @@ func TestParkHeld(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := s.drv().RunWith("main", func(root *Task) error {
-			ping := NewChan[int](root.Scheduler(), "ping", 0)
-			pong := NewChan[int](root.Scheduler(), "pong", 0)
-			stuck := NewChan[int](root.Scheduler(), "stuck", 0)
-			err := root.Nursery(NurseryOptions{Catch: true}, func(n *Nursery) error {
-				if err := n.Go("echo", func(t *Task) error {
-					for {
-						v, _, err := ping.Recv(t)
-						if err != nil {
-							note("echo: %v", errors.Is(err, ErrCancelled))
-							return err
-						}
-						if err := pong.Send(t, v+1); err != nil {
-							return err
-						}
-					}
-				}); err != nil {
-					return err
-				}
-				return n.Go("player", func(t *Task) error {
-					for i := range 20 {
-						if err := ping.Send(t, i); err != nil {
-							return err
-						}
-						v, _, err := pong.Recv(t)
-						if err != nil {
-							return err
-						}
-						note("player got %d", v)
-					}
-					return errors.New("done") // cancels echo, parked in its receive
-				})
-			})
-			note("first nursery: %v", err)
-			// A receive that only the timeout ends, and a cleanup's that a
-			// sibling completes.
-			err = root.Nursery(NurseryOptions{Timeout: 2000}, func(n *Nursery) error {
-				if err := n.Go("cleanup", func(t *Task) error {
-					t.Defer("recv", func(t *Task) error {
-						v, _, err := pong.Recv(t)
-						note("cleanup got %d, %v", v, err)
-						return err
-					})
-					return nil
-				}); err != nil {
-					return err
-				}
-				if err := n.Go("feeder", func(t *Task) error { return pong.Send(t, 7) }); err != nil {
-					return err
-				}
-				return n.Go("stuck", func(t *Task) error {
-					_, _, err := stuck.Recv(t)
-					note("stuck: %v", errors.Is(err, ErrCancelled))
-					return err
-				})
-			})
-			note("second nursery: %v", err) // a timeout without Catch: nil
-			return nil
-		}, func(*Task) {
+		res := s.drv().RunWith("main", func(root *Task) error { return parkHeldGame(root, note) }, func(*Task) {
 			if !solo {
 				notAlone(s.workers[0])
 			}
@@ -184,27 +205,49 @@ func TestParkHeld(t *testing.T) {
 			t.Fatalf("solo=%v: run: %v", solo, res)
 		}
 		// The worker's parks while the timeout is pending are as many as
-		// the clock's goroutine makes them.
+		// the clock's goroutine makes them, and so are the tasks the
+		// timeout finds still to run.
 		events = slices.DeleteFunc(log.lines, func(line string) bool { return strings.HasSuffix(line, " park") })
 		return order, events, s.workers[0].parkedHeld
 	}
-	order, events, held := play(true)
-	plainOrder, plainEvents, plainHeld := play(false)
-	if !slices.Equal(order, plainOrder) {
-		t.Errorf("turns with the park under the held lock:\n%q\nwithout:\n%q", order, plainOrder)
-	}
-	if !slices.Equal(events, plainEvents) {
-		t.Errorf("events differ with the park under the held lock:\n%s\nwithout:\n%s", strings.Join(events, "\n"), strings.Join(plainEvents, "\n"))
-	}
+	order, _, held := play(true)
+	plainOrder, _, plainHeld := play(false)
+	checkParkHeldTurns(t, order)
+	checkParkHeldTurns(t, plainOrder)
 	// The rounds park echo and the player about 40 times in all, but for
 	// each task's first block, which enlists it in its lean nursery first
-	// and parks the usual way; then the stuck receive and the cleanup's
-	// or the feeder's.
+	// and parks the usual way.
 	if held < 30 || plainHeld != 0 {
 		t.Errorf("parked under the held lock %d times with a lone worker, %d without: want at least 30, none", held, plainHeld)
 	}
-	if want := "second nursery: <nil>"; order[len(order)-1] != want || !slices.Contains(order, "cleanup got 7, <nil>") || !slices.Contains(order, "stuck: true") || !slices.Contains(order, "echo: true") {
-		t.Errorf("turns %q: want echo and the stuck receive cancelled, the cleanup's receive done, and last %q", order, want)
+}
+
+// TestParkHeldSeeded: parkHeldGame under the seeded driver on one worker,
+// where the park under the held lock, hosting and the timeout's firing
+// are the driver's steps: over seeds, the turns are right, the parks
+// happen under the held lock, tasks host the loop, and the same seed
+// gives the same events.
+func TestParkHeldSeeded(t *testing.T) {
+	for seed := range uint64(8) {
+		play := func() ([]string, []string, *Scheduler) {
+			var order []string
+			note := func(format string, args ...any) { order = append(order, fmt.Sprintf(format, args...)) }
+			log := &eventLog{}
+			s, res, ended := seededRun(t, Config{Workers: 1}, log, seed, 100_000, func(root *Task) error { return parkHeldGame(root, note) })
+			if !ended || res.Kind != nursery.KindOK {
+				t.Fatalf("seed %d: run ended %v: %v", seed, ended, res)
+			}
+			return order, log.lines, s
+		}
+		order, events, s := play()
+		checkParkHeldTurns(t, order)
+		if w := s.workers[0]; w.parkedHeld < 30 || w.hosted == 0 {
+			t.Errorf("seed %d: parked under the held lock %d times, hosted %d: want at least 30, some", seed, w.parkedHeld, w.hosted)
+		}
+		order2, events2, _ := play()
+		if !slices.Equal(order, order2) || !slices.Equal(events, events2) {
+			t.Errorf("seed %d: two runs differ", seed)
+		}
 	}
 }
 
