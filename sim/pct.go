@@ -188,7 +188,7 @@ func (p *pctProbe) Choose(_ int64, ready []driver.Worker) driver.Worker {
 // is at least 2 so that a change point can always be drawn.
 func pctLength(sc *scenario.Scenario, c Config) int64 {
 	key := pctKey{sha: sc.SHA256, workers: c.Workers, victim: c.Victim, profile: c.Profile,
-		yield: c.YieldInterval, maxSteps: c.MaxSteps}
+		yield: c.YieldInterval, maxSteps: c.MaxSteps, mode: c.Mode}
 	pctCache.mu.Lock()
 	n, ok := pctCache.m[key]
 	pctCache.mu.Unlock()
@@ -219,6 +219,7 @@ type pctKey struct {
 	profile  sched.Profile
 	yield    int
 	maxSteps int64
+	mode     Mode // seeded-v2 runs another scheduler, so another length
 }
 
 const pctCacheMax = 4096
