@@ -11,6 +11,7 @@ import (
 // status, and the second exits; a released claim takes no more signals
 // but still reports the one it took.
 func TestDeliver(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		sig  os.Signal
 		code int

@@ -18,6 +18,7 @@ const maxFuncLines = 70
 var layer = []string{"sim", "trace", "bench", "cmd"}
 
 func TestNoLongFunctions(t *testing.T) {
+	t.Parallel()
 	fset := token.NewFileSet()
 	files := 0
 	for _, dir := range layer {
