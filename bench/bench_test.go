@@ -28,7 +28,8 @@ func BenchmarkFuzzSeeds(b *testing.B) {
 }
 
 // BenchmarkThroughput: exploration, generated fuzzing and check, the
-// `cbcsim bench` rows of docs/performance.md ("Exploration and checking
+// `cbcsim bench` rows of docs/performance.md#current-figures ("Exploration
+// and checking
 // throughput").
 func BenchmarkThroughput(b *testing.B) {
 	b.Run("Explore", func(b *testing.B) { benchtest.Bench(b, 3, bench.Explore()) })

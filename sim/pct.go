@@ -85,7 +85,7 @@ func (p *pctChooser) rank(w driver.Worker) int64 {
 // get is task id's priority, if it has one. The seeded scheduler's task
 // ids are small, so most are found in a slice: the map lookup of every
 // useful worker's task at every step was a fifth of a step under pct
-// (docs/performance.md).
+// (docs/performance.md#the-seeded-step).
 func (p *pctChooser) get(id uint64) (int64, bool) {
 	if id < uint64(len(p.dense)) {
 		d := p.dense[id]
