@@ -193,8 +193,9 @@ func (c *carrier) take() *Task {
 // (a defer in a loop runs at the frame's end): a task that panics ends
 // from it, and since the recovered panic ends this frame, the fiber runs
 // the body again at once (fiber.Fiber.Again) to go on with the loop
-// (docs/performance.md#parked-stacks). When a task that suspended, kept this fiber and
-// was resumed on it (each run counts a step) ends, its body returns here,
+// (docs/performance.md#parked-stacks). When a task that suspended, kept
+// this fiber and was resumed on it (each run counts a step) ends, its
+// body returns here,
 // on the goroutine of the worker that resumed it, whose loop this fiber
 // then takes over (relay, below) or, when it may not, this body ends and
 // that worker sees the fiber end (Done) and finishes the task (run,
