@@ -28,7 +28,8 @@ func BenchmarkFuzzSeeds(b *testing.B) {
 }
 
 // BenchmarkThroughput: exploration, generated fuzzing and check, the
-// `cbcsim bench` rows of docs/performance.md ("Exploration and checking
+// `cbcsim bench` rows of docs/performance.md#current-figures ("Exploration
+// and checking
 // throughput").
 func BenchmarkThroughput(b *testing.B) {
 	b.Run("Explore", func(b *testing.B) { benchtest.Bench(b, 3, bench.Explore()) })
@@ -41,6 +42,7 @@ func BenchmarkThroughput(b *testing.B) {
 // TestRunQuick: a quick run measures every row and every target, and the
 // report prints its tables.
 func TestRunQuick(t *testing.T) {
+	t.Parallel()
 	rep, err := bench.Run(bench.Options{Quick: true}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +74,7 @@ func TestRunQuick(t *testing.T) {
 // TestUnknownImplementation: a workload asked for an implementation it
 // does not know reports it as an error when run, instead of panicking.
 func TestUnknownImplementation(t *testing.T) {
+	t.Parallel()
 	for name, f := range map[string]bench.Func{
 		"SpawnJoin": bench.SpawnJoin("nope", 1), "FanOutTree": bench.FanOutTree("nope", 1),
 		"FiberSwitch": bench.FiberSwitch("nope"), "YieldPingPong": bench.YieldPingPong("nope"), "Rendezvous": bench.Rendezvous("nope", 1),

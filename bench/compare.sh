@@ -4,8 +4,7 @@
 # older first in odd rounds), then per benchmark and unit each binary's
 # median and the median of the rounds' new/old ratios (benchstat's way).
 # NEW defaults to the working tree, ROUNDS to 4. Needs git, go and awk.
-# A round takes about a minute on 2 cores. See docs/performance.md,
-# "Rerunning".
+# A round takes about a minute on 2 cores. See docs/performance.md#measuring.
 set -euo pipefail
 
 if [ -z "${1:-}" ]; then

@@ -9,6 +9,7 @@ import (
 // The Explore row embeds a copy of a bundled scenario (go:embed cannot
 // reach ../scenarios); the copy must not drift from the original.
 func TestRendezvousSourceIsTheBundledScenario(t *testing.T) {
+	t.Parallel()
 	want, err := os.ReadFile("../scenarios/channel_rendezvous.toml")
 	if err != nil {
 		t.Fatal(err)

@@ -615,8 +615,7 @@ func StealWith(workers int, half bool) Func {
 // is creating, parking and releasing the tasks (with whatever collections
 // they cause), not the cost of the forced full collections that measure
 // them (those scan every parked stack, and were up to half of the batch;
-// docs/performance.md, "Eighth round: the million timed without its
-// measuring").
+// docs/performance.md#measuring).
 //
 // The tasks wait on parkChannels channels, not one, in both
 // implementations, task or goroutine i on channel i%parkChannels, so that

@@ -14,6 +14,7 @@ import (
 // TestCodeOf pins the mapping of docs/c-abi.md's error table, wrapped
 // errors included (errors.Is and errors.As see through them).
 func TestCodeOf(t *testing.T) {
+	t.Parallel()
 	wrap := func(err error) error { return fmt.Errorf("while spawning: %w", err) }
 	for _, c := range []struct {
 		err  error
@@ -38,6 +39,7 @@ func TestCodeOf(t *testing.T) {
 
 // TestResultOf pins what an await reports for each way Task.Nursery ends.
 func TestResultOf(t *testing.T) {
+	t.Parallel()
 	child := func(err error) error {
 		return &sched.ChildError{Nursery: "c", Text: "x", Err: err}
 	}

@@ -67,6 +67,7 @@ func checkInternals[T any](t fataler, d *Deque[T], want []*T) {
 }
 
 func TestNewRoundsCapacity(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want int }{
 		{-5, 8}, {0, 8}, {1, 8}, {8, 8}, {9, 16}, {16, 16}, {17, 32}, {1000, 1024}, {1024, 1024},
 	} {
@@ -78,6 +79,7 @@ func TestNewRoundsCapacity(t *testing.T) {
 }
 
 func TestZeroValueIsUsable(t *testing.T) {
+	t.Parallel()
 	var d Deque[int]
 	if d.Len() != 0 || d.Pop() != nil || d.Steal() != nil {
 		t.Fatal("zero Deque is not empty")
@@ -113,6 +115,7 @@ func mustPanic(t *testing.T, msg string, f func()) {
 }
 
 func TestPanics(t *testing.T) {
+	t.Parallel()
 	t.Run("nil push", func(t *testing.T) {
 		mustPanic(t, "deque: Push: nil item", func() { New[int](8).Push(nil) })
 	})
@@ -158,6 +161,7 @@ func TestPanics(t *testing.T) {
 // order, that taken slots are nil, and that a replaced ring is never
 // written again.
 func TestGrowthKeepsOrder(t *testing.T) {
+	t.Parallel()
 	d := New[int](8)
 	xs := make([]int, 1000)
 	for i := range xs {
@@ -230,6 +234,7 @@ func TestGrowthKeepsOrder(t *testing.T) {
 // indices between the owner's top load in Push and grow's reread: copies of
 // those indices in the new ring must be cleared.
 func TestGrowScrubsWonIndices(t *testing.T) {
+	t.Parallel()
 	d := New[int](8)
 	xs := make([]int, 8)
 	for i := range xs {
@@ -257,6 +262,7 @@ func TestGrowScrubsWonIndices(t *testing.T) {
 // goroutine against a slice, checking every result, Len, and after every
 // step that the ring holds exactly the model's items with nil elsewhere.
 func TestModelRapid(t *testing.T) {
+	t.Parallel()
 	runsGrown, runs := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		runs++

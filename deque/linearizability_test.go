@@ -347,6 +347,7 @@ func TestLinearizable(t *testing.T) {
 // which LIFO order is observable (push 1, push 2, pop returns 2) the FIFO-Pop
 // model must be Illegal while the real model is Ok.
 func TestBrokenModelRejected(t *testing.T) {
+	t.Parallel()
 	r := &recorder{d: New[int](8), vals: []int{0, 1, 2}}
 	history := []porcupine.Operation{
 		r.do(0, dequeInput{kind: opPush, v: 1}),

@@ -156,7 +156,8 @@ func New(body Body) *Fiber {
 // body, while it sat finished, or once Close has unwound a body) and after a
 // body panicked: the recover is in a deferred call of this frame, so that
 // the frames below a suspended body are as few as can be (the collector
-// walks every parked fiber's frames at each cycle: docs/performance.md), and
+// walks every parked fiber's frames at each cycle:
+// docs/performance.md#parked-stacks), and
 // a recovered panic ends the frame. A panicked fiber therefore does not keep
 // its coroutine: rebind gives it a new one, which costs iter.Pull's
 // allocations only after a panic. The deferred call also catches panics
@@ -196,7 +197,8 @@ func (f *Fiber) loop() func(yield func(struct{}) bool) {
 // deferred recover in its frame (a scheduler's loop running tasks right
 // above it, so that a task parked there has no frame of the loop's between
 // its own and the fiber's: the collector walks every frame of every parked
-// fiber at each cycle, docs/performance.md) can so go on after a recovered
+// fiber at each cycle, docs/performance.md#parked-stacks) can so go on after
+// a recovered
 // panic has ended its frame. It applies to the body's return only: a body
 // that panics or calls runtime.Goexit after it ends the fiber as it would
 // have.
@@ -208,8 +210,8 @@ func (f *Fiber) Again() { f.panicErr = againMark }
 // of the 48-byte size class. The loop tests it after the body returns, so
 // that nothing is added before the body's call: a parked fiber's frame
 // whose call comes later in the function costs the collector more to
-// decode when the runtime's pcvalue cache misses (docs/performance.md,
-// "Fifth round").
+// decode when the runtime's pcvalue cache misses
+// (docs/performance.md#parked-stacks).
 var againMark = &PanicError{}
 
 // finish records how a body ended that did not return: a panic, an unwind

@@ -28,6 +28,7 @@ func waitGoroutines(t *testing.T, want int) {
 }
 
 func TestResumeYieldSequence(t *testing.T) {
+	t.Parallel()
 	var trace []string
 	f := New(BodyFunc(func(f *Fiber) {
 		trace = append(trace, "start")
@@ -65,6 +66,7 @@ func TestResumeYieldSequence(t *testing.T) {
 }
 
 func TestYieldNTimes(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{0, 1, 2, 100} {
 		f := New(BodyFunc(func(f *Fiber) {
 			for i := range n {
@@ -85,6 +87,7 @@ func TestYieldNTimes(t *testing.T) {
 }
 
 func TestResumeFinishedPanics(t *testing.T) {
+	t.Parallel()
 	f := New(BodyFunc(func(*Fiber) {}))
 	defer f.Close()
 	f.Resume()
@@ -106,6 +109,7 @@ func panickingHelper(f *Fiber) {
 }
 
 func TestPanicCaptured(t *testing.T) {
+	t.Parallel()
 	f := New(BodyFunc(panickingHelper))
 	defer f.Close()
 	if r, st := f.Resume(); r != 1 || st != Suspended {
@@ -131,6 +135,7 @@ func TestPanicCaptured(t *testing.T) {
 }
 
 func TestPanicRuntimeError(t *testing.T) {
+	t.Parallel()
 	f := New(BodyFunc(func(*Fiber) {
 		var m map[string]int
 		//lint:ignore SA5000 the panic of a nil-map write is what the test provokes
@@ -147,6 +152,7 @@ func TestPanicRuntimeError(t *testing.T) {
 }
 
 func TestPanicInBodyDefer(t *testing.T) {
+	t.Parallel()
 	// The body returns normally but its deferred function panics: the
 	// panic surfaces after RunFiber's frame, and must still be caught.
 	f := New(BodyFunc(func(*Fiber) {
@@ -169,6 +175,7 @@ func TestPanicInBodyDefer(t *testing.T) {
 }
 
 func TestPanickedFiberReused(t *testing.T) {
+	t.Parallel()
 	p := NewPool(4)
 	defer p.Close()
 	f := p.Get(BodyFunc(func(*Fiber) { panic("task failed") }))
@@ -198,6 +205,7 @@ func TestPanickedFiberReused(t *testing.T) {
 }
 
 func TestResumeAcrossGoroutines(t *testing.T) {
+	t.Parallel()
 	// The body and its resumers share plain (non-atomic) variables; the
 	// race detector accepts them only if Resume/Yield and the channel
 	// hand-over order every access.
@@ -334,6 +342,7 @@ func TestPoolBound(t *testing.T) {
 }
 
 func TestPoolZeroValue(t *testing.T) {
+	t.Parallel()
 	var p Pool
 	f := p.Get(BodyFunc(func(*Fiber) {}))
 	f.Resume()
@@ -345,6 +354,7 @@ func TestPoolZeroValue(t *testing.T) {
 }
 
 func TestPoolConcurrent(t *testing.T) {
+	t.Parallel()
 	const workersN = 8
 	const tasksN = 500
 	const max = 4
@@ -407,6 +417,7 @@ func TestCloseUnwindsSuspended(t *testing.T) {
 }
 
 func TestCloseDeferPanics(t *testing.T) {
+	t.Parallel()
 	// A deferred function that panics while Close unwinds the body must not
 	// make Close panic; the fiber records it instead.
 	f := New(BodyFunc(func(f *Fiber) {
@@ -470,6 +481,7 @@ func TestGoexitInBody(t *testing.T) {
 }
 
 func TestNestedFibers(t *testing.T) {
+	t.Parallel()
 	// A body may own and resume another fiber; each Yield returns to its
 	// own Resume caller.
 	inner := New(BodyFunc(func(f *Fiber) {
@@ -501,6 +513,7 @@ func TestNestedFibers(t *testing.T) {
 }
 
 func TestPutUnfinishedPanics(t *testing.T) {
+	t.Parallel()
 	p := NewPool(2)
 	defer p.Close()
 	f := p.Get(BodyFunc(func(f *Fiber) { f.Yield(1) }))
@@ -665,6 +678,7 @@ func BenchmarkPoolParallel(b *testing.B) {
 // TestCacheReusesWithoutPool: a Cache hands back the fiber it was given,
 // overflows to its Pool past its bound, and Flush returns what it holds.
 func TestCacheReusesWithoutPool(t *testing.T) {
+	t.Parallel()
 	p := NewPool(8)
 	defer p.Close()
 	c := p.NewCache(2)
@@ -703,6 +717,7 @@ func TestCacheReusesWithoutPool(t *testing.T) {
 // call Again ends the fiber (Done), and it is pooled and rebound as
 // usual; a panic after Again ends the fiber Panicked, as any body's does.
 func TestAgainRunsBodiesInARow(t *testing.T) {
+	t.Parallel()
 	runs := 0
 	f := New(BodyFunc(func(f *Fiber) {
 		runs++

@@ -8,6 +8,7 @@ import "testing"
 // so the lean nursery must not report CancelAll where the full one has an
 // empty Cancel list.
 func TestLeanTimeoutWithoutChildren(t *testing.T) {
+	t.Parallel()
 	full, lean := New(Config{Mode: FailFast}), New(Config{Mode: FailFast, Lean: true})
 	var fe, le Effects
 	full.Timeout(&fe)

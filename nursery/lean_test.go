@@ -13,6 +13,7 @@ import (
 // agree on everything a lean nursery still knows: state, outcome, first
 // error, counts and effects, with CancelAll standing for a non-empty Cancel.
 func TestLeanMatchesFull(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
 		mode := rapid.SampledFrom([]Mode{FailFast, CollectAll}).Draw(rt, "mode")
 		spawns := rapid.Bool().Draw(rt, "child_spawns")
@@ -112,6 +113,7 @@ func TestLeanMatchesFull(t *testing.T) {
 // TestLeanNotAllowed: cancel_remaining and max_concurrent tell children
 // apart, so Lean is ignored for them.
 func TestLeanNotAllowed(t *testing.T) {
+	t.Parallel()
 	if err := New(Config{}).FinishMany(0, nil); !errors.Is(err, ErrNotLean) {
 		t.Fatalf("FinishMany on a full nursery: %v", err)
 	}
@@ -152,6 +154,7 @@ func leanSpawn(rt *rapid.T, lean *Nursery, out *Effects, run bool) (Child, Admit
 // would, in every state a nursery can be in, and declines (changing
 // nothing) exactly when AdmitLean would.
 func TestAdmitAhead(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
 		cfg := Config{Mode: rapid.SampledFrom([]Mode{FailFast, CollectAll}).Draw(rt, "mode"), Lean: rapid.Bool().Draw(rt, "lean"), ChildSpawns: rapid.Bool().Draw(rt, "child_spawns")}
 		ops := rapid.SliceOfN(rapid.IntRange(0, 3), 0, 6).Draw(rt, "ops")

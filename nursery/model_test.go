@@ -232,6 +232,7 @@ var reused = &Nursery{}
 // TestModel runs one rapid state-machine test per mode: rapid biases its
 // draws toward the first choice, so drawing the mode would starve the others.
 func TestModel(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []Mode{FailFast, CancelRemaining, CollectAll} {
 		t.Run(mode.String(), func(t *testing.T) {
 			rapid.Check(t, func(rt *rapid.T) { runModel(rt, mode) })

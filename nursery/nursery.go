@@ -56,7 +56,8 @@ func New(cfg Config) *Nursery {
 // It writes each field rather than assigning a whole new Nursery: that
 // assignment copied the struct's 300-odd bytes through a temporary and
 // cost 194 instructions a nursery, a tenth of a fan-out tree's nursery
-// bookkeeping (docs/performance.md). TestResetIsNew checks that every
+// bookkeeping (docs/performance.md#nursery-bookkeeping). TestResetIsNew
+// checks that every
 // field is covered.
 func (n *Nursery) Reset(cfg Config) {
 	n.results.Reset()

@@ -74,6 +74,7 @@ func eqChildren(got []Child, want ...Child) bool { return slices.Equal(got, want
 
 // Seed 000 §4.4: an error outranks a cancellation, whichever comes first.
 func TestSeed000ErrorVsCancel(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []Mode{FailFast, CancelRemaining, CollectAll} {
 		t.Run(mode.String(), func(t *testing.T) {
 			t.Run("child errors, then cancel", func(t *testing.T) {
@@ -146,6 +147,7 @@ func TestSeed000ErrorVsCancel(t *testing.T) {
 
 // Seed 004's three examples.
 func TestSeed004Modes(t *testing.T) {
+	t.Parallel()
 	t.Run("fail_fast", func(t *testing.T) {
 		d := drive(t, Config{Mode: FailFast})
 		slow, fail, medium := d.spawn(AdmitRun), d.spawn(AdmitRun), d.spawn(AdmitRun)
@@ -203,6 +205,7 @@ func TestSeed004Modes(t *testing.T) {
 
 // A timeout in each mode: 0 started, 1 admitted but not started, 2 pending.
 func TestTimeout(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mode    Mode
 		cancel  []Child
@@ -242,6 +245,7 @@ func TestTimeout(t *testing.T) {
 // Every forbidden pair is refused by Allowed, and the five allowed ones
 // are exactly seed 000 §2.3.
 func TestAllowed(t *testing.T) {
+	t.Parallel()
 	ok := map[Transition]bool{
 		{Open, Closing}: true, {Open, Cancelling}: true, {Closing, Closed}: true,
 		{Closing, Cancelling}: true, {Cancelling, Cancelled}: true,
@@ -259,6 +263,7 @@ func TestAllowed(t *testing.T) {
 // transition would need: the call is refused (or is a documented no-op) and
 // the state does not move along a forbidden edge.
 func TestForbiddenTransitions(t *testing.T) {
+	t.Parallel()
 	build := map[State]func(d *driver){
 		Open: func(d *driver) { d.spawn(AdmitRun) },
 		Closing: func(d *driver) {
@@ -358,6 +363,7 @@ func TestForbiddenTransitions(t *testing.T) {
 }
 
 func TestErrorMessages(t *testing.T) {
+	t.Parallel()
 	d := drive(t, Config{MaxConcurrent: 1})
 	a := d.spawn(AdmitRun)
 	p := d.spawn(AdmitPending)
@@ -400,6 +406,7 @@ func TestErrorMessages(t *testing.T) {
 // The first cancellation's reason is kept; pending children are admitted
 // in spawn order.
 func TestReasonKeptAndReleaseOrder(t *testing.T) {
+	t.Parallel()
 	d := drive(t, Config{Mode: CollectAll, MaxConcurrent: 1})
 	a := d.spawn(AdmitRun)
 	p1, p2 := d.spawn(AdmitPending), d.spawn(AdmitPending)
@@ -425,6 +432,7 @@ func TestReasonKeptAndReleaseOrder(t *testing.T) {
 // already cancelled and does not make the nursery terminal; after Close it
 // is refused.
 func TestSpawnWhileCancelling(t *testing.T) {
+	t.Parallel()
 	d := drive(t, Config{})
 	d.n.Cancel(NurseryExited, &d.fx)
 	c := d.spawn(AdmitCancelled)
@@ -454,6 +462,7 @@ func TestSpawnWhileCancelling(t *testing.T) {
 // A cancellation from outside reaches the children a cancel_remaining
 // error left running; the nursery's own reason stays the first.
 func TestCancelReachesChildrenLeftRunning(t *testing.T) {
+	t.Parallel()
 	d := drive(t, Config{Mode: CancelRemaining})
 	a, b := d.spawn(AdmitRun), d.spawn(AdmitRun)
 	d.start(a, b)
@@ -484,6 +493,7 @@ func TestCancelReachesChildrenLeftRunning(t *testing.T) {
 }
 
 func TestCancelNoReasonPanics(t *testing.T) {
+	t.Parallel()
 	defer func() {
 		if r := recover(); r == nil || !strings.HasPrefix(r.(string), "nursery: Cancel:") {
 			t.Fatalf("recover() = %v", r)
@@ -493,6 +503,7 @@ func TestCancelNoReasonPanics(t *testing.T) {
 }
 
 func TestZeroValue(t *testing.T) {
+	t.Parallel()
 	var n Nursery
 	if n.State() != Open || n.Mode() != FailFast || n.Outcome() != OutcomePending || !n.AllFinished() {
 		t.Fatalf("zero Nursery: %v %v %v", n.State(), n.Mode(), n.Outcome())
@@ -506,6 +517,7 @@ func TestZeroValue(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
+	t.Parallel()
 	for m := FailFast; m <= CollectAll; m++ {
 		if got, ok := ParseMode(m.String()); !ok || got != m {
 			t.Errorf("ParseMode(%q) = %v %v", m, got, ok)
@@ -579,6 +591,7 @@ func BenchmarkCycle(b *testing.B) {
 // admitted (queued past MaxConcurrent as in Open) and the nursery waits
 // for it; a terminal nursery still refuses.
 func TestChildSpawns(t *testing.T) {
+	t.Parallel()
 	for _, lean := range []bool{false, true} {
 		n := New(Config{Mode: CollectAll, ChildSpawns: true, Lean: lean})
 		a, admit, err := n.Spawn(nil)

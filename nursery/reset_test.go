@@ -10,6 +10,7 @@ import (
 // used nursery indistinguishable from New's: every field, recursively,
 // with slices compared by length (Reset keeps their memory).
 func TestResetIsNew(t *testing.T) {
+	t.Parallel()
 	cfgs := []Config{
 		{Mode: CancelRemaining, MaxConcurrent: 1},
 		{Mode: CollectAll, Lean: true, ChildSpawns: true},
@@ -31,6 +32,7 @@ func TestResetIsNew(t *testing.T) {
 // field, copies every field (one added to Config and not to Reset fails
 // here: it stays zero).
 func TestResetKeepsConfig(t *testing.T) {
+	t.Parallel()
 	var cfg Config
 	v := reflect.ValueOf(&cfg).Elem()
 	for i := range v.NumField() {

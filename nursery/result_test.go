@@ -20,6 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // texts ParseResult must refuse, with testdata/results.golden. Run with
 // -update to regenerate the file, then read the diff.
 func TestResultGolden(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		expr string
 		r    Result
@@ -83,6 +84,7 @@ func TestResultGolden(t *testing.T) {
 // TestResultRoundTrip: String then ParseResult is the identity on every
 // valid Result.
 func TestResultRoundTrip(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
 		var r Result
 		switch rapid.IntRange(0, 4).Draw(rt, "kind") {

@@ -352,7 +352,7 @@ func (c *channel) handed(r *Task, w *worker) {
 // whichever way it is reached (the typed Chan, the driver's Channel
 // through its registered sendOn), so that a task parked in it has one
 // frame for it and none for the layers that led there
-// (docs/performance.md).
+// (docs/performance.md#parked-stacks).
 func (view *taskOps) Send(c *channel, v int64) error { return sendOn((*Task)(view), c, v) }
 
 // sendOn is the send itself, on a channel made by NewChannel passed as
@@ -408,7 +408,7 @@ func sendOn(t *Task, ca any, v int64) error {
 // exactly short's CompNone for this cost) it takes the op and the channel
 // op itself, and leaves every other case, and the mutants, to point. The
 // generic charge was a third of a rendezvous hand-over's instructions
-// besides the switch (docs/performance.md, "Fourth round"). Its tail
+// besides the switch (docs/performance.md#the-budgets-fast-charge). Its tail
 // repeats pointOp's on purpose: shared as a function the inliner refuses
 // (cost 216), it cost 18 instructions a hand-over (1,190 to 1,208).
 func (t *Task) pointChan() error {
@@ -516,7 +516,8 @@ func (view *taskOps) Close(c *channel) error {
 // worker parks it on. It returns what t must suspend for, 0 for nothing:
 // it hosts the worker's loop when t may (Task.blockTurn). Send and Recv
 // then suspend t themselves, rather than in a function of their own, so
-// that a parked task's stack holds one frame less (docs/performance.md);
+// that a parked task's stack holds one frame less
+// (docs/performance.md#parked-stacks);
 // this function is not on it. The hosting decision is made here rather
 // than by a call of its own in Send and Recv: that call made the frame a
 // parked task holds costlier for the collector to walk (ParkedTasks 1.15%
@@ -528,7 +529,8 @@ func (view *taskOps) Close(c *channel) error {
 // parks at once, under that same lock (parkHeld), and then hosts, or
 // suspends to the task that hosts, with reasonParked: the park's second
 // lock, its checks again and its call were part of every rendezvous
-// hand-over (docs/performance.md, "Sixth round"). This is safe for a lone worker only: a parked task may be woken
+// hand-over (docs/performance.md#the-lone-worker). This is safe for a lone
+// worker only: a parked task may be woken
 // at once, by a canceller on another goroutine, and only the lone
 // worker's step, which runs after t has suspended (or, hosting, on t's
 // own stack), takes a woken task and resumes it; with two workers the
@@ -599,8 +601,8 @@ func (c *channel) lock() {
 // timeout is armed) and c is of t's scheduler, so that every task that
 // can reach c runs on that worker, one step at a time. Send and Recv
 // then leave the lock out (and the lock's four locked instructions of a
-// rendezvous hand-over, docs/performance.md, "Eighth round: the
-// rendezvous on one worker"); a section that takes it anyway (Close, a
+// rendezvous hand-over, docs/performance.md#the-lone-worker); a section that
+// takes it anyway (Close, a
 // canceller's cancelWait, the worker's park) is as safe as before, for
 // there is no one else to exclude.
 func (c *channel) shared(t *Task) bool { return !t.w.unshared() || c.s != t.s }

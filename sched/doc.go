@@ -65,7 +65,8 @@
 // per-child results: its memory follows the children unfinished at once,
 // not all it ever had.
 //
-// Costs, measured on the project's 2-core machine (docs/performance.md): a
+// Costs, measured on the project's 2-core machine
+// (docs/performance.md#current-figures): a
 // spawn with Go allocates nothing in the steady state and starts no
 // goroutine (tasks, nurseries and fibers are reused per worker); a yield
 // is a fiber switch and allocates nothing; a Blocking call starts one

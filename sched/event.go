@@ -30,7 +30,8 @@ func (e *emitter) emit(kind trace.Kind, fields ...trace.Field) {
 	}
 	// Copied one by one rather than with append(buf[:0], fields...): an
 	// event has one to four fields, and the bulk copy's typedslicecopy and
-	// memmove cost a seeded step more than the loop (docs/performance.md).
+	// memmove cost a seeded step more than the loop
+	// (docs/performance.md#the-seeded-step).
 	buf := e.buf[:0]
 	//lint:ignore S1011 the loop is the faster copy here, as the comment above says
 	for i := range fields {

@@ -18,7 +18,7 @@ import "sync"
 // stack, in batches the other worker had just freed, so that the spawner
 // wrote four cache lines in the other core's cache at every spawn; with
 // 1,024 a worker mostly reuses the tasks it ran itself
-// (docs/performance.md, "fourth round"). The shared stack keeps as many
+// (docs/performance.md#free-lists). The shared stack keeps as many
 // objects as before.
 const (
 	freeLocal  = 1024 // objects a worker keeps

@@ -51,7 +51,7 @@ import (
 // seeded simulator) has no loop fiber, and there every task runs on a
 // fiber of its own, as before. Running a nursery owner's children inline
 // in its await (help while waiting) is not done: a child's Goexit would
-// unwind the owner's frames too (docs/performance.md).
+// unwind the owner's frames too (docs/performance.md#inline-runs).
 //
 // The fibers involved are the scheduler's, from the same caches and pool:
 // a loop fiber that a task took is a task's fiber until it ends, and then
@@ -193,8 +193,9 @@ func (c *carrier) take() *Task {
 // (a defer in a loop runs at the frame's end): a task that panics ends
 // from it, and since the recovered panic ends this frame, the fiber runs
 // the body again at once (fiber.Fiber.Again) to go on with the loop
-// (docs/performance.md). When a task that suspended, kept this fiber and
-// was resumed on it (each run counts a step) ends, its body returns here,
+// (docs/performance.md#parked-stacks). When a task that suspended, kept
+// this fiber and was resumed on it (each run counts a step) ends, its
+// body returns here,
 // on the goroutine of the worker that resumed it, whose loop this fiber
 // then takes over (relay, below) or, when it may not, this body ends and
 // that worker sees the fiber end (Done) and finishes the task (run,
@@ -208,7 +209,7 @@ func (c *carrier) RunFiber(f *fiber.Fiber) {
 	// captures one pointer into the frame: a variable a closure captures
 	// by reference is a stack object, which the collector records, and
 	// reaches through each pointer to it, at every scan of every parked
-	// task's stack (docs/performance.md).
+	// task's stack (docs/performance.md#parked-stacks).
 	var run inlineRun
 	run.c = c
 	defer func() {
@@ -294,8 +295,7 @@ func (w *worker) finished(t *Task, f *fiber.Fiber) bool {
 // suspension as carry would and goes on with the loop on its own fiber,
 // without the switch carry would make to a new loop fiber. A fan-out
 // tree's inner node thus costs two switches where it cost four: its
-// await's suspension and its resumption (docs/performance.md, "Fifth
-// round: the fan-out tree").
+// await's suspension and its resumption (docs/performance.md#inline-runs).
 //
 // A worker's relays nest: the fiber that took over may resume a task
 // that ends and relays in turn, and each fiber gives the loop back to

@@ -76,7 +76,7 @@ func (w *worker) stepped() bool { return w.mode&modeStepped != 0 }
 // every section takes its lock again, and what w did before arming it
 // happened before the timer's firing (the timers' lock orders them). A
 // fan-out tree's node thus takes six locks fewer on one worker
-// (docs/performance.md).
+// (docs/performance.md#the-lone-worker).
 func (w *worker) unshared() bool {
 	return w.mode&modeAlone != 0 && w.mode&(modeStepped|modeKeeps) != modeKeeps && !w.timed
 }

@@ -50,8 +50,8 @@ type Nursery struct {
 	// spawn, so this line stays with whichever worker ends the children
 	// and the next lines, the lock and the counts the spawner writes at
 	// every spawn, with the spawner. Sharing one line, the two bounced it
-	// between two workers at every task (docs/performance.md, "fourth
-	// round"). The rest of this line is fields the hot paths do not touch.
+	// between two workers at every task (docs/performance.md#lean-nurseries).
+	// The rest of this line is fields the hot paths do not touch.
 	fast        leanState // a lean nursery's lock-free part (lean.go)
 	isLean      bool      // n.m.Lean(), read without the lock (lean.go)
 	startLocked bool      // start takes the lock: the scheduler keeps its records, or cancel_remaining
@@ -315,7 +315,7 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	// Quiet: without a sink no one reads the transitions (apply traces
 	// them, and a lean nursery's cancellation is told by Effects.Reason),
 	// and recording them cost a fan-out tree's nursery about 70
-	// instructions (docs/performance.md, "Seventh round: the fan-out tree on one core").
+	// instructions (docs/performance.md#nursery-bookkeeping).
 	n.m.Reset(nursery.Config{Mode: o.Mode, MaxConcurrent: o.MaxConcurrent, Lean: !s.keep, ChildSpawns: true, Quiet: !owner.emitting()})
 	n.isLean = n.m.Lean()
 	n.startLocked = s.keep || o.Mode == nursery.CancelRemaining
@@ -915,7 +915,7 @@ func (n *Nursery) await(t *Task) {
 		// it (its last child's end, the clock's timeout) only queues it
 		// for this same worker's next step. The worker then acts on the
 		// suspension as on a channel's parked block (reasonParked),
-		// without park's second lock (docs/performance.md, "Seventh round: the fan-out tree on one core").
+		// without park's second lock (docs/performance.md#the-owner-goes-next).
 		n.waiter = t
 		t.state.Store(uint32(stateBlocked))
 		if !unshared {

@@ -14,7 +14,7 @@ import (
 // allocates its Task and its fiber (iter.Pull's six objects, the Fiber and
 // its sequence closure) and, amortized, a little of the queues that index
 // it: the wait record is part of the Task, where a record of its own was
-// a tenth object a parked task (docs/performance.md, "Fifth round"). The
+// a tenth object a parked task (docs/performance.md#parked-task-memory). The
 // fibers are all new ones: the process's shared idle fibers are off, as
 // a parked task keeps its fiber and a million of them outnumber any pool.
 // A first batch leaves the runtime the exited goroutines that the second,

@@ -15,7 +15,7 @@ import (
 // task's body, with its deferred recover, in its own frame, and goes on
 // through fiber.Fiber.Again rather than a loop of its own. Each frame is
 // walked by the collector at every cycle, a million times over for a
-// million parked tasks (docs/performance.md, "Fifth round").
+// million parked tasks (docs/performance.md#parked-stacks).
 func TestParkedStackFrames(t *testing.T) {
 	s := leanSched(t, 1)
 	ch := NewChan[int](s, "c", 0)

@@ -242,8 +242,7 @@ func (w *worker) spin() bool {
 			// waiting for this very core: osYield lets the machine's
 			// other threads have it. A worker that moves keeps this
 			// one spinning on its core, which another process's
-			// thread would otherwise take (docs/performance.md,
-			// "fourth round, the idle workers").
+			// thread would otherwise take (docs/performance.md#idle-workers).
 			if p := w.othersProgress(); p != seen {
 				seen = p
 				continue

@@ -9,7 +9,7 @@ import "unsafe"
 // too, so the state is never written and read at once. An atomic Store
 // is an exchange on amd64, with the stall of a locked instruction, and
 // worker.drive does two of them on every seeded step that switches
-// (docs/performance.md, "The seeded step, third round").
+// (docs/performance.md#the-seeded-step).
 func (t *Task) storeStepped(st taskState) {
 	// atomic.Uint32 is its uint32 and a zero-size noCopy marker; the
 	// test TestStoreStepped checks that State reads what this writes.

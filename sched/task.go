@@ -75,7 +75,7 @@ type Task struct {
 	// bytes sit beside the flags above, in what was padding, and the two
 	// other fields where the pointer to a record of their own was, so that
 	// a task that blocks makes no allocation for it and Task stays in the
-	// 240-byte size class (docs/performance.md, "Fifth round").
+	// 240-byte size class (docs/performance.md#parked-task-memory).
 	wait          waitSlot
 	cleanupDepth  int32 // >0 while running a cleanup: not a cancellation checkpoint
 	opsSinceYield int32
@@ -201,7 +201,8 @@ type taskBody Task
 // It captures a panic of the function as protect does, in one frame with
 // the call of the function rather than a frame of its own: every parked
 // task's stack holds this frame, and the collector walks each frame of
-// every parked stack at each cycle (docs/performance.md). A runtime.Goexit
+// every parked stack at each cycle (docs/performance.md#parked-stacks). A
+// runtime.Goexit
 // cannot be stopped or captured: the deferred call sees it (no panic, yet
 // the function did not return) and ends the task from there, in the
 // middle of the Goexit, as if the body had panicked with ErrGoexit; the
@@ -350,7 +351,8 @@ func (t *Task) point(c Cost) error {
 // is exactly short's CompNone for this cost) it takes the op itself, and
 // leaves every other case, and the mutants, to point. A spawn paid 73
 // instructions for charge, most of them short and sub walking the five
-// components of a cost that has one (docs/performance.md).
+// components of a cost that has one
+// (docs/performance.md#the-budgets-fast-charge).
 func (t *Task) pointOp() error {
 	b := &t.budget
 	if b.Ops < 1 || b.Memory|b.SpawnCount|b.ChannelOps|b.Syscalls < 0 || mutant.Enabled {

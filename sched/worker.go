@@ -60,7 +60,8 @@ type worker struct {
 	held *Task
 	// stack is a lone worker's deque (alone): no other worker steals
 	// from it, so its tasks need not be in the Chase-Lev deque, whose
-	// push and pop make two locked stores each (docs/performance.md).
+	// push and pop make two locked stores each
+	// (docs/performance.md#the-lone-worker).
 	// Only w's steps touch it; dq stays empty then.
 	stack []*Task
 	// timed: a task w ran armed a nursery's timeout (Task.Nursery), so
@@ -69,8 +70,7 @@ type worker struct {
 	// blockOn is what the current task blocks on, set by the task just
 	// before its fiber yields with reasonBlock. It travels here, read at
 	// once, rather than in a Task field that would be empty but while a
-	// task blocks (docs/performance.md, "Parked tasks and the yield round
-	// trip, third round").
+	// task blocks (docs/performance.md#parked-task-memory).
 	blockOn blocker
 	timer   *time.Timer // real mode: the timed parks of backoff
 	em      emitter
@@ -532,8 +532,8 @@ func (w *worker) emitYield(t *Task, why fiber.Reason) {
 // t goes to the back of the global queue, and the next task is the one
 // find would take next, the queue's head, both under one lock instead of
 // a push now and a pop at the next step. The hand-over then costs one step
-// fewer (docs/performance.md, "Parked tasks and the yield round trip,
-// third round"). Under a stepped mode the driver decides whether it
+// fewer (docs/performance.md#hosting). Under a stepped mode the driver
+// decides whether it
 // happens (DecideHandOff).
 func (w *worker) yieldToGlobal(t *Task) {
 	var next *Task
@@ -681,7 +681,8 @@ func (s *Scheduler) retire(t *Task, w *worker) {
 // spinning for work still sees a busy one's count move (othersProgress).
 // A task's start and end then make no locked add: three a fan-out tree's
 // inner node, two a leaf, one in seven of a tree's locked instructions
-// (docs/performance.md). A stepped driver's Live adds the deltas not
+// (docs/performance.md#live-counts-per-worker). A stepped driver's Live adds
+// the deltas not
 // folded yet, so that it is exact between any two steps.
 func (w *worker) addLive(d int64) {
 	w.liveDelta += d
@@ -814,7 +815,8 @@ func (s *Scheduler) pushFrom(w *worker, t *Task) {
 // own worker has just ended is worth stealing least of all. A fan-out
 // tree's inner node thus goes from its last child's end to its
 // resumption without the deque's push and pop, the notify and a step
-// (four locked instructions and about 200 others: docs/performance.md).
+// (four locked instructions and about 200 others:
+// docs/performance.md#the-owner-goes-next).
 // Every caller with a w is w's own goroutine (the timers and Blocking's
 // goroutines pass nil).
 func (s *Scheduler) wakeOwner(w *worker, o *Task) {
@@ -836,7 +838,8 @@ func (s *Scheduler) wakeOwner(w *worker, o *Task) {
 // the global queue. A lone worker pushes it on its stack and wakes
 // nobody: it has no thief to wake, and the deque's push, pop and notify
 // were about 150 instructions of a rendezvous hand-over
-// (docs/performance.md). With several workers it goes to w's next slot
+// (docs/performance.md#the-lone-worker). With several workers it goes to w's
+// next slot
 // (DecideNextSlot), and one the slot held before to w's deque.
 func (s *Scheduler) wakeFrom(w *worker, t *Task) {
 	t.state.Store(uint32(stateReady))

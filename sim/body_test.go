@@ -47,6 +47,7 @@ func runBody(t *testing.T, seed uint64, workers int) (*BodyRun, []byte) {
 }
 
 func TestRunBodyDeterministic(t *testing.T) {
+	t.Parallel()
 	r1, a := runBody(t, 7, 2)
 	_, b := runBody(t, 7, 2)
 	if !bytes.Equal(a, b) {
@@ -70,6 +71,7 @@ func TestRunBodyDeterministic(t *testing.T) {
 }
 
 func TestRunBodyBadSeed(t *testing.T) {
+	t.Parallel()
 	if _, err := RunBody(Body{Seed: 1 << 63}, bodyProgram); err == nil {
 		t.Fatal("seed 2^63 accepted")
 	}
@@ -104,6 +106,7 @@ func runBodyWith(t *testing.T, b Body) (*BodyRun, []byte) {
 // than the random walk, and its probe gives the same length a caller can
 // pass instead.
 func TestRunBodyPCT(t *testing.T) {
+	t.Parallel()
 	_, random := runBodyWith(t, Body{Seed: 3})
 	r1, a := runBodyWith(t, Body{Seed: 3, Strategy: StrategyPCT, PCTDepth: 2})
 	_, b := runBodyWith(t, Body{Seed: 3, Strategy: StrategyPCT, PCTDepth: 2})
@@ -155,6 +158,7 @@ func (c *countingChooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 // An external Chooser (the explorer's) drives a body, and the body's
 // step bound counts busy steps, as a scenario's.
 func TestRunBodyChooserAndBound(t *testing.T) {
+	t.Parallel()
 	ch := &countingChooser{}
 	r, _ := runBodyWith(t, Body{Strategy: StrategyExplore, Chooser: ch})
 	if ch.calls == 0 || int64(ch.calls) < r.Steps {
@@ -174,6 +178,7 @@ func TestRunBodyChooserAndBound(t *testing.T) {
 // program (propagating ones) do not apply to a body, while every
 // scheduler invariant still does.
 func TestRunBodyHandlesItsNurseryError(t *testing.T) {
+	t.Parallel()
 	handled := func(t *sched.Task) error {
 		if err := bodyProgram(t); err == nil {
 			return &sched.SchedError{Code: "the child's error did not come back"}
@@ -205,6 +210,7 @@ func TestRunBodyHandlesItsNurseryError(t *testing.T) {
 // refused by LoadTrace at the header's name line, with a message that says
 // why and which commands read it, instead of an error about the note.
 func TestLoadTraceCProgram(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	src := "# A C program run through libjanus_sched.so in deterministic mode.\n[scheduler]\nworkers = 2\n"
 	if _, err := RunBody(Body{Name: CProgramName, Source: src, Seed: 7, Sched: sched.Config{Workers: 2, Budget: sched.Unlimited}, Trace: &buf}, bodyProgram); err != nil {

@@ -42,7 +42,7 @@ func drive(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (int64, error) {
 // a broken invariant; a panic anywhere else in the loop is a bug of the
 // simulator and goes on up. The recover is here, once a run, rather than
 // in a function deferred around every step: that deferred recover was 5%
-// of a seeded step (docs/performance.md).
+// of a seeded step (docs/performance.md#the-seeded-step).
 //
 // Between two steps the loop does what stepLoop.end and stepLoop.begin
 // do. When a step ends at a checkpoint, the scheduler asks the sink to
@@ -224,7 +224,7 @@ func (l *stepLoop) begin() driver.Worker {
 		// since it was built, which the scheduler's park epoch tells: most
 		// steps change neither, and asking every worker's Parked through
 		// its interface at every step was 8% of a seeded step
-		// (docs/performance.md).
+		// (docs/performance.md#the-seeded-step).
 		if e := s.ParkEpoch(); !l.built || e != l.epoch {
 			l.epoch, l.built = e, true
 			l.ready, l.readyIDs = l.ready[:0], l.readyIDs[:0]

@@ -15,6 +15,7 @@ import (
 // panic here is the history's, made to write a new task into a nil map
 // once the root task is recorded: the first spawn, inside a step, panics.
 func TestDriveCrash(t *testing.T) {
+	t.Parallel()
 	run, s, sk, ch := driveSetup(t, "version = 1\n[task.main]\nops = [ { compute = 3 }, { nursery = \"n\", body = [ { spawn = \"c\" } ] } ]\n[task.c]\nops = [ { compute = 1 } ]\n", 2)
 	sk.hist.tasks = nil // the next new task panics
 	step, err := drive(run, s, sk, ch)
@@ -53,6 +54,7 @@ func (c *panickyChooser) inTask() bool     { return true }
 // goroutine, not as that task's panic (a scheduler bug must not pass for
 // a scenario's failure).
 func TestDriveCrashInTask(t *testing.T) {
+	t.Parallel()
 	run, s, sk, _ := driveSetup(t, "version = 1\n[task.main]\nops = [ { compute = 5 } ]\n", 1)
 	if _, err := drive(run, s, sk, &panickyChooser{n: 4}); err != nil {
 		t.Fatalf("drive: %v", err)

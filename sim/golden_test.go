@@ -22,6 +22,7 @@ var goldenConfigs = []struct {
 // compares its trace, tables and checks with testdata/golden. Rewrite them
 // with -update and read the diff.
 func TestGoldenBundled(t *testing.T) {
+	t.Parallel()
 	for _, sc := range bundled(t) {
 		for _, g := range goldenConfigs {
 			name := fmt.Sprintf("%s.seed%d.w%d", sc.Name, g.seed, g.workers)

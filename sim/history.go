@@ -76,7 +76,7 @@ type nurseryHist struct {
 
 // field returns the event's field named key. It returns a pointer into
 // the event, not a copy: copying each Field (56 bytes) as the loop went
-// was a sixth of a seeded step (docs/performance.md).
+// was a sixth of a seeded step (docs/performance.md#the-seeded-step).
 func field(e *trace.Event, key string) (*trace.Field, bool) {
 	for i := range e.Fields {
 		if f := &e.Fields[i]; f.Key == key {
@@ -108,7 +108,8 @@ func newHistory() *history {
 // scheduler numbers tasks densely from 1, so ids up to denseMax are also
 // kept in a slice: consecutive run events are of different tasks as often
 // as not (the driver picks a worker at random), and the map lookup was a
-// thirtieth of a seeded step (docs/performance.md). The map stays the
+// thirtieth of a seeded step (docs/performance.md#the-seeded-step). The map
+// stays the
 // table the checkers read.
 func (h *history) task(id int64) *taskHist {
 	if uint64(id) < uint64(len(h.dense)) {

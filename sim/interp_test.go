@@ -11,6 +11,7 @@ import (
 // every task, and in real mode, with every invariant holding; and the
 // sample changes the seeded trace (an Exec that does nothing would not).
 func TestEveryOpExecutes(t *testing.T) {
+	t.Parallel()
 	for _, k := range scenario.OpKinds() {
 		sc, err := scenario.Parse("sample.toml", scenario.SampleSource(k))
 		if err != nil {

@@ -61,6 +61,7 @@ func ownerView(t *testing.T, events string) *view {
 // catching nursery, an owner that goes on, and an explicit cancel after
 // which the root ends ok.
 func TestOwnerInvariants(t *testing.T) {
+	t.Parallel()
 	sibling := strings.NewReplacer("SIBLING", "err:SiblingFailed", "WHY", "SiblingFailed", "OUTER", "child_failed error=SiblingFailed", "ROOT", "err:SiblingFailed")
 	// The outer nursery is cancelled by main instead (ExplicitCancel):
 	// nothing else fails, so only the owner's error can fail the root.
@@ -109,6 +110,7 @@ func TestOwnerInvariants(t *testing.T) {
 // child fails; the cleanup's error gives way to the cancelled result, as
 // docs/semantics.md says, and no invariant reports it.
 func TestNurseryInCancelledCleanup(t *testing.T) {
+	t.Parallel()
 	v := ownerView(t, `0 0 w0 global task=1
 1 1 w0 cancel task=1 reason=ExplicitCancel
 2 2 w0 observe task=1
@@ -132,6 +134,7 @@ func TestNurseryInCancelledCleanup(t *testing.T) {
 // nursery ended first, or it belongs to none) is reported under the
 // seeds' code N3001 OrphanedTask.
 func TestOrphanReportsCarryN3001(t *testing.T) {
+	t.Parallel()
 	escaped := ownerView(t, `0 0 w0 global task=1
 1 1 w0 nursery task=1 nursery=1 label=n mode=fail_fast to=Open
 2 2 w0 spawn task=2 parent=1 nursery=1 name=child admit=run

@@ -45,6 +45,7 @@ func ownedHistory(opens, ends []int) *history {
 }
 
 func TestInnerBeforeOuterMatchesPairwise(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		k := rapid.IntRange(0, 30).Draw(t, "k")
 		opens, ends := make([]int, k), make([]int, k)

@@ -31,7 +31,7 @@ var limits = struct{ tasks, nurseries, cleanups, events int }{MaxTasks, MaxNurse
 func (s *sink) limit() (name string, max int) {
 	if !s.counted && s.hist.n <= limits.events {
 		// No event but runs since the last look: only the event count
-		// moved (docs/performance.md).
+		// moved (docs/performance.md#the-seeded-step).
 		return "", 0
 	}
 	s.counted = false

@@ -68,6 +68,7 @@ ops = [ { loop = "forever", body = [ { log = "l" } ] } ]`},
 // until its spawn_count runs out, and the failure rises through every
 // level. It must end with that failure, not a limit.
 func TestSelfSpawnChainEnds(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Parse("self.toml", []byte(`version = 1
 [budget]
 spawn_count = 3000

@@ -9,6 +9,7 @@ import (
 // Each mode maps to the driver mode its doc comment names: real modes
 // are not stepped, and exactly seeded-keep and real keep every task.
 func TestModes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		real, lean bool
 		want       Mode

@@ -85,7 +85,7 @@ func (p *pctChooser) rank(w driver.Worker) int64 {
 // get is task id's priority, if it has one. The seeded scheduler's task
 // ids are small, so most are found in a slice: the map lookup of every
 // useful worker's task at every step was a fifth of a step under pct
-// (docs/performance.md).
+// (docs/performance.md#the-seeded-step).
 func (p *pctChooser) get(id uint64) (int64, bool) {
 	if id < uint64(len(p.dense)) {
 		d := p.dense[id]
@@ -188,7 +188,7 @@ func (p *pctProbe) Choose(_ int64, ready []driver.Worker) driver.Worker {
 // is at least 2 so that a change point can always be drawn.
 func pctLength(sc *scenario.Scenario, c Config) int64 {
 	key := pctKey{sha: sc.SHA256, workers: c.Workers, victim: c.Victim, profile: c.Profile,
-		yield: c.YieldInterval, maxSteps: c.MaxSteps}
+		yield: c.YieldInterval, maxSteps: c.MaxSteps, mode: c.Mode}
 	pctCache.mu.Lock()
 	n, ok := pctCache.m[key]
 	pctCache.mu.Unlock()
@@ -219,6 +219,7 @@ type pctKey struct {
 	profile  sched.Profile
 	yield    int
 	maxSteps int64
+	mode     Mode // seeded-v2 runs another scheduler, so another length
 }
 
 const pctCacheMax = 4096

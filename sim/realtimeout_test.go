@@ -62,6 +62,7 @@ ops = [ { recv = "c" } ]`, false},
 
 // The repro command of a real-mode run names a raised bound.
 func TestRealTimeoutCommand(t *testing.T) {
+	t.Parallel()
 	c := Config{Mode: ModeReal, Workers: 2, RealTimeout: time.Minute}
 	if got := c.Command("s.toml"); !strings.HasSuffix(got, "--real --real-timeout 1m0s") {
 		t.Errorf("command %q", got)

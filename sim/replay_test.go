@@ -12,6 +12,7 @@ import (
 // TestReplayBundled: the trace of every bundled scenario replays
 // identically, from the PRNG and from the recorded schedule.
 func TestReplayBundled(t *testing.T) {
+	t.Parallel()
 	for _, sc := range bundled(t) {
 		for _, workers := range []int{1, 4} {
 			_, tr := runOnce(t, sc, Options{Seed: 11, HasSeed: true, Workers: workers})
@@ -33,6 +34,7 @@ func TestReplayBundled(t *testing.T) {
 // TestReplayEditedLine: editing one event line makes replay report exactly
 // that line.
 func TestReplayEditedLine(t *testing.T) {
+	t.Parallel()
 	sc := loadFile(t, "../scenarios/fail_fast.toml")
 	_, tr := runOnce(t, sc, Options{Seed: 5, HasSeed: true, Workers: 4})
 	lines := strings.Split(tr, "\n")
@@ -60,6 +62,7 @@ func TestReplayEditedLine(t *testing.T) {
 // TestReplayScheduleDecisionNotApplicable: a recorded actor that cannot act
 // in the new run is named with its step and line.
 func TestReplayScheduleDecisionNotApplicable(t *testing.T) {
+	t.Parallel()
 	sc := loadFile(t, "../scenarios/fail_fast.toml")
 	_, tr := runOnce(t, sc, Options{Seed: 5, HasSeed: true, Workers: 4})
 	lines := strings.Split(tr, "\n")
@@ -88,6 +91,7 @@ func TestReplayScheduleDecisionNotApplicable(t *testing.T) {
 }
 
 func TestReplayBadTrace(t *testing.T) {
+	t.Parallel()
 	_, err := Replay("x.trace", []byte("# cbcsim-trace 1\n# source: 0\n# end\n"), false, 2)
 	if err == nil || !strings.Contains(err.Error(), "x.trace") {
 		t.Fatalf("err = %v, want one naming the file", err)
@@ -98,6 +102,7 @@ func TestReplayBadTrace(t *testing.T) {
 // from the first round, one recorded before nursery opens said catch=true
 // on a scenario that catches, and one recorded after.
 func TestReplayVersion1(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/v1/*.trace")
 	if err != nil || len(files) < 3 {
 		t.Fatalf("want the version-1 traces in testdata/v1: %v %v", files, err)
@@ -137,6 +142,7 @@ func TestReplayVersion1(t *testing.T) {
 // in ModeSeededV2; relabelled version 3, the first of them that uses a
 // policy does not, so the test cannot pass by accident.
 func TestReplayVersion2(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/v2/*.trace")
 	if err != nil || len(files) < 10 {
 		t.Fatalf("want the version-2 traces in testdata/v2: %v %v", files, err)

@@ -38,6 +38,7 @@ func splitDiff(a, b []byte, n int) (line int, la, lb string, ctx []string) {
 }
 
 func TestCmpWriterMatchesSplitDiff(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		lines := rapid.SliceOfN(rapid.StringMatching(`[ab]{1,3}`), 0, 6)
 		join := func(ls []string) []byte {

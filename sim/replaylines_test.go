@@ -33,6 +33,7 @@ func lineOf(t *testing.T, lines []string, prefix string) int {
 // Every error in a trace's header names the line of the value at fault,
 // and an error in the embedded scenario the trace line that holds it.
 func TestReplayErrorsHaveLines(t *testing.T) {
+	t.Parallel()
 	lines := recorded(t)
 	for _, c := range []struct {
 		prefix, from, to string
@@ -62,6 +63,7 @@ func TestReplayErrorsHaveLines(t *testing.T) {
 // A gap in the steps is named at the event after it, and a step number far
 // ahead allocates nothing for the steps it skips.
 func TestReplayScheduleStepGap(t *testing.T) {
+	t.Parallel()
 	lines := recorded(t)
 	first := lineOf(t, lines, "20 ")
 	for i := first - 1; i < len(lines); i++ {
@@ -82,6 +84,7 @@ func TestReplayScheduleStepGap(t *testing.T) {
 // stopped there, so there is no byte divergence to show (it once also
 // claimed one at line 1 against "<end of file>").
 func TestReplayDeletedStealFail(t *testing.T) {
+	t.Parallel()
 	lines := recorded(t)
 	n := 0
 	for i, l := range lines {
@@ -109,6 +112,7 @@ func TestReplayDeletedStealFail(t *testing.T) {
 // records in its header but does not embed: replay takes it from there
 // (it once named the scenario after the trace and diverged at line 2).
 func TestReplayNamelessScenario(t *testing.T) {
+	t.Parallel()
 	sc := loadFile(t, "../scenarios/fail_fast.toml")
 	src := regexp.MustCompile(`(?m)^name = .*\n`).ReplaceAllString(string(sc.Source), "")
 	nameless, err := scenario.Parse("nameless.toml", []byte(src))

@@ -35,9 +35,19 @@ func bundled(t *testing.T) []*scenario.Scenario {
 
 func runOnce(t *testing.T, sc *scenario.Scenario, o Options) (*Run, string) {
 	t.Helper()
+	run, trace, err := execOnce(sc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, trace
+}
+
+// execOnce is runOnce without the testing.T, for a goroutine other than
+// the test's: t.Fatal there would end only that goroutine.
+func execOnce(sc *scenario.Scenario, o Options) (*Run, string, error) {
 	c, err := Resolve(sc, o)
 	if err != nil {
-		t.Fatalf("%s: %v", sc.Name, err)
+		return nil, "", fmt.Errorf("%s: %w", sc.Name, err)
 	}
 	var buf bytes.Buffer
 	if !o.Mode.Real() {
@@ -45,9 +55,9 @@ func runOnce(t *testing.T, sc *scenario.Scenario, o Options) (*Run, string) {
 	}
 	run, err := Execute(sc, c, o)
 	if err != nil {
-		t.Fatalf("%s: %v", sc.Name, err)
+		return nil, "", fmt.Errorf("%s: %w", sc.Name, err)
 	}
-	return run, buf.String()
+	return run, buf.String(), nil
 }
 
 func failures(run *Run) string {
@@ -64,6 +74,7 @@ func failures(run *Run) string {
 // scenario holds for seeds 1..200 on 1, 2, 4 and 8 workers. -short runs 25
 // seeds.
 func TestBundledScenariosAllSeeds(t *testing.T) {
+	t.Parallel()
 	seeds := uint64(200)
 	if testing.Short() {
 		seeds = 25
@@ -86,6 +97,7 @@ func TestBundledScenariosAllSeeds(t *testing.T) {
 // TestBundledScenariosReal runs every bundled scenario on real worker
 // goroutines (under -race in CI); outcomes and expectations must hold.
 func TestBundledScenariosReal(t *testing.T) {
+	t.Parallel()
 	checkBundledReal(t, Options{Mode: ModeReal}, []int{1, 2, 4, 8}, 10, 3)
 }
 
@@ -94,12 +106,16 @@ func TestBundledScenariosReal(t *testing.T) {
 // lean nurseries), under -race; main's outcome, value, error and log must
 // match the expectations.
 func TestBundledScenariosRealLean(t *testing.T) {
+	t.Parallel()
 	checkBundledReal(t, Options{Mode: ModeRealLean}, []int{1, 2, 4}, 5, 2)
 }
 
 // checkBundledReal runs every bundled scenario with o on each worker count,
 // rounds times (short rounds under -short), failing on a run that does
-// not pass or has not ended after 60 s.
+// not pass or has not ended after 60 s. The rounds of one worker count run
+// at the same time: a scenario's real sleeps (sleep_order's 0.2 s,
+// timeout_cancel_remaining's 0.3 s) then overlap instead of adding up, and
+// runs that share the machine are what real mode meets anyway.
 func checkBundledReal(t *testing.T, o Options, workerCounts []int, rounds, short int) {
 	if testing.Short() {
 		rounds = short
@@ -108,23 +124,34 @@ func checkBundledReal(t *testing.T, o Options, workerCounts []int, rounds, short
 	if o.Mode.Lean() {
 		mode = "real lean"
 	}
+	type result struct {
+		run *Run
+		err error
+	}
 	for _, sc := range bundled(t) {
 		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
 			for _, workers := range workerCounts {
 				o := o
 				o.Workers = workers
+				done := make(chan result, rounds)
 				for range rounds {
-					done := make(chan *Run, 1)
 					go func() {
-						run, _ := runOnce(t, sc, o)
-						done <- run
+						run, _, err := execOnce(sc, o)
+						done <- result{run, err}
 					}()
+				}
+				timeout := time.After(60 * time.Second)
+				for range rounds {
 					select {
-					case run := <-done:
-						if !run.Passed() {
-							t.Fatalf("%s, workers %d: outcome %s%s", mode, workers, run.Outcome, failures(run))
+					case r := <-done:
+						if r.err != nil {
+							t.Fatalf("%s, workers %d: %v", mode, workers, r.err)
 						}
-					case <-time.After(60 * time.Second):
+						if !r.run.Passed() {
+							t.Fatalf("%s, workers %d: outcome %s%s", mode, workers, r.run.Outcome, failures(r.run))
+						}
+					case <-timeout:
 						t.Fatalf("%s, workers %d: no result after 60 s", mode, workers)
 					}
 				}
@@ -136,6 +163,7 @@ func checkBundledReal(t *testing.T, o Options, workerCounts []int, rounds, short
 // TestTraceDeterministic: the same scenario, seed and workers give the same
 // trace byte for byte; two seeds on four workers give different traces.
 func TestTraceDeterministic(t *testing.T) {
+	t.Parallel()
 	for _, sc := range bundled(t) {
 		_, a := runOnce(t, sc, Options{Seed: 7, HasSeed: true, Workers: 4})
 		_, b := runOnce(t, sc, Options{Seed: 7, HasSeed: true, Workers: 4})
@@ -163,6 +191,7 @@ func loadFile(t *testing.T, path string) *scenario.Scenario {
 // TestGoldenTraces compares a few runs with testdata/*.trace; rerun with
 // -update to rewrite them and review the diff.
 func TestGoldenTraces(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"fail_fast", "lifo_cleanup", "nested_cancel"} {
 		sc := loadFile(t, "../scenarios/"+name+".toml")
 		_, got := runOnce(t, sc, Options{Seed: 3, HasSeed: true, Workers: 2})
@@ -173,6 +202,7 @@ func TestGoldenTraces(t *testing.T) {
 // TestWrongExpectationFails: a broken expectation is reported with what was
 // observed.
 func TestWrongExpectationFails(t *testing.T) {
+	t.Parallel()
 	src := `version = 1
 [task.main]
 ops = [ { nursery = "n", body = [ { spawn = "a" } ] }, { return = 5 } ]

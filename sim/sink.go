@@ -63,7 +63,8 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 // EmitRun implements the scheduler's path for the run event, one a step
 // (driver.RunSink): the history and the tables take the task id as it is,
 // and the trace writes the line without an Event, instead of building one
-// and looking its field up by key (docs/performance.md). The task's
+// and looking its field up by key (docs/performance.md#the-seeded-step). The
+// task's
 // history record is found by its id in the history's slice (it keeps the
 // table row), and its trace line is the writer's kept step and tick and
 // the tail kept for the task and its worker (trace.Writer.WriteRunTail).

@@ -35,6 +35,7 @@ func (c *checkedPCT) Choose(step int64, ready []driver.Worker) driver.Worker {
 }
 
 func TestPCTIdleLooksAreNotDecisions(t *testing.T) {
+	t.Parallel()
 	paths, _ := filepath.Glob("../scenarios/*.toml")
 	idle := 0
 	for _, path := range paths {

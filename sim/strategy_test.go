@@ -30,6 +30,7 @@ func runTrace(t interface{ Fatal(...any) }, sc *scenario.Scenario, o sim.Options
 // recorded schedule, for any bundled scenario, seed, worker count and
 // depth; its header names the strategy and the depth.
 func TestPCTReplays(t *testing.T) {
+	t.Parallel()
 	paths, err := filepath.Glob("../scenarios/*.toml")
 	if err != nil || len(paths) == 0 {
 		t.Fatal(paths, err)
@@ -59,6 +60,7 @@ func TestPCTReplays(t *testing.T) {
 // A random run's header has no strategy field: traces recorded before
 // strategies existed and after are the same.
 func TestRandomHeaderUnchanged(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Load("../scenarios/fail_fast.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +74,7 @@ func TestRandomHeaderUnchanged(t *testing.T) {
 // pct finds the run-ahead bug of scenarios/bugs within 100 seeds, where
 // the random walk does not in 1000.
 func TestPCTFindsRunAhead(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Load("../scenarios/bugs/run_ahead_order.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +107,7 @@ func TestPCTFindsRunAhead(t *testing.T) {
 }
 
 func TestStrategyBadInput(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		strategy string
 		depth    int
@@ -128,6 +132,7 @@ func TestStrategyBadInput(t *testing.T) {
 
 // replay --strategy may only confirm the header's strategy.
 func TestReplayStrategyMustMatch(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Load("../scenarios/fail_fast.toml")
 	if err != nil {
 		t.Fatal(err)

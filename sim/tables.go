@@ -36,7 +36,7 @@ func newTables() *tables {
 // task returns the row of task id, created on first sight. Ids under
 // denseMax are found in a slice first, as in history.task: the map lookup
 // of every run event of another task than the last was 3% of a seeded
-// step (docs/performance.md).
+// step (docs/performance.md#the-seeded-step).
 func (tb *tables) task(id int64) *taskRowHist {
 	if uint64(id) < uint64(len(tb.dense)) {
 		if t := tb.dense[id]; t != nil {

@@ -16,6 +16,7 @@ import (
 // scenario on a few seeds and worker counts. It is what lets the seeded
 // driver keep no task (driver.Seeded) and still print its tables.
 func TestTablesFromEvents(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("../scenarios/*.toml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios: %v", err)

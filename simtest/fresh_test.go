@@ -18,6 +18,7 @@ import (
 // and runs go test five times (about 20 s of CPU on a cold cache), so
 // -short skips it.
 func TestFreshModule(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and tests a module of its own")
 	}

@@ -134,6 +134,7 @@ func TestLockOrderDeadlockPCT(t *testing.T) {
 }
 
 func TestFixedVersionsPass(t *testing.T) {
+	t.Parallel()
 	for name, body := range map[string]sched.Func{
 		"LockOrder": examples.LockOrder(true), "LostMessage": examples.LostMessage(true),
 		"BoundedBuffer": examples.BoundedBuffer(true),
@@ -143,6 +144,7 @@ func TestFixedVersionsPass(t *testing.T) {
 }
 
 func TestRacyGoroutineIsNondeterministic(t *testing.T) {
+	t.Parallel()
 	msg := checkFails(t, examples.RacyGoroutine(), "nondeterministic")
 	if !strings.Contains(msg, "real goroutine") {
 		t.Fatalf("the message does not name the likely cause:\n%s", msg)
@@ -150,10 +152,12 @@ func TestRacyGoroutineIsNondeterministic(t *testing.T) {
 }
 
 func TestBlockedOutsideScheduler(t *testing.T) {
+	t.Parallel()
 	checkFails(t, examples.BlockedOnGoroutine(), "blocked outside the scheduler", Stall(300*time.Millisecond), Seeds(1))
 }
 
 func TestBadOptions(t *testing.T) {
+	t.Parallel()
 	for _, o := range []Option{Seeds(0), Workers(), Workers(0), Strategy("dfs"), Repeat(0), MaxSteps(0), Stall(0)} {
 		rec := &recorder{TB: t}
 		Check(rec, examples.LockOrder(true), o)
@@ -164,6 +168,7 @@ func TestBadOptions(t *testing.T) {
 }
 
 func TestRerunCommandSubtest(t *testing.T) {
+	t.Parallel()
 	got := RerunCommand("TestX/case_1.a", 5, 2, "pct")
 	want := `go test -run '^TestX$/^case_1\.a$' -simtest.seed=5 -simtest.workers=2 -simtest.strategy=pct`
 	if got != want {
@@ -172,6 +177,7 @@ func TestRerunCommandSubtest(t *testing.T) {
 }
 
 func TestCheckScenarios(t *testing.T) {
+	t.Parallel()
 	CheckScenarios(t, "../scenarios/basic_*.toml", Seeds(5), Workers(1, 2))
 }
 
@@ -179,6 +185,7 @@ func TestCheckScenarios(t *testing.T) {
 // when it is alive at a look (here: left running when the body ends):
 // the run's goroutines are looked for, not only the traces compared.
 func TestQuietGoroutineIsNondeterministic(t *testing.T) {
+	t.Parallel()
 	body := func(t *sched.Task) error {
 		got := make(chan int)
 		go func() { got <- 42; got <- 43 }() // the second result is never wanted: the goroutine leaks

@@ -11,6 +11,7 @@ import (
 // TestAppendUint: the encoder's integer formatting writes what strconv
 // writes, for the edges and for any value.
 func TestAppendUint(t *testing.T) {
+	t.Parallel()
 	for _, v := range []int64{0, 1, 9, 10, 99, 100, -1, -9, -10, math.MaxInt64, math.MinInt64} {
 		if got, want := string(appendInt([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
 			t.Errorf("appendInt(%d) = %q, want %q", v, got, want)

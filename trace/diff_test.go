@@ -84,6 +84,7 @@ func wantContains(t *testing.T, got string, wants ...string) {
 }
 
 func TestDiffSelfIsEqual(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"seed6.trace", "seed13.trace", "effect.trace", "truncated.trace", "program.trace"} {
 		a, b := loadDiffTrace(t, name), loadDiffTrace(t, name)
 		d := Diff(a, b)
@@ -107,6 +108,7 @@ func TestDiffSelfIsEqual(t *testing.T) {
 }
 
 func TestDiffSeedsDriverChoice(t *testing.T) {
+	t.Parallel()
 	d := Diff(loadDiffTrace(t, "seed6.trace"), loadDiffTrace(t, "seed12.trace"))
 	if d.Verdict != ScheduleDiff || d.Equal() {
 		t.Fatalf("verdict %v, want schedule-diff", d.Verdict)
@@ -125,6 +127,7 @@ func TestDiffSeedsDriverChoice(t *testing.T) {
 }
 
 func TestDiffSeedsVictim(t *testing.T) {
+	t.Parallel()
 	d := Diff(loadDiffTrace(t, "seed6.trace"), loadDiffTrace(t, "seed13.trace"))
 	if d.Verdict != ScheduleDiff {
 		t.Fatalf("verdict %v, want schedule-diff", d.Verdict)
@@ -138,6 +141,7 @@ func TestDiffSeedsVictim(t *testing.T) {
 }
 
 func TestDiffEffectIsNondeterminism(t *testing.T) {
+	t.Parallel()
 	d := Diff(loadDiffTrace(t, "seed6.trace"), loadDiffTrace(t, "effect.trace"))
 	if d.Verdict != Nondeterminism {
 		t.Fatalf("verdict %v, want nondeterminism", d.Verdict)
@@ -168,6 +172,7 @@ func TestDiffEffectIsNondeterminism(t *testing.T) {
 }
 
 func TestDiffPrefix(t *testing.T) {
+	t.Parallel()
 	full, cut := loadDiffTrace(t, "seed6.trace"), loadDiffTrace(t, "truncated.trace")
 	for _, c := range []struct {
 		a, b  *Trace
@@ -204,6 +209,7 @@ func TestDiffPrefix(t *testing.T) {
 }
 
 func TestDiffDifferentPrograms(t *testing.T) {
+	t.Parallel()
 	d := Diff(loadDiffTrace(t, "seed6.trace"), loadDiffTrace(t, "program.trace"))
 	if !d.Source.Differs || d.Source.Line != 37 {
 		t.Fatalf("source diff %+v, want line 37", d.Source)
@@ -237,6 +243,7 @@ func TestDiffDifferentPrograms(t *testing.T) {
 }
 
 func TestDiffSourceForms(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		a, b string
 		want SourceDiff
@@ -255,6 +262,7 @@ func TestDiffSourceForms(t *testing.T) {
 }
 
 func TestDiffConfigDiff(t *testing.T) {
+	t.Parallel()
 	a := loadDiffTrace(t, "seed6.trace")
 	b := edited(t, "effect.trace", "# yield_interval: 1024", "# yield_interval: 512")
 	d := Diff(a, b)
@@ -272,6 +280,7 @@ func TestDiffConfigDiff(t *testing.T) {
 }
 
 func TestDiffSameSeedDecisionDiffers(t *testing.T) {
+	t.Parallel()
 	// The same header and the same history, yet w0's second victim differs:
 	// a schedule difference that cannot happen with a pinned PRNG.
 	a := loadDiffTrace(t, "seed6.trace")
@@ -286,6 +295,7 @@ func TestDiffSameSeedDecisionDiffers(t *testing.T) {
 }
 
 func TestDiffStepLength(t *testing.T) {
+	t.Parallel()
 	// B's step 19 loses an event: the step ends early there.
 	a := loadDiffTrace(t, "seed6.trace")
 	b := edited(t, "seed6.trace", "19 19 w0 cancel task=2 reason=SiblingFailed\n", "")
@@ -308,6 +318,7 @@ func TestDiffStepLength(t *testing.T) {
 }
 
 func TestDiffRunEndsInOne(t *testing.T) {
+	t.Parallel()
 	// Same decisions through step 1; at step 2 the driver ends A's run but
 	// picks a worker in B. Whether the run ends is an effect.
 	const head = "# cbcsim-trace 1\n# seed: 1\n# source: 0\n# end\n0 0 w0 global task=1\n1 1 w1 steal-fail victim=0\n"
@@ -326,6 +337,7 @@ func TestDiffRunEndsInOne(t *testing.T) {
 }
 
 func TestDiffOnlyInOne(t *testing.T) {
+	t.Parallel()
 	const head = "# cbcsim-trace 1\n# source: 0\n# end\n0 0 w0 global task=t0\n"
 	a := parseText(t, head+"1 1 w0 spawn task=t1 parent=t0 name=left\n2 2 w0 result task=t1 value=1\n3 3 w0 result task=t0 err=boom value=\"\"\n")
 	b := parseText(t, head+"1 1 w0 spawn task=t2 parent=t0 name=right\n2 2 w0 result task=t2 value=1\n3 3 w0 result task=t0 value=7\n")
@@ -344,6 +356,7 @@ func TestDiffOnlyInOne(t *testing.T) {
 }
 
 func TestDiffHeaderOnly(t *testing.T) {
+	t.Parallel()
 	a := loadDiffTrace(t, "seed6.trace")
 	b := edited(t, "seed6.trace", "# seed: 6", "# seed: 99")
 	b.Header.Fields = append(b.Header.Fields, S("extra", "x y"))
@@ -359,6 +372,7 @@ func TestDiffHeaderOnly(t *testing.T) {
 }
 
 func TestDiffHeaderForms(t *testing.T) {
+	t.Parallel()
 	hdr := func(fs ...Field) *Header { return &Header{Fields: fs} }
 	for _, c := range []struct {
 		name string
@@ -378,6 +392,7 @@ func TestDiffHeaderForms(t *testing.T) {
 }
 
 func TestDiffContextLines(t *testing.T) {
+	t.Parallel()
 	a, b := loadDiffTrace(t, "seed6.trace"), loadDiffTrace(t, "effect.trace")
 	for _, n := range []int{0, 1, 5, -1} {
 		d := DiffContext(a, b, n)
@@ -400,6 +415,7 @@ func TestDiffContextLines(t *testing.T) {
 }
 
 func TestDiffDeterministic(t *testing.T) {
+	t.Parallel()
 	a, b := loadDiffTrace(t, "seed6.trace"), loadDiffTrace(t, "seed13.trace")
 	d1, d2 := Diff(a, b), Diff(a, b)
 	if !reflect.DeepEqual(d1, d2) {
@@ -411,6 +427,7 @@ func TestDiffDeterministic(t *testing.T) {
 }
 
 func TestDiffWriteError(t *testing.T) {
+	t.Parallel()
 	d := Diff(loadDiffTrace(t, "seed6.trace"), loadDiffTrace(t, "seed13.trace"))
 	if err := d.Write(failWriter{}); err == nil {
 		t.Fatal("Write to a failing writer returned nil")
@@ -418,6 +435,7 @@ func TestDiffWriteError(t *testing.T) {
 }
 
 func TestVerdictString(t *testing.T) {
+	t.Parallel()
 	for v, want := range map[Verdict]string{Same: "same", ScheduleDiff: "schedule-diff", Nondeterminism: "nondeterminism",
 		ConfigDiff: "config-diff", Prefix: "prefix", Verdict(9): "verdict(9)"} {
 		if v.String() != want {
@@ -430,6 +448,7 @@ func TestVerdictString(t *testing.T) {
 // is a command line (`diff A B [--context N]`, the traces named relative to
 // testdata/diff), a "----" line, and the report.
 func TestDiffGolden(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "diff", "*.golden"))
 	if err != nil {
 		t.Fatal(err)
@@ -502,6 +521,7 @@ func BenchmarkDiff(b *testing.B) {
 // TestDiffDocExample checks that the worked examples of docs/diff.md are
 // the reports of the golden files, so the page shows real output.
 func TestDiffDocExample(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "diff.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -523,6 +543,7 @@ func TestDiffDocExample(t *testing.T) {
 // that differs, and swapping A and B gives the same verdict at the same
 // place.
 func TestDiffProperties(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		h, events := drawTrace(t)
 		a := &Trace{Header: *h, Events: events}

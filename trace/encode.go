@@ -101,7 +101,8 @@ func appendValue(dst []byte, f *Field) []byte {
 // appendUint is strconv.AppendUint(dst, u, 10), written here because the
 // encoder calls it two or three times an event and strconv's general path
 // (a 24-byte buffer formatted by formatBase10, then copied) was a tenth
-// of a traced seeded step (docs/performance.md). It counts the digits
+// of a traced seeded step (docs/performance.md#the-trace-writer). It counts
+// the digits
 // first and writes them in place, two at a time. TestAppendUint checks it
 // against strconv.
 func appendUint(dst []byte, u uint64) []byte {
@@ -324,7 +325,8 @@ func appendHeader(dst []byte, h *Header, op string) []byte {
 // WriteHeader once, then WriteEvent for each event, then Flush. Each line
 // is encoded straight into the buffer, not into a line of its own copied
 // into a bufio.Writer (a call and a copy an event, about 5% of a traced
-// seeded step: docs/performance.md). WriteEvent does not allocate. A
+// seeded step: docs/performance.md#the-trace-writer). WriteEvent does not
+// allocate. A
 // Writer is used by one goroutine at a time.
 //
 // Misuse that would produce a trace Parse rejects (an event before the

@@ -27,6 +27,7 @@ func (c *counting) Read(p []byte) (int, error) { n, err := c.r.Read(p); c.n += n
 // little past it: /dev/zero and a 200 MB line once grew until the machine
 // killed the process.
 func TestLongLineStops(t *testing.T) {
+	t.Parallel()
 	for name, read := range map[string]func(io.Reader) error{
 		"Parse": func(r io.Reader) error { _, err := Parse(r); return err },
 		"ParseEach": func(r io.Reader) error {
@@ -56,6 +57,7 @@ func TestLongLineStops(t *testing.T) {
 // readLimited gives back exactly what it read when within the limits,
 // however the reader splits it.
 func TestReadLimitedWhole(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/small.trace")
 	if err != nil {
 		t.Fatal(err)

@@ -100,6 +100,7 @@ func drawTrace(t *rapid.T) (*Header, []Event) {
 // TestRoundTrip checks Parse(encode(x)) == x and that encoding is a fixed
 // point: encode(Parse(encode(x))) == encode(x) byte for byte.
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		h, events := drawTrace(t)
 		var buf bytes.Buffer

@@ -2,7 +2,8 @@ package trace
 
 // The run event, "STEP TICK ACTOR run task=ID", is the line of every
 // seeded step, and encoding it (the two integers above all) was most of
-// what a trace added to a step (docs/performance.md). So the Writer
+// what a trace added to a step (docs/performance.md#the-trace-writer). So the
+// Writer
 // keeps the text of the last run line's step and tick and adds one to it
 // in place, as step and tick mostly move, and the rest of the line, the
 // same for every step of a task on a worker, is encoded once by the

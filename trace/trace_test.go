@@ -91,6 +91,7 @@ log = "héllo"
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	h, events := smallTrace()
 	got := encode(t, h, events)
 	path := filepath.Join("testdata", "small.trace")
@@ -167,6 +168,7 @@ const badBase = `# cbcsim-trace 1
 `
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	hdr := func(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
 	ev := func(lines ...string) string { return badBase + strings.Join(lines, "\n") + "\n" }
 	tests := []struct {
@@ -276,6 +278,7 @@ func (r *errReader) Read(p []byte) (int, error) {
 }
 
 func TestParseReadError(t *testing.T) {
+	t.Parallel()
 	_, err := Parse(&errReader{data: []byte(badBase + "0 0 w1 pop\n"), err: errors.New("disk on fire")})
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != 9 || !strings.Contains(pe.Msg, "disk on fire") {
@@ -284,6 +287,7 @@ func TestParseReadError(t *testing.T) {
 }
 
 func TestParseLongLine(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 200_000)
 	h := &Header{Source: long + "\n" + long}
 	events := []Event{{Actor: "w0", Kind: KindLog, Fields: []Field{S("msg", long), S("q", long+" "+long)}}}
@@ -298,6 +302,7 @@ func TestParseLongLine(t *testing.T) {
 }
 
 func TestSourceForms(t *testing.T) {
+	t.Parallel()
 	for _, src := range []string{"", "\n", "\n\n", "a", "a\n", "a\nb", "#\n#|\n# end", "\r\n", "x\n\n"} {
 		h := &Header{Source: src}
 		text := encode(t, h, nil)
@@ -312,6 +317,7 @@ func TestSourceForms(t *testing.T) {
 }
 
 func TestValueForms(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		f    Field
 		text string
@@ -344,6 +350,7 @@ func TestValueForms(t *testing.T) {
 }
 
 func TestKinds(t *testing.T) {
+	t.Parallel()
 	want := "pop global steal steal-fail park run yield block wake exhausted recharge " +
 		"spawn nursery cancel observe cleanup log result clock outcome deadlock livelock note decide"
 	var names []string
@@ -365,6 +372,7 @@ func TestKinds(t *testing.T) {
 }
 
 func TestHeaderGet(t *testing.T) {
+	t.Parallel()
 	h := Header{Fields: []Field{I("seed", 42), S("name", "a"), S("name", "b")}}
 	if f, ok := h.Get("seed"); !ok || f.Int != 42 || !f.IsInt {
 		t.Errorf("Get(seed) = %+v, %v", f, ok)
@@ -378,6 +386,7 @@ func TestHeaderGet(t *testing.T) {
 }
 
 func TestWriterPanics(t *testing.T) {
+	t.Parallel()
 	good := &Event{Actor: "w0", Kind: KindPop}
 	tests := []struct {
 		name string
@@ -463,6 +472,7 @@ type failWriter struct{}
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space") }
 
 func TestWriterError(t *testing.T) {
+	t.Parallel()
 	w := NewWriter(failWriter{})
 	if err := w.WriteHeader(&Header{}); err != nil {
 		t.Fatalf("WriteHeader buffered, should not fail yet: %v", err)
@@ -476,6 +486,7 @@ func TestWriterError(t *testing.T) {
 }
 
 func TestRecorder(t *testing.T) {
+	t.Parallel()
 	h, events := smallTrace()
 	var r Recorder
 	r.Header = *h
@@ -553,6 +564,7 @@ func TestWriteEventAllocs(t *testing.T) {
 // TestDocExample keeps the example in docs/trace-format.md parseable and
 // canonical.
 func TestDocExample(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "trace-format.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -575,6 +587,7 @@ func TestDocExample(t *testing.T) {
 // TestManyFields crosses the Fields slabs of Parse and Recorder many times,
 // including events whose fields straddle a slab boundary or outgrow a slab.
 func TestManyFields(t *testing.T) {
+	t.Parallel()
 	var rec Recorder
 	var e Event
 	for i := 0; i < 3000; i++ {

@@ -10,6 +10,7 @@ import (
 // the lines AppendEvent encodes, in order, and never grows its buffer; a
 // line that panicked half-encoded leaves nothing behind.
 func TestWriterBuffer(t *testing.T) {
+	t.Parallel()
 	var out, want bytes.Buffer
 	w := NewWriter(&out)
 	h := &Header{Fields: []Field{S("name", "x")}}
@@ -50,6 +51,7 @@ func (shortWriter) Write(p []byte) (int, error) { return len(p) - 1, nil }
 // TestWriterShortWrite: a short write is an error, as with bufio, and it
 // sticks.
 func TestWriterShortWrite(t *testing.T) {
+	t.Parallel()
 	w := NewWriter(shortWriter{})
 	w.WriteHeader(&Header{})
 	if err := w.Flush(); err != io.ErrShortWrite {

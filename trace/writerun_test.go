@@ -34,6 +34,7 @@ func flushPair(rt *rapid.T, wa, wb *Writer) {
 // TestWriteRun: the run event's own encoder writes what WriteEvent writes
 // for the same event, for any step, tick, actor and task id.
 func TestWriteRun(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
 		step := rapid.Uint64().Draw(rt, "step")
 		tick := rapid.Uint64().Draw(rt, "tick")
@@ -59,6 +60,7 @@ func TestWriteRun(t *testing.T) {
 // edge), sometimes stay or jump, and other events between them, is what
 // WriteEvent writes for the same events, whatever the buffer's fill.
 func TestWriteRunTail(t *testing.T) {
+	t.Parallel()
 	// The steps' edges leave room for the steps taken; a tick may wrap.
 	edges := []uint64{0, 8, 9, 98, 99, 998, 999, 9_998, 9_999, 99_999, 999_999_999, 1<<63 - 1, 9_999_999_999_999_999_998}
 	tickEdges := append(edges, 1<<64-2)
@@ -114,6 +116,7 @@ func TestWriteRunTail(t *testing.T) {
 // TestWriteRunTailBad: the zero RunTail and one of a bad actor panic as
 // WriteRun does with the actor, and write nothing.
 func TestWriteRunTailBad(t *testing.T) {
+	t.Parallel()
 	for _, tl := range []RunTail{{}, NewRunTail("W0", 1), NewRunTail("", 1)} {
 		var out bytes.Buffer
 		w := NewWriter(&out)

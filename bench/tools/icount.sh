@@ -5,7 +5,7 @@
 # setup drops out. GOMAXPROCS=PROCS (default 1), GOGC=off and no
 # asynchronous preemption, so that the collector's and the runtime's work
 # does not move the count; repeat runs agree to about 0.1%. Needs
-# valgrind. See docs/performance.md, "Method".
+# valgrind. See docs/performance.md#measuring.
 set -euo pipefail
 bin=$1 bench=$2 n1=$3 n2=$4 procs=${5:-1}
 count() {

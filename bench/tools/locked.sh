@@ -5,8 +5,7 @@
 # binary BIN, GOMAXPROCS=PROCS (default 1). Run it at two N and take the
 # difference, as icount.sh does. Each locked instruction drains the store
 # buffer: about 1 ns in a stream of other work here. Needs valgrind and
-# objdump (amd64). See docs/performance.md, "Seventh round: the fan-out
-# tree on one core".
+# objdump (amd64). See docs/performance.md#measuring.
 set -euo pipefail
 bin=$1 bench=$2 n=$3 procs=${4:-1}
 out=$(mktemp)

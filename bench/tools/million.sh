@@ -4,8 +4,7 @@
 # alternating (the older first in odd rounds) with the goroutines' run in
 # every round. A line a run: its benchmark line (time a batch, B/op,
 # allocs, B/task) and the process's peak RSS and CPU time. A run takes
-# about 20 s of CPU and 3 GB of memory. See docs/performance.md, "Parked
-# tasks".
+# about 20 s of CPU and 3 GB of memory. See docs/performance.md#measuring.
 set -euo pipefail
 old=$1 new=$2 rounds=$3
 run() { # BIN LABEL IMPL

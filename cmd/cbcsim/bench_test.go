@@ -60,6 +60,7 @@ func TestBenchQuickJSON(t *testing.T) {
 }
 
 func TestBenchBadInputExits2(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want string

@@ -19,6 +19,7 @@ value = 6
 `
 
 func TestCheckBundledPasses(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "repro")
 	code, stdout, stderr := runCLI("check", "../../scenarios/fail_fast.toml", "../../scenarios/lifo_cleanup.toml",
 		"--seeds", "3", "--workers", "1,2", "--out", out)
@@ -40,6 +41,7 @@ func TestCheckBundledPasses(t *testing.T) {
 }
 
 func TestCheckExpandsDirectories(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ok := "version = 1\n[task.main]\nops = [ { return = 1 } ]\n"
 	for _, name := range []string{"b.toml", "a.toml"} {
@@ -61,6 +63,7 @@ func TestCheckExpandsDirectories(t *testing.T) {
 }
 
 func TestCheckWrongExpectationExits1(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, "wrong.toml", checkWrongSrc)
 	out := filepath.Join(t.TempDir(), "repro")
 	code, stdout, stderr := runCLI("check", p, "--seeds", "3", "--seed-start", "4", "--workers", "1,4", "--out", out)
@@ -99,6 +102,7 @@ func TestCheckWrongExpectationExits1(t *testing.T) {
 }
 
 func TestCheckReportSameForAnyJobs(t *testing.T) {
+	t.Parallel()
 	race := writeFile(t, "race.toml", testkit.FirstErrorRace)
 	wrong := writeFile(t, "wrong.toml", checkWrongSrc)
 	out := filepath.Join(t.TempDir(), "repro")
@@ -116,6 +120,7 @@ func TestCheckReportSameForAnyJobs(t *testing.T) {
 }
 
 func TestCheckRealMode(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCLI("check", "../../scenarios/basic_completion.toml", "--seeds", "2", "--workers", "1,2", "--real")
 	if code != 0 || !strings.Contains(stdout, "real mode: 4 runs") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -125,6 +130,7 @@ func TestCheckRealMode(t *testing.T) {
 // TestCheckRealLean: --lean runs real mode as a Go program's scheduler;
 // without --real it is bad input, for check and for run.
 func TestCheckRealLean(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCLI("check", "../../scenarios/fail_fast.toml", "--seeds", "2", "--workers", "1,2", "--real", "--lean")
 	if code != 0 || !strings.Contains(stdout, "real lean mode: 4 runs") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -146,6 +152,7 @@ func TestCheckRealLean(t *testing.T) {
 }
 
 func TestCheckBadInputExits2(t *testing.T) {
+	t.Parallel()
 	good := "../../scenarios/fail_fast.toml"
 	malformed := writeFile(t, "malformed.toml", "version = 1\n[task.main\n")
 	unknownTask := writeFile(t, "unknown.toml", "version = 1\n[task.main]\nops = [ { nursery = \"n\", body = [ { spawn = \"nope\" } ] } ]\n")
@@ -200,6 +207,7 @@ func TestCheckBadInputExits2(t *testing.T) {
 // OUT` (one level deep) and `check OUT/DIR`, each by its run.trace alone:
 // no --seeds, the scenario.toml beside it not run again.
 func TestCheckReplaysReproDirectories(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, "wrong.toml", checkWrongSrc)
 	out := filepath.Join(t.TempDir(), "repro")
 	if code, stdout, stderr := runCLI("check", p, "--seeds", "1", "--workers", "1,4", "--out", out); code != 1 {
@@ -238,6 +246,7 @@ func TestCheckReplaysReproDirectories(t *testing.T) {
 // --real-timeout bounds real mode only and must be positive; a real run
 // stopped by it exits 1 at the limit.
 func TestRealTimeoutFlag(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, "sleep.toml", "version = 1\n[task.main]\nops = [ { sleep = 9223372036854775807 } ]\n")
 	for _, args := range [][]string{
 		{"run", p, "--real-timeout", "1s"},

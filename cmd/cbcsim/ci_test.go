@@ -55,6 +55,7 @@ func shardsThenMerge(t *testing.T, args ...string) (merged, whole *ci.Report, ru
 // between them (their "runs" add up), and cbcsim merge of their reports
 // is the unsharded report: counts, cases and failures.
 func TestCheckShardsMergeToTheWhole(t *testing.T) {
+	t.Parallel()
 	merged, whole, runs := shardsThenMerge(t, "check", "../../scenarios", "--seeds", "3", "--workers", "1,3")
 	if runs != whole.Runs || merged.Runs != whole.Runs || merged.Failed != whole.Failed || whole.Runs == 0 {
 		t.Fatalf("shards ran %d, merged %d/%d failed, whole %d/%d", runs, merged.Runs, merged.Failed, whole.Runs, whole.Failed)
@@ -68,6 +69,7 @@ func TestCheckShardsMergeToTheWhole(t *testing.T) {
 }
 
 func TestFuzzShardsMergeToTheWhole(t *testing.T) {
+	t.Parallel()
 	merged, whole, runs := shardsThenMerge(t, "fuzz", "--seeds", "40")
 	if runs != 40 || whole.Runs != 40 || merged.Runs != 40 || merged.Failed != whole.Failed {
 		t.Fatalf("shards ran %d, merged %d/%d failed, whole %d/%d", runs, merged.Runs, merged.Failed, whole.Runs, whole.Failed)
@@ -95,6 +97,7 @@ type junitDoc struct {
 // with the command that reruns the failing seed; the passing scenario
 // beside it has a passing case.
 func TestCheckJUnitHasTheFailingScenario(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	junit, js := filepath.Join(dir, "check.xml"), filepath.Join(dir, "check.json")
 	code, out, errOut := runCLI("check", "../../scenarios/bugs/run_ahead_order.toml", "../../scenarios/bugs/run_ahead_order_fixed.toml",
@@ -130,6 +133,7 @@ func TestCheckJUnitHasTheFailingScenario(t *testing.T) {
 // TestMergeBadInputExits2: a file that is not a report, and reports
 // that do not belong together, are bad input with the file named.
 func TestMergeBadInputExits2(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	for i, p := range []string{a, b} {

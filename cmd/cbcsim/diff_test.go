@@ -22,6 +22,7 @@ func runTrace(t *testing.T, dir string, seed string) string {
 }
 
 func TestDiffIdenticalExits0(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := runTrace(t, dir, "5")
 	b := filepath.Join(dir, "again.trace")
@@ -38,6 +39,7 @@ func TestDiffIdenticalExits0(t *testing.T) {
 }
 
 func TestDiffSeedsExits1(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := runTrace(t, dir, "1"), runTrace(t, dir, "2")
 	code, out, errOut := runCLI("diff", a, b)
@@ -55,6 +57,7 @@ func TestDiffSeedsExits1(t *testing.T) {
 }
 
 func TestDiffNondeterminismExits1(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI("diff", diffData+"seed6.trace", diffData+"effect.trace", "--context", "0")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
@@ -75,6 +78,7 @@ func TestDiffNondeterminismExits1(t *testing.T) {
 }
 
 func TestDiffBadInputExits2(t *testing.T) {
+	t.Parallel()
 	good := diffData + "seed6.trace"
 	data, err := os.ReadFile(good)
 	if err != nil {

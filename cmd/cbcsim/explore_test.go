@@ -9,6 +9,7 @@ import (
 )
 
 func TestExploreExhaustiveExits0(t *testing.T) {
+	t.Parallel()
 	// channel_rendezvous: 23 steps on 2 workers.
 	code, out, errOut := runCLI("explore", "../../scenarios/channel_rendezvous.toml", "--workers", "2")
 	if code != 0 {
@@ -24,6 +25,7 @@ func TestExploreExhaustiveExits0(t *testing.T) {
 }
 
 func TestExploreStoppedSaysNotExhaustive(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI("explore", "../../scenarios/channel_buffered.toml", "--workers", "2", "--max-schedules", "5")
 	if code != 0 || !strings.Contains(out, "stopped at 5 schedules, not exhaustive") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
@@ -34,6 +36,7 @@ func TestExploreStoppedSaysNotExhaustive(t *testing.T) {
 // command, and whose run.trace replays with --schedule (and is refused
 // without it, with exit 2 and a sentence).
 func TestExploreFailureWritesRepro(t *testing.T) {
+	t.Parallel()
 	outDir := filepath.Join(t.TempDir(), "eo")
 	code, out, errOut := runCLI("explore", "../../scenarios/bugs/run_ahead_fail_fast.toml", "--workers", "2", "--out", outDir)
 	if code != 1 {
@@ -62,6 +65,7 @@ func TestExploreFailureWritesRepro(t *testing.T) {
 }
 
 func TestExploreBadInputExits2(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"explore", "nope.toml"},
 		{"explore", "../../scenarios/basic_completion.toml", "--preemptions", "-1"},
@@ -76,6 +80,7 @@ func TestExploreBadInputExits2(t *testing.T) {
 }
 
 func TestStrategyFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tr := filepath.Join(dir, "p.trace")
 	code, out, errOut := runCLI("run", "../../scenarios/fail_fast.toml", "--seed", "3", "--workers", "2", "--strategy", "pct", "--trace", tr)
@@ -103,6 +108,7 @@ func TestStrategyFlags(t *testing.T) {
 // check --strategy pct finds a run-ahead bug and writes the shrunk
 // schedule beside the failing run's trace.
 func TestCheckPCTShrinksSchedule(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "repro")
 	code, stdout, errOut := runCLI("check", "../../scenarios/bugs/run_ahead_order.toml", "--seeds", "100", "--workers", "2", "--strategy", "pct", "--out", out)
 	if code != 1 {
@@ -125,6 +131,7 @@ func TestCheckPCTShrinksSchedule(t *testing.T) {
 // same for any --jobs: the schedules run in batches whose results are
 // folded in job order. The time and rate go to stderr.
 func TestExploreJobsIdentical(t *testing.T) {
+	t.Parallel()
 	bugs, _ := filepath.Glob("../../scenarios/bugs/*.toml")
 	cases := [][]string{
 		{"../../scenarios/channel_rendezvous.toml", "--workers", "2,3"},
@@ -163,6 +170,7 @@ func TestExploreJobsIdentical(t *testing.T) {
 }
 
 func TestExploreRefusesShard(t *testing.T) {
+	t.Parallel()
 	code, _, errOut := runCLI("explore", "../../scenarios/basic_completion.toml", "--shard", "1/2")
 	if code != 2 || !strings.Contains(errOut, "explore cannot be sharded") {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -33,6 +33,7 @@ func exportTrace(t *testing.T, dir string) string {
 }
 
 func TestExportChrome(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tracePath := exportTrace(t, dir)
 	outPath := filepath.Join(dir, "run.json")
@@ -97,6 +98,7 @@ func TestExportChrome(t *testing.T) {
 }
 
 func TestExportBadInputExits2(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := exportTrace(t, dir)
 	bad := filepath.Join(dir, "bad.trace")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestFuzzBadInputExits2(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want string
@@ -43,6 +44,7 @@ func TestFuzzBadInputExits2(t *testing.T) {
 }
 
 func TestFuzzPassesExits0(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "fz")
 	code, stdout, errOut := runCLI("fuzz", "--seeds", "150", "--start", "7", "--workers", "1,3", "--out", out)
 	if code != 0 {

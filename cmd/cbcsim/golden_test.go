@@ -17,6 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // case is a command line run from this directory; its exit status and
 // stdout are the golden file.
 func TestGoldenCLI(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		args []string

@@ -20,6 +20,7 @@ import (
 // temporary file. One signal each, once the progress line shows that
 // runs are under way.
 func TestInterruptReports(t *testing.T) {
+	t.Parallel()
 	dir := recipeDir(t)
 	for _, c := range []struct {
 		name   string
@@ -34,6 +35,7 @@ func TestInterruptReports(t *testing.T) {
 			syscall.SIGINT, 130, " of 100000000 runs made, the others not run"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			work := t.TempDir()
 			args := c.args
 			if args[0] != "fuzz" {

@@ -24,6 +24,7 @@ func writeFile(t *testing.T, name, src string) string {
 }
 
 func TestRunBundledPasses(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI("run", "../../scenarios/fail_fast.toml", "--seed", "3", "--workers", "4")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
@@ -37,6 +38,7 @@ func TestRunBundledPasses(t *testing.T) {
 }
 
 func TestRunWrongExpectationExits1(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, "wrong.toml", `version = 1
 [task.main]
 ops = [ { return = 5 } ]
@@ -53,6 +55,7 @@ value = 6
 }
 
 func TestRunBadInputExits2(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, src, want string }{
 		{"bad-version", "version = 2\n[task.main]\nops = []\n", "version"},
 		{"unknown-task", "version = 1\n[task.main]\nops = [ { nursery = \"n\", body = [ { spawn = \"nope\" } ] } ]\n", "task.main.ops[0].body[0]"},
@@ -88,6 +91,7 @@ func TestRunBadInputExits2(t *testing.T) {
 }
 
 func TestRunTraceIsByteIdentical(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.trace"), filepath.Join(dir, "b.trace")
 	for _, p := range []string{a, b} {
@@ -107,6 +111,7 @@ func TestRunTraceIsByteIdentical(t *testing.T) {
 }
 
 func TestRunJSON(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI("run", "../../scenarios/fail_fast.toml", "--seed", "1", "--json")
 	if code != 0 || !strings.Contains(out, `"outcome": "failed"`) || !strings.Contains(out, `"replay": "cbcsim run`) {
 		t.Fatalf("exit %d\n%s", code, out)
@@ -114,6 +119,7 @@ func TestRunJSON(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	good := "../../scenarios/fail_fast.toml"
 	bad := writeFile(t, "bad.toml", "version = 1\n")
 	if code, _, errOut := runCLI("validate", good); code != 0 {
@@ -128,6 +134,7 @@ func TestValidate(t *testing.T) {
 // TestOutOfRangeFlagsExit2: a flag given a value outside its range is bad
 // input with a message, never silently its default.
 func TestOutOfRangeFlagsExit2(t *testing.T) {
+	t.Parallel()
 	sc := "../../scenarios/fail_fast.toml"
 	tr := filepath.Join(t.TempDir(), "t.trace")
 	if code, _, errOut := runCLI("run", sc, "--seed", "1", "--trace", tr); code != 0 {

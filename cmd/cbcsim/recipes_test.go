@@ -124,6 +124,7 @@ func withSeeds(env map[string]string) map[string]string {
 }
 
 func TestCIRecipesGitHubActions(t *testing.T) {
+	t.Parallel()
 	var wf workflow
 	readYAML(t, "../../.github/workflows/fuzz.yml", &wf)
 	dir := recipeDir(t)
@@ -200,6 +201,7 @@ func runSteps(t *testing.T, dir, job string, steps []struct {
 }
 
 func TestCIRecipesKubernetes(t *testing.T) {
+	t.Parallel()
 	var job k8sJob
 	readYAML(t, "../../deploy/k8s/fuzz-job.yaml", &job)
 	spec := job.Spec

@@ -66,6 +66,7 @@ func printedCommand(t *testing.T, out, label string) []string {
 // the scenario's and whose path needs quoting, under the random walk and
 // under pct (whose strategy and depth the command must carry).
 func TestReproCommandReproducesRun(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../../scenarios/fail_fast.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +110,7 @@ func TestReproCommandReproducesRun(t *testing.T) {
 // TestReproCommandReproducesCheckFailure: the command check prints for a
 // failure, executed, fails the same way.
 func TestReproCommandReproducesCheckFailure(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, "wrong.toml", checkWrongSrc)
 	code, out, errOut := runCLI("check", p, "--seeds", "2", "--seed-start", "4", "--workers", "3", "--out", "")
 	if code != 1 {
@@ -124,6 +126,7 @@ func TestReproCommandReproducesCheckFailure(t *testing.T) {
 // TestReproCommandReproducesCheckFailurePCT: under pct, check's printed
 // command names the strategy and its depth, and reproduces the failure.
 func TestReproCommandReproducesCheckFailurePCT(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, "wrong.toml", checkWrongSrc)
 	code, out, errOut := runCLI("check", p, "--seeds", "2", "--seed-start", "4", "--workers", "3", "--out", "", "--strategy", "pct", "--pct-depth", "2")
 	if code != 1 {

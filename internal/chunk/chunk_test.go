@@ -9,6 +9,7 @@ import (
 // TestListMatchesSlice: a List behaves like a slice under appends, writes
 // through At, Reset and AppendTo, across chunk boundaries.
 func TestListMatchesSlice(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		var l List[int]
 		var model []int
@@ -52,6 +53,7 @@ func TestListMatchesSlice(t *testing.T) {
 }
 
 func TestAtOutOfRangePanics(t *testing.T) {
+	t.Parallel()
 	defer func() {
 		if recover() == nil {
 			t.Fatal("At past the end did not panic")

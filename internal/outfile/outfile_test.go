@@ -30,6 +30,7 @@ func entries(t *testing.T, dir string) []string {
 }
 
 func TestNewFileMode(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "new.trace")
 	if err := write(t, path, "x\n"); err != nil {
@@ -45,6 +46,7 @@ func TestNewFileMode(t *testing.T) {
 }
 
 func TestExistingFileKeepsMode(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, mode := range []fs.FileMode{0o644, 0o600, 0o664} {
 		path := filepath.Join(dir, "old.trace")
@@ -68,6 +70,7 @@ func TestExistingFileKeepsMode(t *testing.T) {
 // A symlink stays a symlink, and its target gets the output (the rename
 // once replaced the link with a regular file).
 func TestSymlinkWrittenThrough(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "sub", "real.trace")
 	os.Mkdir(filepath.Dir(target), 0o755)
@@ -93,6 +96,7 @@ func TestSymlinkWrittenThrough(t *testing.T) {
 }
 
 func TestSymlinkLoopRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	os.Symlink(b, a)
@@ -107,6 +111,7 @@ func TestSymlinkLoopRefused(t *testing.T) {
 
 // A FIFO is written through, not replaced by a regular file.
 func TestFIFOWrittenThrough(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -130,6 +135,7 @@ func TestFIFOWrittenThrough(t *testing.T) {
 }
 
 func TestDevNull(t *testing.T) {
+	t.Parallel()
 	if err := write(t, os.DevNull, "gone\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +145,7 @@ func TestDevNull(t *testing.T) {
 }
 
 func TestDirectoryRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := write(t, dir, "x"); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Fatalf("got %v, want a refusal", err)
@@ -151,6 +158,7 @@ func TestDirectoryRefused(t *testing.T) {
 // A rename that fails (the path became a directory while the file was
 // written) leaves no temporary file; so does a failed fill.
 func TestFailedCommitLeavesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out")
 	o, err := Create(path)
@@ -177,7 +185,8 @@ func TestFailedCommitLeavesNothing(t *testing.T) {
 	}
 }
 
-// removeTemps (what a signal runs) removes every file in flight.
+// removeTemps (what a signal runs) removes every file in flight: those of
+// every test, so this one does not run in parallel with the others.
 func TestRemoveTemps(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"a", "b"} {

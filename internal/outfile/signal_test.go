@@ -9,7 +9,8 @@ import (
 // TestDeliver: without a claim a signal exits with 128+signal; with one,
 // the first signal calls stop and does not exit, Interrupted reports its
 // status, and the second exits; a released claim takes no more signals
-// but still reports the one it took.
+// but still reports the one it took. Not parallel: the claim on a
+// signal is the process's.
 func TestDeliver(t *testing.T) {
 	for _, c := range []struct {
 		sig  os.Signal

@@ -51,6 +51,7 @@ func reportText(t *testing.T, r *Report) string {
 }
 
 func TestCheckPassingScenarios(t *testing.T) {
+	t.Parallel()
 	paths := []string{"../../scenarios/fail_fast.toml", "../../scenarios/lifo_cleanup.toml"}
 	scs := []*scenario.Scenario{loadFile(t, paths[0]), loadFile(t, paths[1])}
 	r, err := Scenarios(scs, paths, Options{Seeds: 4, SeedStart: 1, Workers: []int{1, 2}, Jobs: 2, Resample: 3}, nil)
@@ -85,6 +86,7 @@ func TestCheckPassingScenarios(t *testing.T) {
 // TestCheckFirstFailingSeed compares the rows with the same runs made one
 // by one.
 func TestCheckFirstFailingSeed(t *testing.T) {
+	t.Parallel()
 	sc := parseSrc(t, "race.toml", testkit.FirstErrorRace)
 	workers := []int{1, 2, 4}
 	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"race.toml"}, Options{Seeds: 8, SeedStart: 1, Workers: workers, Jobs: 3}, sim.Execute)
@@ -118,6 +120,7 @@ func TestCheckFirstFailingSeed(t *testing.T) {
 }
 
 func TestCheckReproDirs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sc := parseSrc(t, "wrong.toml", wrongSrc)
 	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"cases/wrong.toml"},
@@ -150,6 +153,7 @@ func TestCheckReproDirs(t *testing.T) {
 }
 
 func TestCheckReproBound(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sc := parseSrc(t, "wrong.toml", wrongSrc)
 	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"wrong.toml"},
@@ -166,6 +170,7 @@ func TestCheckReproBound(t *testing.T) {
 }
 
 func TestCheckReportIndependentOfJobs(t *testing.T) {
+	t.Parallel()
 	scs := []*scenario.Scenario{parseSrc(t, "race.toml", testkit.FirstErrorRace), loadFile(t, "../../scenarios/fail_fast.toml"), parseSrc(t, "wrong.toml", wrongSrc)}
 	paths := []string{"race.toml", "../../scenarios/fail_fast.toml", "wrong.toml"}
 	var outs []string
@@ -181,6 +186,7 @@ func TestCheckReportIndependentOfJobs(t *testing.T) {
 // TestCheckNondeterminismCaught: the second call for a run writes one more
 // trace line; every resampled run is reported, with the line.
 func TestCheckNondeterminismCaught(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	calls := map[[2]uint64]int{}
 	exec := func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error) {
@@ -230,6 +236,7 @@ func TestCheckNondeterminismCaught(t *testing.T) {
 // TestCheckReproRerunDiffers: a run that fails once and passes when it is
 // run again for its repro is reported as nondeterministic.
 func TestCheckReproRerunDiffers(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	calls := 0
 	exec := func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error) {
@@ -255,6 +262,7 @@ func TestCheckReproRerunDiffers(t *testing.T) {
 }
 
 func TestCheckHarnessPanicIsAFailure(t *testing.T) {
+	t.Parallel()
 	exec := func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error) {
 		if c.Seed == 2 {
 			panic("interp: boom")
@@ -273,6 +281,7 @@ func TestCheckHarnessPanicIsAFailure(t *testing.T) {
 }
 
 func TestCheckRealMode(t *testing.T) {
+	t.Parallel()
 	sc := loadFile(t, "../../scenarios/basic_completion.toml")
 	r, err := Scenarios([]*scenario.Scenario{sc}, []string{"basic.toml"},
 		Options{Seeds: 2, SeedStart: 1, Workers: []int{1, 2}, Mode: sim.ModeReal, Jobs: 2, Resample: 5}, nil)
@@ -286,6 +295,7 @@ func TestCheckRealMode(t *testing.T) {
 }
 
 func TestCheckBadOptions(t *testing.T) {
+	t.Parallel()
 	sc := loadFile(t, "../../scenarios/basic_completion.toml")
 	cases := []struct {
 		o    Options
@@ -309,6 +319,7 @@ func TestCheckBadOptions(t *testing.T) {
 }
 
 func TestCheckPickResample(t *testing.T) {
+	t.Parallel()
 	a := pickResample(driver.NewXoshiro(resampleSeed), 4, 100, 5)
 	b := pickResample(driver.NewXoshiro(resampleSeed), 4, 100, 5)
 	if fmt.Sprint(a) != fmt.Sprint(b) || len(a) != 5 {
@@ -338,6 +349,7 @@ func TestCheckPickResample(t *testing.T) {
 }
 
 func TestCheckDiffLine(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		a, b   string
 		line   int

@@ -23,6 +23,7 @@ import (
 // made", leaves out recorded runs and second executions that did not run,
 // and marks the CI report. An uninterrupted check says none of it.
 func TestCheckInterrupted(t *testing.T) {
+	t.Parallel()
 	sc := loadFile(t, "../../scenarios/lifo_cleanup.toml")
 	_, tr := runOnce(t, sc, sim.Options{Seed: 1, HasSeed: true, Workers: 2})
 	trace := filepath.Join(t.TempDir(), "a.trace")
@@ -74,6 +75,7 @@ func TestCheckInterrupted(t *testing.T) {
 // hold every row's first seeds: any two rows have run counts that differ
 // by at most one.
 func TestRunOrder(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
 		nsc := rapid.IntRange(1, 4).Draw(rt, "scenarios")
 		nw := rapid.IntRange(1, 4).Draw(rt, "workers")
@@ -106,6 +108,7 @@ func TestRunOrder(t *testing.T) {
 // run's second execution is handed out after its first: right before the
 // run that follows the first by the lag, or after the shard's last run.
 func TestPlaceSeconds(t *testing.T) {
+	t.Parallel()
 	sc := loadFile(t, "../../scenarios/lifo_cleanup.toml")
 	rapid.Check(t, func(rt *rapid.T) {
 		nsc := rapid.IntRange(1, 3).Draw(rt, "scenarios")
@@ -171,6 +174,7 @@ func TestPlaceSeconds(t *testing.T) {
 // sampled runs it made early enough, rather than none (their second
 // executions are not all queued last).
 func TestInterruptedComparesSome(t *testing.T) {
+	t.Parallel()
 	sc := loadFile(t, "../../scenarios/lifo_cleanup.toml")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

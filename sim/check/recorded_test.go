@@ -15,6 +15,7 @@ import (
 // that refutes it) fails the check, the passing ones pass; with Seeds 0
 // they are the whole check; and the shards of a check run each once.
 func TestRecordedRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, scenarioPath string, o sim.Options) string {
 		_, tr := runOnce(t, loadFile(t, scenarioPath), o)

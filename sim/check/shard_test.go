@@ -16,6 +16,7 @@ import (
 // executions; runs picked to be executed twice are executed twice by the
 // shard that owns them), and their rows add up to the unsharded rows.
 func TestCheckShardsRunEachRunOnce(t *testing.T) {
+	t.Parallel()
 	scs := bundled(t)[:6]
 	paths := make([]string, len(scs))
 	for i, sc := range scs {

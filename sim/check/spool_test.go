@@ -21,6 +21,7 @@ func fill(s *spool, text string) *spool {
 // memory, and are gone once removed. A difference is found at its line,
 // even past the shown prefix of a line longer than a bufio buffer.
 func TestSpoolCompare(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 200_000)
 	base := "1 0 a\n2 0 b " + long + "\n3 0 c\n"
 	for _, tc := range []struct {

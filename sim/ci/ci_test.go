@@ -26,6 +26,7 @@ func fail(seed uint64, kind string, count int64) Failure {
 // TestMergeFolds: counts and cases add up, a kind of failure keeps its
 // smallest seed (with that seed's command) and the sum of its counts.
 func TestMergeFolds(t *testing.T) {
+	t.Parallel()
 	m, err := Merge([]Input{shard(2, 3, 2, fail(5, "deadlock", 1), fail(2, "ok|expect.log", 1)), shard(1, 3, 1, fail(4, "deadlock", 1)), shard(3, 3, 0)})
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +42,7 @@ func TestMergeFolds(t *testing.T) {
 // TestMergeInterrupted: the merged report is interrupted when any
 // shard's was, and not when none was.
 func TestMergeInterrupted(t *testing.T) {
+	t.Parallel()
 	for i := range 4 {
 		in := []Input{shard(1, 3, 0), shard(2, 3, 0), shard(3, 3, 0)}
 		if i < 3 {
@@ -57,6 +59,7 @@ func TestMergeInterrupted(t *testing.T) {
 }
 
 func TestMergeRefuses(t *testing.T) {
+	t.Parallel()
 	other := shard(2, 3, 0)
 	other.Report.Sweep.ScenarioHashes = []string{"changed"}
 	whole := shard(1, 9, 0)
@@ -82,6 +85,7 @@ func TestMergeRefuses(t *testing.T) {
 }
 
 func TestParseLocatesErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ data, want string }{
 		{"{\n  \"format\": \"cbcsim-report/1\",\n  \"runs\": x\n}", "r.json:3:"},
 		{`{"a": 1}`, `r.json: not a cbcsim report: json: unknown field "a"`},
@@ -100,6 +104,7 @@ func TestParseLocatesErrors(t *testing.T) {
 
 // TestJSONRoundTrip: what WriteJSON writes, Parse reads back equal.
 func TestJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	in := shard(2, 3, 1, fail(4, "deadlock", 1)).Report
 	var b bytes.Buffer
 	if err := in.WriteJSON(&b); err != nil {
@@ -115,6 +120,7 @@ func TestJSONRoundTrip(t *testing.T) {
 // a failing case carries a <failure> with the rerun command. xmllint,
 // when installed, validates it too.
 func TestJUnitParses(t *testing.T) {
+	t.Parallel()
 	r := shard(1, 3, 1, fail(4, "deadlock", 1)).Report
 	r.Cases = append(r.Cases, Case{Suite: "b.toml", Name: "workers=1", Runs: 3})
 	r.Sort()

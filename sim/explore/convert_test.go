@@ -28,6 +28,7 @@ func observed(r *sim.Run) string {
 // recorded step the chooser cannot make, such as a worker that just
 // yielded going straight on, may send it elsewhere).
 func TestConvertReproducesRecordedRuns(t *testing.T) {
+	t.Parallel()
 	paths, _ := filepath.Glob("../../scenarios/*.toml")
 	same, total := 0, 0
 	for _, path := range paths {

@@ -50,6 +50,7 @@ func recordRun(t testing.TB, sc *scenario.Scenario, seed uint64, workers int, st
 // exactly under the recorded-schedule driver (every step's actor and
 // every steal victim applies: a decision that did not would be an error).
 func TestShrinkDecisions(t *testing.T) {
+	t.Parallel()
 	sc := load(t, filepath.Join("..", "..", "scenarios", "bugs", "run_ahead_order.toml"))
 	cfg, err := Resolve(sc, 2)
 	if err != nil {
@@ -97,6 +98,7 @@ func TestShrinkDecisions(t *testing.T) {
 // decisions it took are the recorded ones, and it counts the preemptions
 // as the converter does.
 func TestFollowerReplaysRecording(t *testing.T) {
+	t.Parallel()
 	sc := load(t, filepath.Join("..", "..", "scenarios", "bugs", "dining_philosophers.toml"))
 	cfg, err := Resolve(sc, 3)
 	if err != nil {
@@ -134,6 +136,7 @@ func TestFollowerReplaysRecording(t *testing.T) {
 // recording, with its many preemptions, must reach no preemption and no
 // more steps than the default run, in few runs.
 func TestShrinkDecisionsReachesDefault(t *testing.T) {
+	t.Parallel()
 	sc := load(t, filepath.Join("..", "..", "scenarios", "lifo_cleanup.toml"))
 	always := func(*sim.Run) []string { return []string{"always"} }
 	preempted := 0

@@ -50,6 +50,7 @@ ops = [ { compute = 2 }, { log = "c" } ]
 // is counted under its own bound, and its preemptions are those its
 // choices cost.
 func TestSchedulesDistinctAndBounded(t *testing.T) {
+	t.Parallel()
 	sc := parse(t, threeLoggers)
 	for _, workers := range []int{2, 3} {
 		for k := 0; k <= 2; k++ {
@@ -91,6 +92,7 @@ func TestSchedulesDistinctAndBounded(t *testing.T) {
 // enough for this small program), and a higher bound never sees fewer
 // outcomes.
 func TestExploreCoversSampledOutcomes(t *testing.T) {
+	t.Parallel()
 	sc := parse(t, threeLoggers)
 	for _, workers := range []int{2, 3} {
 		logs := func(k int) map[string]bool {
@@ -136,6 +138,7 @@ func TestExploreCoversSampledOutcomes(t *testing.T) {
 // schedule without the bounded search below its preemptions as with it,
 // in fewer runs: iterative bounding already ran every schedule below.
 func TestShrinkFoundSearchesNoLower(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "../../scenarios/bugs/dining_philosophers.toml")
 	for _, workers := range []int{2, 3} {
 		rep, err := Run(sc, Options{Workers: workers, Preemptions: 2, NoShrink: true})
@@ -167,6 +170,7 @@ func TestShrinkFoundSearchesNoLower(t *testing.T) {
 // the same way with no more preemptions and steps, and its repro's
 // run.trace replays identically with --schedule (and is refused without).
 func TestFindsBugsAndReproReplays(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"run_ahead_fail_fast", "run_ahead_order", "dining_philosophers"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join("..", "..", "scenarios", "bugs", name+".toml")
@@ -211,6 +215,7 @@ func TestFindsBugsAndReproReplays(t *testing.T) {
 // With more than two workers a steal's victim is a decision when two
 // deques hold work; victim decisions never cost a preemption.
 func TestVictimDecisions(t *testing.T) {
+	t.Parallel()
 	sc := parse(t, `version = 1
 [task.main]
 ops = [ { nursery = "n", body = [ { spawn = "s" }, { spawn = "s" } ] } ]
@@ -239,6 +244,7 @@ ops = [ { compute = 1 } ]
 }
 
 func TestMaxSchedulesNotExhaustive(t *testing.T) {
+	t.Parallel()
 	sc := parse(t, threeLoggers)
 	rep, err := Run(sc, Options{Workers: 2, Preemptions: 2, MaxSchedules: 3})
 	if err != nil {
@@ -254,6 +260,7 @@ func TestMaxSchedulesNotExhaustive(t *testing.T) {
 // of them, in order, as Jobs 1 runs them), none starts after, and the
 // report says interrupted, not exhaustive, in its verdict line.
 func TestInterrupted(t *testing.T) {
+	t.Parallel()
 	sc := parse(t, threeLoggers)
 	whole, err := Run(sc, Options{Workers: 2, Preemptions: 2})
 	if err != nil || !whole.Exhaustive || whole.Interrupted {
@@ -290,6 +297,7 @@ func TestInterrupted(t *testing.T) {
 // A schedule is a pure function of its choices: any prefix of choices,
 // run twice, gives the same run.
 func TestPrefixDeterministic(t *testing.T) {
+	t.Parallel()
 	sc := parse(t, threeLoggers)
 	cfg, err := Resolve(sc, 3)
 	if err != nil {
@@ -315,6 +323,7 @@ func TestPrefixDeterministic(t *testing.T) {
 // not catch the run-ahead bug in 300 seeds, pct and explore do, and both
 // failing schedules shrink to no preemption.
 func TestRunHunt(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "../../scenarios/bugs/run_ahead_order.toml")
 	for _, c := range []struct {
 		strategy string
@@ -344,6 +353,7 @@ func TestRunHunt(t *testing.T) {
 // number of goroutines, whether the search is exhaustive, stopped by
 // MaxSchedules within a batch, or stopped by a failure.
 func TestJobsDoNotChangeTheSearch(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		sc      *scenario.Scenario
 		workers int
@@ -390,6 +400,7 @@ func TestJobsDoNotChangeTheSearch(t *testing.T) {
 // spinner ran until its budget was exhausted (a failed schedule at 1
 // preemption and 900,647 steps).
 func TestFairAcrossWorkers(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "../../scenarios/explicit_cancel.toml")
 	rep, err := Run(sc, Options{Workers: 3, Preemptions: 1, NoShrink: true})
 	if err != nil {
@@ -405,6 +416,7 @@ func TestFairAcrossWorkers(t *testing.T) {
 // default schedule passes) is still shrunk: the shrinker searches for the
 // same failure by iterative bounding. Before, it was left as recorded.
 func TestShrinkRecordedSearchesWhenNotConverted(t *testing.T) {
+	t.Parallel()
 	sc := load(t, filepath.Join("..", "..", "scenarios", "bugs", "run_ahead_fail_fast.toml"))
 	rep, err := Run(sc, Options{Workers: 2, Preemptions: 2, NoShrink: true})
 	if err != nil || rep.Failure == nil {

@@ -10,6 +10,7 @@ import (
 // A trace over MaxShrinkTrace is refused before it is parsed, so that a
 // repro at the event limit costs no gigabytes; its message gives the size.
 func TestShrinkTraceTooLong(t *testing.T) {
+	t.Parallel()
 	data := bytes.Repeat([]byte("# x\n"), MaxShrinkTrace/4+1)
 	_, err := ShrinkTrace("big.trace", data, filepath.Join(t.TempDir(), "shrunk.trace"), Options{})
 	if !errors.Is(err, ErrTraceTooLong) {

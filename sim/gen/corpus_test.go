@@ -16,6 +16,7 @@ import (
 // saved trace replays byte for byte; and the CI report names the
 // failure with its command.
 func TestFuzzCorpus(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus")
 	o := FuzzOptions{Seeds: 500, Out: filepath.Join(dir, "out"), Failing: anyPanic, Corpus: corpus}

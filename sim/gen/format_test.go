@@ -87,6 +87,7 @@ func diffScenarios(a, b *scenario.Scenario) string {
 // TestFormatRoundTrip: parsing what Format writes of a generated AST gives
 // the same scenario, op for op.
 func TestFormatRoundTrip(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		x := ast().Draw(t, "ast")
 		src := Format(x)
@@ -108,6 +109,7 @@ func TestFormatRoundTrip(t *testing.T) {
 // recharge, "forever"), and checks that the text loads to the same
 // scenario. [expect] is not written, so it is not compared.
 func TestFormatRoundTripBundled(t *testing.T) {
+	t.Parallel()
 	paths, err := filepath.Glob("../../scenarios/*.toml")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no bundled scenarios: %v", err)
@@ -134,6 +136,7 @@ func TestFormatRoundTripBundled(t *testing.T) {
 // a string but that has no Format, or a Format that leaves an option out,
 // fails here.
 func TestFormatEveryOpSample(t *testing.T) {
+	t.Parallel()
 	for _, k := range scenario.OpKinds() {
 		x, err := scenario.Parse("sample.toml", scenario.SampleSource(k))
 		if err != nil {
@@ -167,6 +170,7 @@ func unplaced(ops []scenario.Op) []scenario.Op {
 // budget component set, a zero, empty caps, a negative return, a workers
 // and seed setting), and strings that need escaping in TOML.
 func TestFormatEveryOption(t *testing.T) {
+	t.Parallel()
 	odd := "quote \" backslash \\ newline \n tab \t bell \a del \x7f é ✓"
 	full := scenario.BudgetOverride{Ops: 1, Memory: 2, SpawnCount: 0, ChannelOps: 4, Syscalls: 5,
 		Set: scenario.SetOps | scenario.SetMemory | scenario.SetSpawnCount | scenario.SetChannelOps | scenario.SetSyscalls}
@@ -215,6 +219,7 @@ func TestFormatEveryOption(t *testing.T) {
 // TestFormatReadable pins the layout on a small example: main first, one
 // op per line, bodies indented.
 func TestFormatReadable(t *testing.T) {
+	t.Parallel()
 	x := &scenario.Scenario{
 		Version: 1, Name: "small",
 		Scheduler: scenario.Scheduler{Victim: scenario.DefaultVictim, Profile: scenario.DefaultProfile,
@@ -259,6 +264,7 @@ ops = [
 // only what differs from the defaults, [channels], main's caps, and the
 // options of spawn, nursery and recharge after the operation key.
 func TestFormatReadableOptions(t *testing.T) {
+	t.Parallel()
 	budget := scenario.DefaultBudget
 	budget.Ops, budget.ChannelOps = 50, 4
 	x := &scenario.Scenario{

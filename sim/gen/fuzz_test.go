@@ -21,6 +21,7 @@ import (
 // TestFuzzPasses: a few hundred seeds on the real scheduler, every
 // invariant holding, nothing written.
 func TestFuzzPasses(t *testing.T) {
+	t.Parallel()
 	n := 400
 	if testing.Short() {
 		n = 100
@@ -49,6 +50,7 @@ func TestFuzzPasses(t *testing.T) {
 // first at seeds), the report and its CI form say interrupted, and one
 // that ran all its seeds says not.
 func TestFuzzInterrupted(t *testing.T) {
+	t.Parallel()
 	for _, at := range []int{1, 7, 30} {
 		ctx, cancel := context.WithCancel(context.Background())
 		var mu sync.Mutex
@@ -93,6 +95,7 @@ func anyPanic(run *sim.Run) []string {
 // path: the lowest failing seed is found, shrunk, written, and the written
 // repro fails again under the printed command's seed and worker count.
 func TestFuzzFindsAndShrinks(t *testing.T) {
+	t.Parallel()
 	// The lowest seed that fails, found the slow way.
 	want := uint64(0)
 	g := Scenario()
@@ -188,6 +191,7 @@ func TestFuzzFindsAndShrinks(t *testing.T) {
 // TestFuzzSameForAnyJobs: the failure reported does not depend on how
 // many goroutines ran the seeds.
 func TestFuzzSameForAnyJobs(t *testing.T) {
+	t.Parallel()
 	var first *Failure
 	for _, par := range []int{1, 3, 8} {
 		rep, err := Fuzz(FuzzOptions{Seeds: 300, SeedStart: 40, Out: t.TempDir(), Failing: anyPanic, Jobs: par}, nil)
@@ -210,6 +214,7 @@ func TestFuzzSameForAnyJobs(t *testing.T) {
 
 // TestFuzzDuration: a time bound instead of a count.
 func TestFuzzDuration(t *testing.T) {
+	t.Parallel()
 	rep, err := Fuzz(FuzzOptions{Duration: 200 * time.Millisecond, SeedStart: 1000, Out: t.TempDir()}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -223,6 +228,7 @@ func TestFuzzDuration(t *testing.T) {
 }
 
 func TestFuzzOptionErrors(t *testing.T) {
+	t.Parallel()
 	for _, o := range []FuzzOptions{
 		{},
 		{Seeds: -1},
@@ -241,6 +247,7 @@ func TestFuzzOptionErrors(t *testing.T) {
 
 // TestRunSeed: the run parameters come from the seed alone.
 func TestRunSeed(t *testing.T) {
+	t.Parallel()
 	seen := map[int]bool{}
 	for seed := uint64(1); seed <= 200; seed++ {
 		rs, w := RunSeed(seed, DefaultWorkers)
@@ -261,6 +268,7 @@ func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 // a correct generated program by itself. Seed 101884 needed 20,085 steps
 // on 256 workers when idle looks for work counted against max_steps.
 func TestFuzzManyWorkersNoFalseLivelock(t *testing.T) {
+	t.Parallel()
 	rep, err := Fuzz(FuzzOptions{Seeds: 1, SeedStart: 101884, Workers: []int{256}, Out: t.TempDir(), Jobs: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -274,6 +282,7 @@ func TestFuzzManyWorkersNoFalseLivelock(t *testing.T) {
 // exactly the seeds of the unsharded fuzz, each once. A run is known by
 // its run seed and scenario, both derived from its generator seed.
 func TestFuzzShardsRunEachSeedOnce(t *testing.T) {
+	t.Parallel()
 	runs := func(sh sweep.Shard) map[string]int {
 		var mu sync.Mutex
 		seen := map[string]int{}

@@ -18,6 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // change a seed's scenario, or the seeds in bug reports stop replaying.
 // Rewrite with -update and read the diff.
 func TestGoldenGenerated(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	g := Scenario()
 	for seed := 1; seed <= 60; seed++ {

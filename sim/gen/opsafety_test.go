@@ -12,6 +12,7 @@ import (
 // channel op's. A new operation whose row is missing or half-filled is
 // caught here, not by Safe letting an unsafe program through.
 func TestEveryOpHasSafetyRow(t *testing.T) {
+	t.Parallel()
 	for _, k := range scenario.OpKinds() {
 		r := k.Def().Safety
 		if r == nil {

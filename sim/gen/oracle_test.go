@@ -27,6 +27,7 @@ func oracle(t *testing.T, sc *scenario.Scenario, events []trace.Event, name stri
 // a sovereign scenario (main holds spawn; a holds nothing; b asks for more
 // than main holds; c inherits).
 func TestOracleCaps(t *testing.T) {
+	t.Parallel()
 	sc := mustParse(t, `
 [scheduler]
 profile = "sovereign"
@@ -88,6 +89,7 @@ ops = []
 // (the Timeout came from further up), it had not started, or the nursery
 // is another mode.
 func TestOracleTimeout(t *testing.T) {
+	t.Parallel()
 	sc := mustParse(t, `
 [task.main]
 ops = [ { nursery = "n", mode = "cancel_remaining", timeout = 3, body = [ { spawn = "a" } ] } ]
@@ -123,6 +125,7 @@ ops = [ { sleep = 10 } ]
 // TestOraclesHoldOnBundled: the real scheduler keeps the oracles on the
 // bundled scenarios they apply to.
 func TestOraclesHoldOnBundled(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"capabilities", "timeout_cancel_remaining", "budget_self_recharge"} {
 		sc, err := scenario.Load("../../scenarios/" + name + ".toml")
 		if err != nil {

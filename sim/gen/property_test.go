@@ -19,6 +19,7 @@ import (
 // a file and the command that replays it. rapid's default is 100 cases
 // (-rapid.checks changes it); -short runs a fifth of that.
 func TestInvariantsHold(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		sc := gen.Scenario().Draw(t, "scenario")
 		seed := rapid.Uint64Range(0, 1<<31-1).Draw(t, "seed")
@@ -46,6 +47,7 @@ func TestInvariantsHold(t *testing.T) {
 // calls and spawns only to later tasks or to a partner or spinner task
 // made for that one spawn.
 func TestScenarioRespectsBounds(t *testing.T) {
+	t.Parallel()
 	g := gen.Scenario()
 	n := 300
 	if testing.Short() {
@@ -167,6 +169,7 @@ func (c *bodyCheck) body(ops []scenario.Op, nurseries int, top bool) string {
 // TestGeneratorCoversEveryOp: a few hundred scenarios use every operation
 // and every option of the format between them, and every profile.
 func TestGeneratorCoversEveryOp(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	g := gen.Scenario()
 	var walk func(ops []scenario.Op)
@@ -223,6 +226,7 @@ func TestGeneratorCoversEveryOp(t *testing.T) {
 
 // TestExampleDeterministic: a seed names one scenario.
 func TestExampleDeterministic(t *testing.T) {
+	t.Parallel()
 	for _, seed := range []int{1, 2, 77, math.MaxInt} {
 		a, b := gen.Scenario().Example(seed), gen.Scenario().Example(seed)
 		if a.SHA256 != b.SHA256 {

@@ -18,6 +18,7 @@ import (
 // and not as a deadlock, a livelock or a crash of the scheduler.
 // GEN_REAL_SEEDS=N runs N seeds instead of 150.
 func TestRealLeanSmoke(t *testing.T) {
+	t.Parallel()
 	n := 150
 	if s := os.Getenv("GEN_REAL_SEEDS"); s != "" {
 		n, _ = strconv.Atoi(s)

@@ -20,6 +20,7 @@ func mustParse(t *testing.T, src string) *scenario.Scenario {
 // TestSafeRules: each rule of Safe, on a program that breaks it and on
 // the nearest one that keeps it.
 func TestSafeRules(t *testing.T) {
+	t.Parallel()
 	pair := func(mode, prod, cons string) string {
 		return `
 [channels]
@@ -229,6 +230,7 @@ ops = [ { compute = 10 } ]
 // expect a deadlock or a livelock are refused, and the ones it accepts
 // end under every worker count and several seeds.
 func TestSafeBundled(t *testing.T) {
+	t.Parallel()
 	paths, _ := filepath.Glob("../../scenarios/*.toml")
 	if len(paths) == 0 {
 		t.Fatal("no bundled scenarios")

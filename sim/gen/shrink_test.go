@@ -45,6 +45,7 @@ func firstExample(t *testing.T, minSize int, pred func(*scenario.Scenario) bool)
 }
 
 func TestShrinkArtificialFailure(t *testing.T) {
+	t.Parallel()
 	orig := firstExample(t, 20, failInCollectAll)
 	evals := 0
 	got := Shrink(orig, func(sc *scenario.Scenario) bool {
@@ -69,6 +70,7 @@ func TestShrinkArtificialFailure(t *testing.T) {
 // TestShrinkBudget: fails is called at most budget times, and with a
 // budget of 0 the scenario comes back as it was.
 func TestShrinkBudget(t *testing.T) {
+	t.Parallel()
 	orig := firstExample(t, 20, failInCollectAll)
 	for _, budget := range []int{0, 1, 5, 30} {
 		evals := 0
@@ -91,6 +93,7 @@ func TestShrinkBudget(t *testing.T) {
 // TestShrinkNumbersAndOptions: with a failure that needs only a nursery
 // to exist, the numbers and options around it go to their simplest.
 func TestShrinkNumbersAndOptions(t *testing.T) {
+	t.Parallel()
 	hasNursery := func(sc *scenario.Scenario) bool {
 		n := 0
 		for _, t := range sc.Tasks {
@@ -146,6 +149,7 @@ func countKind(ops []scenario.Op, k scenario.OpKind) int {
 // TestShrinkUnwrapsBodies: a fail inside loop and using bodies comes out
 // of them when only the fail matters.
 func TestShrinkUnwrapsBodies(t *testing.T) {
+	t.Parallel()
 	src := `version = 1
 [task.main]
 ops = [
@@ -177,6 +181,7 @@ ops = [
 // budgets, caps, `as`, unused channels, [budget], the profile and main's
 // caps.
 func TestShrinkDropsOptions(t *testing.T) {
+	t.Parallel()
 	sc := mustParse(t, `
 [scheduler]
 profile = "sovereign"
@@ -218,6 +223,7 @@ ops = [
 // consumer running, the shrinker may not delete its producer, nor the
 // producer's close when the consumer receives once more than it sends.
 func TestShrinkStaysSafe(t *testing.T) {
+	t.Parallel()
 	consumerRuns := func(sc *scenario.Scenario) bool {
 		run, err := Execute(sc, 1, 2, nil)
 		if err != nil {

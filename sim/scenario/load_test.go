@@ -113,6 +113,7 @@ var badFiles = []struct {
 }
 
 func TestBadFiles(t *testing.T) {
+	t.Parallel()
 	for _, tc := range badFiles {
 		t.Run(tc.file, func(t *testing.T) {
 			file := filepath.Join("testdata", "bad", tc.file)
@@ -153,6 +154,7 @@ func TestBadFiles(t *testing.T) {
 // TestBadFilesAllListed keeps testdata/bad and the table in step: a bad
 // file nobody asserts on is a test that silently checks nothing.
 func TestBadFilesAllListed(t *testing.T) {
+	t.Parallel()
 	paths, err := filepath.Glob(filepath.Join("testdata", "bad", "*.toml"))
 	if err != nil {
 		t.Fatal(err)
@@ -173,6 +175,7 @@ func TestBadFilesAllListed(t *testing.T) {
 }
 
 func TestLoadErrorFormat(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		e    LoadError
 		want string
@@ -192,6 +195,7 @@ func TestLoadErrorFormat(t *testing.T) {
 }
 
 func TestLoadMissingFile(t *testing.T) {
+	t.Parallel()
 	_, err := Load(filepath.Join("testdata", "no-such-file.toml"))
 	var le *LoadError
 	if !errors.As(err, &le) || !strings.Contains(le.Msg, "cannot read file") || le.File != filepath.Join("testdata", "no-such-file.toml") {
@@ -200,6 +204,7 @@ func TestLoadMissingFile(t *testing.T) {
 }
 
 func TestFileTooLarge(t *testing.T) {
+	t.Parallel()
 	src := make([]byte, maxFileBytes+1)
 	for i := 99; i < len(src); i += 100 {
 		src[i] = '\n'
@@ -213,6 +218,7 @@ func TestFileTooLarge(t *testing.T) {
 // Load reads no more than it may accept: a device that never ends is a
 // size error, not a read that grows until the machine kills it.
 func TestLoadDevZero(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
@@ -223,6 +229,7 @@ func TestLoadDevZero(t *testing.T) {
 }
 
 func TestNestingBound(t *testing.T) {
+	t.Parallel()
 	build := func(depth int) string {
 		var b strings.Builder
 		b.WriteString("version = 1\n[task.main]\nops = ")
@@ -246,6 +253,7 @@ func TestNestingBound(t *testing.T) {
 }
 
 func TestMinimalDefaults(t *testing.T) {
+	t.Parallel()
 	s, err := Load(filepath.Join("testdata", "good", "minimal.toml"))
 	if err != nil {
 		t.Fatal(err)
@@ -281,6 +289,7 @@ func TestMinimalDefaults(t *testing.T) {
 }
 
 func TestAllOps(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join("testdata", "good", "all_ops.toml")
 	s, err := Load(file)
 	if err != nil {
@@ -377,6 +386,7 @@ func TestAllOps(t *testing.T) {
 // TestArrayTables: operations written as [[task.main.ops]] tables load like
 // inline ones, with their paths and the header line as position.
 func TestArrayTables(t *testing.T) {
+	t.Parallel()
 	s, err := Load(filepath.Join("testdata", "good", "array_tables.toml"))
 	if err != nil {
 		t.Fatal(err)
@@ -392,6 +402,7 @@ func TestArrayTables(t *testing.T) {
 }
 
 func TestOpKindString(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, k := range OpKinds() {
 		name := k.String()
@@ -406,6 +417,7 @@ func TestOpKindString(t *testing.T) {
 }
 
 func TestBudgetOverrideOver(t *testing.T) {
+	t.Parallel()
 	o := BudgetOverride{Ops: 5, Syscalls: 0, Set: SetOps | SetSyscalls}
 	got := o.Over(DefaultBudget)
 	want := DefaultBudget
@@ -419,6 +431,7 @@ func TestBudgetOverrideOver(t *testing.T) {
 }
 
 func TestMatch(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		alts []string
 		got  string
@@ -448,6 +461,7 @@ func TestMatch(t *testing.T) {
 // TestSpawnScopes: what counts as "inside a nursery body of the same task
 // body" (the N1001 rule), beyond the bad files.
 func TestSpawnScopes(t *testing.T) {
+	t.Parallel()
 	ok := []string{
 		// In a loop, a using, a nested nursery, and a nursery inside a defer.
 		`[task.main]
@@ -482,6 +496,7 @@ ops = [ { nursery = "n", body = [ { defer = "d", body = [ { cancel = "n" } ] } ]
 // TestErrorsAreDeterministic: the same file gives the same first error,
 // whatever Go's map order does.
 func TestErrorsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	src := []byte(`version = 1
 zz = 1
 aa = 2
@@ -510,6 +525,7 @@ ops = [ { qq = 1, bb = 2, compute = 1, yield = true, log = "x" } ]
 // simulator relies on: each has an [expect], and every label it expects
 // exists.
 func TestBundledScenarios(t *testing.T) {
+	t.Parallel()
 	paths, err := filepath.Glob(filepath.Join("..", "..", "scenarios", "*.toml"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no scenarios found: %v", err)

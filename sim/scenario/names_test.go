@@ -11,6 +11,7 @@ import (
 // profile, mode or capability is one the library parses to the value
 // with that name, so the two lists cannot drift apart.
 func TestNamesAreTheLibrarys(t *testing.T) {
+	t.Parallel()
 	for _, v := range victims {
 		if got, ok := sched.ParseVictim(v); !ok || got.String() != v {
 			t.Errorf("victim %q: sched parses %v, %v", v, got, ok)

@@ -13,6 +13,7 @@ import (
 // the op's Sample (TestEveryOpExecutes in sim, TestFormatEveryOpSample and
 // TestEveryOpHasSafetyRow in gen).
 func TestEveryOpHasItsRows(t *testing.T) {
+	t.Parallel()
 	kinds := OpKinds()
 	if len(kinds) == 0 || len(kinds) != len(opDefs)-1 {
 		t.Fatalf("kinds %v: want 1..%d without a gap", kinds, len(opDefs)-1)
@@ -44,6 +45,7 @@ func TestEveryOpHasItsRows(t *testing.T) {
 // TestEveryOpSampleLoads: each operation's Sample loads in SampleSource,
 // and has an op of its kind.
 func TestEveryOpSampleLoads(t *testing.T) {
+	t.Parallel()
 	for _, k := range OpKinds() {
 		sc, err := Parse("sample.toml", SampleSource(k))
 		if err != nil {
@@ -64,6 +66,7 @@ func TestEveryOpSampleLoads(t *testing.T) {
 // naming each operation (`KEY = ...`), so a new operation is documented
 // where users look for it.
 func TestEveryOpHasADocRow(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("../../docs/scenarios.md")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestProgressLine(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1000, 0)
 	at := func(d float64) time.Time { return t0.Add(time.Duration(d * float64(time.Second))) }
 

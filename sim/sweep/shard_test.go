@@ -12,6 +12,7 @@ import (
 // TestShardsPartitionTheSweep: for any total and N, the N shards' jobs
 // together are 0..total-1, each exactly once.
 func TestShardsPartitionTheSweep(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		total := rapid.Int64Range(0, 500).Draw(t, "total")
 		n := rapid.IntRange(1, 40).Draw(t, "n")
@@ -35,6 +36,7 @@ func TestShardsPartitionTheSweep(t *testing.T) {
 }
 
 func TestParseShard(t *testing.T) {
+	t.Parallel()
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	none := env(nil)
 	cases := []struct {
@@ -78,6 +80,7 @@ func TestParseShard(t *testing.T) {
 // TestRunStopsInOrder: after a Stop, every job below Handed ran, and none
 // at or above it did.
 func TestRunStopsInOrder(t *testing.T) {
+	t.Parallel()
 	for _, jobs := range []int{1, 2, 7} {
 		var mu sync.Mutex
 		ran := map[int64]bool{}
@@ -102,6 +105,7 @@ func TestRunStopsInOrder(t *testing.T) {
 }
 
 func TestRunCancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	st := Run(ctx, 1_000_000, Options{Jobs: 2}, func(j int64) Verdict {
 		if j == 10 {
@@ -117,6 +121,7 @@ func TestRunCancelled(t *testing.T) {
 // A session's batches each run their own jobs 0..n-1, stop on their own
 // Stop, and add up in Close.
 func TestSessionBatches(t *testing.T) {
+	t.Parallel()
 	s := Start(context.Background(), 100, Options{Jobs: 2})
 	a := s.Batch(10, func(j int64) Verdict { return Passed })
 	b := s.Batch(10, func(j int64) Verdict {

@@ -368,6 +368,7 @@ func chromeGoldenInputs(t *testing.T) map[string]string {
 // (go test ./trace -update rewrites the .json files) and checks its
 // structure.
 func TestChromeGolden(t *testing.T) {
+	t.Parallel()
 	inputs := chromeGoldenInputs(t)
 	keys := slices.Sorted(func(yield func(string) bool) {
 		for k := range inputs {
@@ -432,6 +433,7 @@ func chromeSlices(t *testing.T, events string) []string {
 
 // TestChromeSliceRules pins down when a slice goes on and when it ends.
 func TestChromeSliceRules(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, events string
 		want         []string
@@ -470,6 +472,7 @@ func TestChromeSliceRules(t *testing.T) {
 // labels from spawn events, lanes from the header and the actors, and ids
 // written as integers or as strings.
 func TestChromeNamesAndLanes(t *testing.T) {
+	t.Parallel()
 	src := "# cbcsim-trace 1\n# name: \"a \\\"quoted\\\" name\"\n# workers: 3\n# source: 0\n# end\n" +
 		"0 0 w2 global task=1\n1 1 w2 run task=1\n1 1 w2 spawn task=2 parent=1 nursery=1 name=child admit=run\n" +
 		"2 2 w10 steal victim=2 task=2\n3 3 w10 run task=2\n3 3 w10 note a=1 a=2 step=3\n4 4 zed log task=t9 text=\"\\xff\\n\"\n" +
@@ -511,6 +514,7 @@ func TestChromeNamesAndLanes(t *testing.T) {
 // fully random ones (any kind, actor and tick) and scheduler-like ones
 // (a few workers and tasks, mostly runs, ticks that may repeat).
 func TestChromeProperties(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		h, events := drawTrace(t)
 		tr := &trace.Trace{Header: *h, Events: events}
@@ -551,6 +555,7 @@ func TestChromeProperties(t *testing.T) {
 }
 
 func TestChromeErrors(t *testing.T) {
+	t.Parallel()
 	tr, err := trace.Parse(strings.NewReader(badBase + "0 0 w0 run task=1\n"))
 	if err != nil {
 		t.Fatal(err)

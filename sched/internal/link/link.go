@@ -34,7 +34,8 @@ var (
 	// func(*sched.Task, any) (int64, bool, error): a channel's send and
 	// receive themselves, which the driver calls directly rather than
 	// through the task view, so that a task parked in one has no frame
-	// of the driver's or of the view's on its stack (docs/performance.md).
+	// of the driver's or of the view's on its stack
+	// (docs/performance.md#parked-stacks).
 	Send, Recv any
 )
 
@@ -68,7 +69,7 @@ type Options struct {
 	// StealHalf makes a successful steal take half of the victim's deque
 	// (at most StealBatchMax tasks) instead of one task: the thief runs
 	// the first and queues the rest on its own deque. Off by default:
-	// docs/performance.md has the measurement that decided it.
+	// docs/performance.md#steal-policy has the measurement that decided it.
 	StealHalf bool
 }
 
@@ -132,8 +133,8 @@ type RunSink interface {
 }
 
 // Stepper is a Sink whose driver can take its decisions between two
-// seeded steps from inside a task (docs/performance.md, "The seeded step,
-// third round"). At a checkpoint, where worker's step ends with its task
+// seeded steps from inside a task (docs/performance.md#the-seeded-step). At a
+// checkpoint, where worker's step ends with its task
 // still current, the scheduler calls NextStep on the task's own fiber
 // instead of switching back to the driver. NextStep does what the driver
 // does after that step and before the next, in the same order (timers,

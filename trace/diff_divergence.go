@@ -1,0 +1,186 @@
+package trace
+
+// The first divergence: what differs at that event, the context around it
+// and which decision of the step parted the runs.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// divergence describes the first differing event, i, with n lines of
+// context.
+func divergence(a, b *Trace, i, n int) *Divergence {
+	div := &Divergence{Index: i}
+	var ea, eb *Event
+	if i < len(a.Events) {
+		ea = &a.Events[i]
+		div.LineA, div.TextA = lineAt(a, i), lineText(ea)
+	}
+	if i < len(b.Events) {
+		eb = &b.Events[i]
+		div.LineB, div.TextB = lineAt(b, i), lineText(eb)
+	}
+	switch {
+	case ea != nil && eb != nil:
+		div.Step = min(ea.Step, eb.Step)
+	case ea != nil:
+		div.Step = ea.Step
+	case eb != nil:
+		div.Step = eb.Step
+	}
+	div.Differs = eventDiffs(ea, eb)
+	div.ContextA, div.ContextB = context(a, i, n), context(b, i, n)
+	return div
+}
+
+// eventDiffs says what differs between two events, either of which may be
+// nil (that trace has ended).
+func eventDiffs(a, b *Event) []string {
+	switch {
+	case a == nil && b == nil:
+		return nil
+	case a == nil:
+		return []string{"A has ended; B goes on"}
+	case b == nil:
+		return []string{"B has ended; A goes on"}
+	case a.Step != b.Step:
+		// One side's step has more events: the other moved on.
+		if a.Step < b.Step {
+			return []string{fmt.Sprintf("step %d goes on in A, but has ended in B (B's next event is in step %d)", a.Step, b.Step)}
+		}
+		return []string{fmt.Sprintf("step %d goes on in B, but has ended in A (A's next event is in step %d)", b.Step, a.Step)}
+	}
+	var out []string
+	pair := func(what, x, y string) { out = append(out, fmt.Sprintf("%s: %s in A, %s in B", what, x, y)) }
+	if a.Tick != b.Tick {
+		pair("tick", strconv.FormatUint(a.Tick, 10), strconv.FormatUint(b.Tick, 10))
+	}
+	if a.Actor != b.Actor {
+		pair("actor", a.Actor, b.Actor)
+	}
+	if a.Kind != b.Kind {
+		pair("kind", a.Kind.String(), b.Kind.String())
+		return out
+	}
+	sameKeys := len(a.Fields) == len(b.Fields)
+	for j := 0; sameKeys && j < len(a.Fields); j++ {
+		sameKeys = a.Fields[j].Key == b.Fields[j].Key
+	}
+	if !sameKeys {
+		pair("fields", quoteEmpty(fieldsText(a)), quoteEmpty(fieldsText(b)))
+		return out
+	}
+	for j := range a.Fields {
+		if !fieldEqual(&a.Fields[j], &b.Fields[j]) {
+			pair(a.Fields[j].Key, displayValue(&a.Fields[j]), displayValue(&b.Fields[j]))
+		}
+	}
+	return out
+}
+
+func quoteEmpty(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return "`" + s + "`"
+}
+
+func context(t *Trace, i, n int) []ContextLine {
+	var out []ContextLine
+	for j := max(0, i-n); j < len(t.Events) && j <= i+n; j++ {
+		out = append(out, ContextLine{Line: lineAt(t, j), Text: lineText(&t.Events[j]), Mark: j == i})
+	}
+	if i+n >= len(t.Events) {
+		out = append(out, ContextLine{Mark: i >= len(t.Events)})
+	}
+	return out
+}
+
+// stepGroup returns the events of step s next to index i: those just
+// before i, and from i on, whose step is s. It is empty when the trace has
+// no events of step s there.
+func stepGroup(evs []Event, i int, s uint64) []Event {
+	lo := min(i, len(evs))
+	for lo > 0 && evs[lo-1].Step == s {
+		lo--
+	}
+	hi := lo
+	for hi < len(evs) && evs[hi].Step == s {
+		hi++
+	}
+	return evs[lo:hi]
+}
+
+// stepDecisions are the decisions of one step.
+type stepDecisions struct {
+	// actor is the worker the driver chose: the actor of the step's worker
+	// events. Empty when the step has only the driver's own ("sim")
+	// events, such as the final outcome.
+	actor   string
+	victims []string // the victim of each steal attempt, in order
+}
+
+func decisionsOf(group []Event) stepDecisions {
+	var d stepDecisions
+	for i := range group {
+		e := &group[i]
+		if e.Actor == "sim" {
+			continue
+		}
+		if d.actor == "" {
+			d.actor = e.Actor
+		}
+		if e.Kind == KindSteal || e.Kind == KindStealFail {
+			d.victims = append(d.victims, victimOf(e))
+		}
+	}
+	return d
+}
+
+// victimOf returns the victim of a steal attempt as a worker name: the
+// scheduler writes the worker's index (victim=3 is w3).
+func victimOf(e *Event) string {
+	for j := range e.Fields {
+		f := &e.Fields[j]
+		if f.Key != "victim" {
+			continue
+		}
+		if f.IsInt {
+			return "w" + strconv.FormatInt(f.Int, 10)
+		}
+		return f.Str
+	}
+	return "(none)"
+}
+
+func (d stepDecisions) String() string {
+	if d.actor == "" {
+		return "no worker step (the driver's own events only)"
+	}
+	s := "the driver chose " + d.actor
+	if len(d.victims) == 0 {
+		return s + ", no steal attempts"
+	}
+	return s + ", steal victims " + strings.Join(d.victims, ", ")
+}
+
+// decisionDiff returns the first decision of step s that differs between a
+// and b, as a sentence. Attempts one side made and the other did not are
+// not a decision difference: how many attempts a thief makes depends on
+// whether the earlier ones succeeded, an effect.
+func decisionDiff(s uint64, a, b stepDecisions) (string, bool) {
+	if a.actor != "" && b.actor != "" && a.actor != b.actor {
+		return fmt.Sprintf("step %d: the driver chose %s in A, %s in B", s, a.actor, b.actor), true
+	}
+	if a.actor != b.actor {
+		return "", false
+	}
+	for k := 0; k < len(a.victims) && k < len(b.victims); k++ {
+		if a.victims[k] != b.victims[k] {
+			return fmt.Sprintf("step %d, %s steal attempt %d: victim %s in A, %s in B", s, a.actor, k+1, a.victims[k], b.victims[k]), true
+		}
+	}
+	return "", false
+}
