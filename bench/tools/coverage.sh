@@ -25,6 +25,7 @@ for strategy in random pct; do
 	seeded check scenarios --seeds "$seeds" --workers 1,2,4 --strategy "$strategy" --out "" --resample 0
 done
 seeded check scenarios/bugs --seeds "$seeds" --workers 1,2,4 --out "" --resample 0
+seeded check scenarios/scale --seeds 5 --workers 1,2,4 --out "" --resample 0
 seeded fuzz --seeds 300 --out "$work/fuzz-out"
 # Traces of formats 1 (every task kept) and 2 (no policy decisions) replay
 # on the seeded driver in their own modes.
@@ -36,6 +37,7 @@ for sc in scenarios/*.toml; do
 done
 real check scenarios --seeds "$seeds" --workers 1,2,4 --real --out "" --resample 0
 real check scenarios --seeds "$seeds" --workers 1,2,4 --real --lean --out "" --resample 0
+real check scenarios/scale --seeds 5 --workers 1,2,4 --real --out "" --resample 0
 
 go tool covdata textfmt -i="$work/seeded" -o "$work/seeded.txt"
 go tool covdata textfmt -i="$work/real" -o "$work/real.txt"
