@@ -613,16 +613,3 @@ func (c *channel) unlock(held bool) {
 		c.mu.Unlock()
 	}
 }
-
-// lockContended takes c.mu, which another holds. Under a stepped mode one
-// goroutine runs every worker, so a lock already held when a step takes
-// it is never released: an earlier panic left it held inside a critical
-// section (a scheduler bug). lockContended panics then, which the seeded
-// driver reports as a crash, rather than wait for ever. The mode is the
-// channel's stepped, kept at its making.
-func (c *channel) lockContended() {
-	if c.stepped {
-		panic("sched: " + c.String() + ": its lock is still held at a step (an earlier panic left it held)")
-	}
-	c.mu.Lock()
-}

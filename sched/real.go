@@ -234,7 +234,7 @@ func (w *worker) spin() bool {
 			// looked at at once.
 			runtime.Gosched()
 			w.stats.Spins++
-			if w.hasWork() || s.rootDone.Load() || w.stealNext(false) != nil {
+			if w.hasWork() || s.rootDone.Load() || w.nextDue() {
 				return true
 			}
 			// When no other worker moved since the last look, they
@@ -489,4 +489,52 @@ func (w *worker) startNext(t *Task) *Task {
 		return t
 	}
 	return nil
+}
+
+// nextDue reports whether another worker's next slot holds a task whose
+// grace is over (realGrace): what the idle loop's spin looks for, without
+// taking it (stealNext takes).
+func (w *worker) nextDue() bool {
+	for i, v := range w.s.workers {
+		t := v.next.Load()
+		if v == w || t == nil {
+			w.unsee(i)
+		} else if w.realGrace(i, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// The parking protocol's producer side and the channel lock's contended
+// case are here, with the rest of the machinery of concurrent workers:
+// under a driver a step never finds a lock taken (nothing runs beside it)
+// and no worker sleeps on a channel.
+
+// notify tells idle workers that work may be available.
+func (s *Scheduler) notify() {
+	if s.cfg.Mode.Stepped() {
+		// Seeded mode: every parked worker may act again.
+		for _, w := range s.workers {
+			if w.parked {
+				w.parked = false
+				s.parkEpoch++
+			}
+		}
+		return
+	}
+	s.park.notify()
+}
+
+// lockContended takes c.mu, which another holds. Under a stepped mode one
+// goroutine runs every worker, so a lock already held when a step takes
+// it is never released: an earlier panic left it held inside a critical
+// section (a scheduler bug). lockContended panics then, which the seeded
+// driver reports as a crash, rather than wait for ever. The mode is the
+// channel's stepped, kept at its making.
+func (c *channel) lockContended() {
+	if c.stepped {
+		panic("sched: " + c.String() + ": its lock is still held at a step (an earlier panic left it held)")
+	}
+	c.mu.Lock()
 }

@@ -268,21 +268,6 @@ func (s *Scheduler) rootFinished(t *Task) {
 	s.park.shutdown()
 }
 
-// notify tells idle workers that work may be available.
-func (s *Scheduler) notify() {
-	if s.cfg.Mode.Stepped() {
-		// Seeded mode: every parked worker may act again.
-		for _, w := range s.workers {
-			if w.parked {
-				w.parked = false
-				s.parkEpoch++
-			}
-		}
-		return
-	}
-	s.park.notify()
-}
-
 // globalQueue is the scheduler-wide FIFO for the root task and for tasks that
 // yielded. A mutex is enough: it is touched once per yield, not per step.
 type globalQueue struct {

@@ -204,7 +204,7 @@ func (w *worker) steal() *Task {
 		}
 	}
 	if w.nextSlots() {
-		return w.stealNext(true)
+		return w.stealNext()
 	}
 	return nil
 }
@@ -219,9 +219,9 @@ func (w *worker) steal() *Task {
 const nextGrace = 4 * time.Microsecond
 
 // stealNext takes a task that has sat in another worker's next slot for
-// its grace (graceOver), or reports one through a non-nil result without
-// taking it (take false: the idle loop's look).
-func (w *worker) stealNext(take bool) *Task {
+// its grace (graceOver). (Real mode's idle loop looks without taking:
+// nextDue.)
+func (w *worker) stealNext() *Task {
 	for i, v := range w.s.workers {
 		t := v.next.Load()
 		if v == w || t == nil {
@@ -230,9 +230,6 @@ func (w *worker) stealNext(take bool) *Task {
 		}
 		if !w.graceOver(i, t) {
 			continue
-		}
-		if !take {
-			return t
 		}
 		w.unsee(i)
 		if mutant.On(mutant.StealNextKeeps) {
