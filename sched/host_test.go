@@ -493,3 +493,100 @@ func TestHeldQueueBounded(t *testing.T) {
 // same tasks in the same order with the same events, which the tests
 // above compare.
 func notAlone(w *worker) { w.mode = w.mode&^modeAlone | modeLegacy2 }
+
+// TestHostedSameUnderBothDrivers: real mode's host loop (hostLoop) writes
+// out the steps a driver's host takes one at a time (stepHosted); on one
+// worker, with no timer, the two must run the same program the same way.
+// Players yield in turn and pass a token round a ring of channels, in
+// real mode and under the seeded driver answering every policy as real
+// mode does: the same events, in the same order (the driver's decide
+// lines and the worker's parks aside), and both hosted.
+func TestHostedSameUnderBothDrivers(t *testing.T) {
+	program := func(root *Task) error {
+		const players, rounds = 4, 30
+		chans := make([]*Chan[int], players)
+		for i := range chans {
+			chans[i] = NewChan[int](root.Scheduler(), fmt.Sprintf("c%d", i), 0)
+		}
+		return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+			for p := range players {
+				if err := n.Go("player", func(t *Task) error {
+					in, out := chans[p], chans[(p+1)%players]
+					if p == 0 {
+						if err := out.Send(t, 0); err != nil {
+							return err
+						}
+					}
+					for r := range rounds {
+						if r%3 == p%3 {
+							if err := t.Yield(); err != nil {
+								return err
+							}
+						}
+						v, _, err := in.Recv(t)
+						if err != nil {
+							return err
+						}
+						if p == 0 && r == rounds-1 {
+							return nil // the token stops here
+						}
+						if err := out.Send(t, v+1); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	// A driver's step ends at every checkpoint, with a run line each; real
+	// mode runs a task to its next suspension under one. So a task's run
+	// lines count once a resumption: until it yields, blocks or ends.
+	keep := func(lines []string) []string {
+		var out []string
+		running := ""
+		for _, l := range lines {
+			f := strings.Fields(l)
+			switch {
+			case strings.HasSuffix(l, " park") || f[1] == "decide":
+				continue
+			case f[1] == "run":
+				if f[2] == running {
+					continue
+				}
+				running = f[2]
+			case f[1] == "yield" || f[1] == "block" || f[1] == "result":
+				if f[2] == running {
+					running = ""
+				}
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	realLog := &eventLog{}
+	res, realHosted := hostRun(t, 1, 0, realLog, true, program)
+	if res.Kind != nursery.KindOK {
+		t.Fatalf("real mode: %v", res)
+	}
+	seededLog := &eventLog{}
+	s, res, ended := seededRunWith(t, Config{Workers: 1}, link.Options{Sink: seededLog, Decisions: realAnswers{}}, 1, 100_000, program)
+	if !ended || res.Kind != nursery.KindOK {
+		t.Fatalf("seeded: ended %v: %v", ended, res)
+	}
+	got, want := keep(seededLog.lines), keep(realLog.lines)
+	if !slices.Equal(got, want) {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("event %d: seeded %q, real %q (of %d and %d)", i, got[i], want[i], len(got), len(want))
+			}
+		}
+		t.Fatalf("%d events seeded, %d real", len(got), len(want))
+	}
+	if realHosted == 0 || s.workers[0].hosted == 0 {
+		t.Errorf("hosted %d times in real mode, %d seeded: want some in both", realHosted, s.workers[0].hosted)
+	}
+}

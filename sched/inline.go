@@ -150,6 +150,10 @@ type carrier struct {
 	fibs       *fiber.Cache // where carry takes loop fibers from
 	// w is the worker whose loop this is (real mode); nil for a driver's.
 	w *worker
+	// loop runs the loop until it takes a task to run inline, and
+	// returns it, nil once the run is over: the worker's loop (real
+	// mode) or take (a driver's). Called only on a loop fiber.
+	loop func() *Task
 	// next is a driver's loop (Carry): it steps workers until one step
 	// leaves a task to run inline, in inline, and reports true, or the
 	// run is over.
@@ -162,12 +166,10 @@ type carrier struct {
 	s    *Scheduler // a driver's: whose stepper panic take raises
 }
 
-// take runs the loop until it takes a task to run inline and returns it,
-// nil once the run is over. Called only on the loop fiber.
+// take is a driver's carrier's loop: the driver's loop (next) until it
+// leaves a task to run inline, which take returns, nil once the run is
+// over. Called only on the loop fiber.
 func (c *carrier) take() *Task {
-	if w := c.w; w != nil {
-		return w.loop()
-	}
 	if p := c.s.stepperPanic; p != nil {
 		// The driver's own code panicked on the fiber of the task that
 		// ran inline (Task.endStep): the driver's bug, raised on its side
@@ -194,9 +196,8 @@ func (c *carrier) take() *Task {
 // from it, and since the recovered panic ends this frame, the fiber runs
 // the body again at once (fiber.Fiber.Again) to go on with the loop
 // (docs/performance.md#parked-stacks). When a task that suspended, kept
-// this fiber and was resumed on it (each run counts a step) ends, its
-// body returns here,
-// on the goroutine of the worker that resumed it, whose loop this fiber
+// this fiber and was resumed on it ends, its body returns here, on the
+// goroutine of the worker that resumed it, whose loop this fiber
 // then takes over (relay, below) or, when it may not, this body ends and
 // that worker sees the fiber end (Done) and finishes the task (run,
 // ended). A task that panics on a relayed loop ends this body too after
@@ -234,7 +235,7 @@ func (c *carrier) RunFiber(f *fiber.Fiber) {
 			t.end(nil, goexitError())
 		}
 	}()
-	for run.t = run.c.take(); run.t != nil; run.t = run.c.take() {
+	for run.t = run.c.loop(); run.t != nil; run.t = run.c.loop() {
 		t := run.t
 		run.inBody = true
 		err := t.fn(t)
@@ -506,8 +507,9 @@ const (
 	hostHandBack                 // none taken: the loop fiber must take it
 )
 
-// stepHosted takes w's next step while t hosts the loop (host), on t's
-// stack: the step that resumes t is counted here and reported
+// stepHosted takes w's next step while t hosts a driver's loop (host),
+// on t's stack (real mode's host loop, hostLoop, writes the same steps out
+// in one loop): the step that resumes t is counted here and reported
 // (hostResumes), t running already; a step that would start a task
 // without a fiber (which the loop fiber runs inline) or find no work at
 // all (the loop parks on its own) is not taken (hostHandBack); any other
@@ -518,11 +520,7 @@ func (w *worker) stepHosted(t *Task) (did bool, r hostStep) {
 	case c == t:
 		// The step that resumes t, written out: t is running already.
 		w.stats.Steps++
-		if w.stepped() {
-			t.storeStepped(stateRunning)
-		} else {
-			t.state.Store(uint32(stateRunning))
-		}
+		t.storeStepped(stateRunning)
 		t.steps++
 		w.stats.Runs++
 		if w.em.on() {
@@ -531,6 +529,12 @@ func (w *worker) stepHosted(t *Task) (did bool, r hostStep) {
 		return true, hostResumes
 	case c != nil && c.fib == nil:
 		return false, hostHandBack // the loop runs c on its own fiber, inline
+	case c != nil:
+		// step's resumption of c, written out.
+		w.stats.Steps++
+		c.w = w
+		w.drive(c, 0)
+		return true, hostStepped
 	case c == nil && len(w.stack) > 0 && w.stack[len(w.stack)-1].fib != nil:
 		// step's take of a started task off the stack (find), written
 		// out: a woken task, which was blocked.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cbcsim/cbcsim/nursery"
+	"github.com/cbcsim/cbcsim/trace"
 )
 
 // LimitHit reports whether a real-mode run passed Config.MaxSteps.
@@ -422,21 +423,52 @@ func (s *Scheduler) timersPending() bool {
 }
 
 // hostLoop is real mode's host: w's loop, on t's stack, until a step
-// resumes t (true) or hands the loop back (false).
+// resumes t (true) or hands the loop back (false). Its steps are
+// stepHosted's, written out in one loop (a call a step was a tenth of a
+// YieldPingPong hand-over); TestHostedSameUnderBothDrivers checks that
+// the two stay in step.
 func (w *worker) hostLoop(t *Task) bool {
 	s := w.s
 	for !s.rootDone.Load() && !s.park.done.Load() {
-		did, r := w.stepHosted(t)
-		switch {
-		case r == hostResumes:
+		c := w.cur
+		if c == t {
+			// The step that resumes t, written out: t is running already.
+			w.stats.Steps++
+			t.state.Store(uint32(stateRunning))
+			t.steps++
+			w.stats.Runs++
+			if w.em.on() {
+				w.em.emitRun(t.id)
+			}
 			w.counted()
 			return true
-		case r == hostHandBack:
-			return false
-		case !did:
-			w.foldLive()
-			w.idle()
-			continue
+		}
+		if c != nil {
+			if c.fib == nil {
+				return false // the loop runs c on its own fiber, inline
+			}
+			// step's resumption of c, written out.
+			w.stats.Steps++
+			c.w = w
+			w.drive(c, 0)
+		} else if n := len(w.stack); n > 0 && w.stack[n-1].fib != nil {
+			// step's take of a started task off the stack (find), written
+			// out: a woken task, which was blocked.
+			w.stats.Steps++
+			w.cur = w.popStack()
+			w.stats.Pops++
+			if w.em.on() {
+				w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(w.cur.id)))
+			}
+		} else {
+			if w.queued() == 0 && w.held == nil && s.global.len() == 0 {
+				return false // the loop parks (a lone worker has no one to steal from)
+			}
+			if did, _ := w.step(); !did {
+				w.foldLive()
+				w.idle()
+				continue
+			}
 		}
 		w.counted()
 	}
@@ -473,22 +505,6 @@ func (w *worker) unsee(i int) {
 	if w.seen != nil {
 		w.seen[i].t = nil
 	}
-}
-
-// startNext is step's in real mode, for t, just popped, which has no
-// fiber: the next step, which starts t, written out (loop's accounting of
-// this step, then step's own), so that a task's pop and its start stay two
-// steps, for MaxSteps and the timer checks, without a second pass through
-// loop and step. It returns t when run gives it the loop fiber to run
-// inline. Only where the loop is w's own (a driver's loop keeps its steps
-// apart, each its choice; a host's has no loop fiber).
-func (w *worker) startNext(t *Task) *Task {
-	w.counted()
-	w.stats.Steps++
-	if w.run(t) {
-		return t
-	}
-	return nil
 }
 
 // nextDue reports whether another worker's next slot holds a task whose

@@ -19,12 +19,20 @@ import (
 // the test's: the tests of the fast paths run here deterministically.
 func seededRun(t *testing.T, cfg Config, sink link.Sink, seed uint64, maxSteps int, fn Func) (*Scheduler, Result, bool) {
 	t.Helper()
+	return seededRunWith(t, cfg, link.Options{Sink: sink}, seed, maxSteps, fn)
+}
+
+// seededRunWith is seededRun with the driver's options (a DecisionSource,
+// say); Mode and Clock are seededRun's.
+func seededRunWith(t *testing.T, cfg Config, o link.Options, seed uint64, maxSteps int, fn Func) (*Scheduler, Result, bool) {
+	t.Helper()
 	d := &testDriver{}
 	if cfg.Budget == (Budget{}) {
 		cfg.Budget = Unlimited
 	}
 	cfg.Seed = seed
-	s, err := newWith(cfg, link.Options{Mode: link.Seeded, Sink: sink, Clock: d})
+	o.Mode, o.Clock = link.Seeded, d
+	s, err := newWith(cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,3 +118,9 @@ func (d *testDriver) host(t *Task) bool {
 	}
 	return false
 }
+
+// realAnswers is a DecisionSource that answers every policy decision as
+// real mode does: yes.
+type realAnswers struct{}
+
+func (realAnswers) Decide(int, link.Decision) bool { return true }

@@ -149,7 +149,17 @@ func (w *worker) step() (did bool, inline *Task) {
 	}
 	w.cur = t
 	if t.fib == nil && w.c.loopFib != nil && !w.stepped() {
-		return true, w.startNext(t) // real mode's loop: the start in the same pass
+		// Real mode's loop: the next step, which starts t, written out
+		// (loop's accounting of this step, then step's own), so that a
+		// task's pop and its start stay two steps, for MaxSteps and the
+		// timer checks, without a second pass through loop and step. Only
+		// where the loop is w's own (a driver's loop keeps its steps
+		// apart, each its choice; a host's has no loop fiber).
+		w.counted()
+		w.stats.Steps++
+		if w.run(t) {
+			return true, t
+		}
 	}
 	return true, nil
 }
@@ -725,12 +735,18 @@ func (w *worker) newID(ctr *atomic.Uint64, b *idBlock) uint64 {
 }
 
 // push puts t on w's local deque and wakes idle workers (a lone worker
-// has none to wake, and its deque is its stack).
+// has none to wake, and its deque is its stack). Small enough to be
+// inlined (a spawn's path); pushShared is the rest.
 func (w *worker) push(t *Task) {
 	if w.alone() {
 		w.stack = append(w.stack, t)
 		return
 	}
+	w.pushShared(t)
+}
+
+// pushShared is push for a worker with thieves.
+func (w *worker) pushShared(t *Task) {
 	if old := w.takeNext(); old != nil {
 		// The task in the next slot goes under t, as if it had been
 		// pushed when it was woken: w runs its ready tasks newest first
