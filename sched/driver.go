@@ -7,7 +7,7 @@ package sched
 // need not branch on it. Seeded driver only: the answer is exact when no
 // other worker moves.
 func (w *worker) Idle() bool {
-	return w.cur == nil && !w.hasWork() && !(w.nextSlots() && w.othersNext())
+	return w.cur == nil && !w.hasWork() && (w.s.slotted == 0 || !w.othersNext())
 }
 
 // QueueLen is the length of w's local deque. Seeded driver only (exact

@@ -40,6 +40,7 @@ func init() {
 	link.Nursery = func(n *Nursery) any { return (*nurseryView)(n) }
 	link.Send = sendOn
 	link.Recv = recvOn
+	link.Yields = func(t *Task) int64 { return int64(t.yields) }
 }
 
 func (s *Scheduler) drv() *driverView { return (*driverView)(s) }

@@ -47,6 +47,10 @@ type Scheduler struct {
 	// modes): the driver rebuilds its list of unparked workers only when it
 	// moved, instead of asking every worker at every step.
 	parkEpoch uint64
+	// slotted counts the workers' next slots that hold a task (stepped
+	// modes, where one goroutine changes them): the driver's Idle looks
+	// at the slots only when some hold one.
+	slotted int
 
 	stepper link.Stepper // stepped modes: the Sink, when it decides steps in a task (see Task.endStep)
 	// inStepper is set while the driver's own code runs on a task's fiber

@@ -247,6 +247,9 @@ func (w *worker) stealNext() *Task {
 			return t
 		}
 		if v.next.CompareAndSwap(t, nil) {
+			if w.stepped() {
+				w.s.slotted--
+			}
 			w.stole(v, t, true)
 			return t
 		}
@@ -774,7 +777,13 @@ func (w *worker) takeNext() *Task {
 // swapNext is takeNext's swap.
 //
 //go:noinline
-func (w *worker) swapNext() *Task { return w.next.Swap(nil) }
+func (w *worker) swapNext() *Task {
+	t := w.next.Swap(nil)
+	if t != nil && w.stepped() {
+		w.s.slotted--
+	}
+	return t
+}
 
 // popStack takes the top of a private worker's stack, or nil.
 func (w *worker) popStack() *Task {
@@ -875,7 +884,11 @@ func (s *Scheduler) wakeFrom(w *worker, t *Task) {
 		if w.em.on() {
 			w.em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeySlot, "next"))
 		}
-		if old := w.next.Swap(t); old != nil && !mutant.On(mutant.NextSlotOverwrite) {
+		if old := w.next.Swap(t); old == nil {
+			if w.stepped() {
+				s.slotted++
+			}
+		} else if !mutant.On(mutant.NextSlotOverwrite) {
 			w.dq.Push(old)
 		}
 		s.notify()

@@ -172,21 +172,26 @@ func (h *history) add(e *trace.Event) {
 	}
 }
 
-// ran takes in a run event of the task whose record is t, on worker,
-// which the caller found (sink.EmitRun): addRun without the lookup.
-func (h *history) ran(t *taskHist, worker int) {
-	if t.on != worker+1 {
-		if t.on != 0 && h.twice == "" {
-			h.twice = fmt.Sprintf("task t%d ran on w%d at event %d while w%d was in the middle of it", t.id, worker, h.n, t.on-1)
-		}
-		t.on = worker + 1
-	}
+// ran takes in a run event of the task whose record is t, which the
+// caller found (sink.EmitRun, which also notes the worker: moved):
+// addRun without the lookup.
+func (h *history) ran(t *taskHist) {
 	i := h.n
 	h.n++
 	if t.firstRun < 0 {
 		t.firstRun = i
 	}
 	t.lastEvent = i
+}
+
+// moved notes that t runs on worker, which was not in the middle of it:
+// a break of InvExclusive if another was. Out of ran, which stays small
+// enough to be inlined in the sink's EmitRun.
+func (h *history) moved(t *taskHist, worker int) {
+	if t.on != 0 && h.twice == "" {
+		h.twice = fmt.Sprintf("task t%d ran on w%d at event %d while w%d was in the middle of it", t.id, worker, h.n, t.on-1)
+	}
+	t.on = worker + 1
 }
 
 // run takes in a run event of task id, the event's index i.

@@ -77,7 +77,10 @@ func (s *sink) EmitRun(worker int, task uint64) {
 	if t == nil {
 		t = h.runTask(int64(task))
 	}
-	h.ran(t, worker)
+	if t.on != worker+1 {
+		h.moved(t, worker)
+	}
+	h.ran(t)
 	if s.tab != nil {
 		r := t.row
 		if r == nil {

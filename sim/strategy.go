@@ -133,8 +133,7 @@ func Yields(t *sched.Task) int64 {
 	if t == nil {
 		return 0
 	}
-	_, y, _ := driver.Stats(t)
-	return y
+	return driver.Yields(t)
 }
 
 // strategyFields are the trace header's fields for c's strategy. A random

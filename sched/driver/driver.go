@@ -201,7 +201,12 @@ var (
 	viewNursery = link.Nursery.(func(*sched.Nursery) any)
 	sendOn      = link.Send.(func(*sched.Task, any, int64) error)
 	recvOn      = link.Recv.(func(*sched.Task, any) (int64, bool, error))
+	yieldsOf    = link.Yields.(func(*sched.Task) int64)
 )
+
+// Yields is how many times t has yielded: Stats' second figure, for a
+// driver that reads it at every step.
+func Yields(t *sched.Task) int64 { return yieldsOf(t) }
 
 // Scheduler is a scheduler under a driver.
 type Scheduler struct {

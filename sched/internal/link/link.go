@@ -37,6 +37,10 @@ var (
 	// of the driver's or of the view's on its stack
 	// (docs/performance.md#parked-stacks).
 	Send, Recv any
+	// Yields is func(*sched.Task) int64: how many times the task has
+	// yielded, which a strategy reads at every step (sim.Yielded), so a
+	// plain call rather than the task view's interface.
+	Yields any
 )
 
 // Options are the configuration fields only a driver sets.
