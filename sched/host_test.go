@@ -494,7 +494,7 @@ func TestHeldQueueBounded(t *testing.T) {
 // above compare.
 func notAlone(w *worker) { w.mode = w.mode&^modeAlone | modeLegacy2 }
 
-// TestHostedSameUnderBothDrivers: real mode's host loop (hostLoop) writes
+// TestHostedSameUnderBothDrivers: real mode's host loop (worker.host) writes
 // out the steps a driver's host takes one at a time (stepHosted); on one
 // worker, with no timer, the two must run the same program the same way.
 // Players yield in turn and pass a token round a ring of channels, in

@@ -457,47 +457,6 @@ func (w *worker) StepInline() (did, inline bool) {
 	return did, false
 }
 
-// host runs w's loop on t's stack: t, resumed by the loop fiber, is
-// about to suspend for why, a yield or a channel block, and w is its
-// run's only worker (see "Hosting" above). host acts on t's suspension as
-// drive would once t's fiber had yielded, and then steps w as the loop
-// would, resuming the tasks it takes from here, until the loop takes t
-// again (or at once, a block whose wait was over): host then reports
-// true, and t goes on without a switch. It reports false when the loop
-// must go on on its own fiber (it takes a task without a fiber, which the
-// loop runs inline, or finds no work, or the run is over): t then yields
-// with reasonHosted, on which drive acts no further. In real mode the
-// steps are w's loop's (hostLoop); under a driver they are the driver's
-// (Carry's host), each taken by stepHosted, so that the driver chooses
-// and records them as every other step.
-//
-// While t hosts, the loop fiber is nil: no task the host resumes hosts
-// in turn (each returns to this stack when it suspends), and none is
-// given the loop fiber, which waits in drive for t.
-func (w *worker) host(t *Task, why fiber.Reason) bool {
-	c := w.c
-	loop := c.loopFib
-	c.loopFib = nil
-	w.hosted++
-	goesOn := true
-	if w.suspended(t, why) {
-		// A block whose wait was already over (real mode): t runs on,
-		// within the same step, as in drive.
-		t.state.Store(uint32(stateRunning))
-		t.steps++
-		w.stats.Runs++
-		if w.em.on() {
-			w.em.emitRun(t.id)
-		}
-	} else if c.w == nil {
-		goesOn = c.host(t)
-	} else {
-		goesOn = w.hostLoop(t)
-	}
-	c.loopFib = loop
-	return goesOn
-}
-
 // hostStep is what a step taken while a task hosts came to (stepHosted).
 type hostStep uint8
 
@@ -508,7 +467,7 @@ const (
 )
 
 // stepHosted takes w's next step while t hosts a driver's loop (host),
-// on t's stack (real mode's host loop, hostLoop, writes the same steps out
+// on t's stack (real mode's host loop, in worker.host, writes the same steps out
 // in one loop): the step that resumes t is counted here and reported
 // (hostResumes), t running already; a step that would start a task
 // without a fiber (which the loop fiber runs inline) or find no work at

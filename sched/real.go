@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cbcsim/cbcsim/fiber"
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/trace"
 )
@@ -422,57 +423,97 @@ func (s *Scheduler) timersPending() bool {
 	return ok
 }
 
-// hostLoop is real mode's host: w's loop, on t's stack, until a step
-// resumes t (true) or hands the loop back (false). Its steps are
-// stepHosted's, written out in one loop (a call a step was a tenth of a
-// YieldPingPong hand-over); TestHostedSameUnderBothDrivers checks that
-// the two stay in step.
-func (w *worker) hostLoop(t *Task) bool {
-	s := w.s
-	for !s.rootDone.Load() && !s.park.done.Load() {
-		c := w.cur
-		if c == t {
-			// The step that resumes t, written out: t is running already.
-			w.stats.Steps++
-			t.state.Store(uint32(stateRunning))
-			t.steps++
-			w.stats.Runs++
-			if w.em.on() {
-				w.em.emitRun(t.id)
+// host runs w's loop on t's stack: t, resumed by the loop fiber, is
+// about to suspend for why, a yield or a channel block, and w is its
+// run's only worker (see "Hosting" above). host acts on t's suspension as
+// drive would once t's fiber had yielded, and then steps w as the loop
+// would, resuming the tasks it takes from here, until the loop takes t
+// again (or at once, a block whose wait was over): host then reports
+// true, and t goes on without a switch. It reports false when the loop
+// must go on on its own fiber (it takes a task without a fiber, which the
+// loop runs inline, or finds no work, or the run is over): t then yields
+// with reasonHosted, on which drive acts no further. In real mode the
+// steps are w's loop's, written out below (a call a step, to a loop of
+// its own, was a tenth of a YieldPingPong hand-over); under a driver they
+// are the driver's (Carry's host), each taken by stepHosted, so that the
+// driver chooses and records them as every other step.
+// TestHostedSameUnderBothDrivers checks that the two stay in step. It is
+// here, with real mode's loop, rather than in inline.go.
+//
+// While t hosts, the loop fiber is nil: no task the host resumes hosts
+// in turn (each returns to this stack when it suspends), and none is
+// given the loop fiber, which waits in drive for t.
+func (w *worker) host(t *Task, why fiber.Reason) bool {
+	c := w.c
+	loop := c.loopFib
+	c.loopFib = nil
+	w.hosted++
+	goesOn := true
+	switch {
+	case w.suspended(t, why):
+		// A block whose wait was already over: t runs on, within the
+		// same step, as in drive.
+		t.state.Store(uint32(stateRunning))
+		t.steps++
+		w.stats.Runs++
+		if w.em.on() {
+			w.em.emitRun(t.id)
+		}
+	case c.w == nil:
+		goesOn = c.host(t) // a driver's loop
+	default:
+		// Real mode's loop, on t's stack, until a step resumes t or the
+		// loop must go on on its own fiber: stepHosted's steps, written
+		// out.
+		goesOn = false
+		s := w.s
+	steps:
+		for !s.rootDone.Load() && !s.park.done.Load() {
+			cur := w.cur
+			if cur == t {
+				// The step that resumes t, written out: t is running already.
+				w.stats.Steps++
+				t.state.Store(uint32(stateRunning))
+				t.steps++
+				w.stats.Runs++
+				if w.em.on() {
+					w.em.emitRun(t.id)
+				}
+				w.counted()
+				goesOn = true
+				break
+			}
+			switch {
+			case cur != nil && cur.fib == nil:
+				break steps // the loop runs cur on its own fiber, inline
+			case cur != nil:
+				// step's resumption of cur, written out.
+				w.stats.Steps++
+				cur.w = w
+				w.drive(cur, 0)
+			case len(w.stack) > 0 && w.stack[len(w.stack)-1].fib != nil:
+				// step's take of a started task off the stack (find),
+				// written out: a woken task, which was blocked.
+				w.stats.Steps++
+				w.cur = w.popStack()
+				w.stats.Pops++
+				if w.em.on() {
+					w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(w.cur.id)))
+				}
+			case w.queued() == 0 && w.held == nil && s.global.len() == 0:
+				break steps // the loop parks (a lone worker has no one to steal from)
+			default:
+				if did, _ := w.step(); !did {
+					w.foldLive()
+					w.idle()
+					continue
+				}
 			}
 			w.counted()
-			return true
 		}
-		if c != nil {
-			if c.fib == nil {
-				return false // the loop runs c on its own fiber, inline
-			}
-			// step's resumption of c, written out.
-			w.stats.Steps++
-			c.w = w
-			w.drive(c, 0)
-		} else if n := len(w.stack); n > 0 && w.stack[n-1].fib != nil {
-			// step's take of a started task off the stack (find), written
-			// out: a woken task, which was blocked.
-			w.stats.Steps++
-			w.cur = w.popStack()
-			w.stats.Pops++
-			if w.em.on() {
-				w.em.emit(trace.KindPop, trace.I(trace.KeyTask, int64(w.cur.id)))
-			}
-		} else {
-			if w.queued() == 0 && w.held == nil && s.global.len() == 0 {
-				return false // the loop parks (a lone worker has no one to steal from)
-			}
-			if did, _ := w.step(); !did {
-				w.foldLive()
-				w.idle()
-				continue
-			}
-		}
-		w.counted()
 	}
-	return false
+	c.loopFib = loop
+	return goesOn
 }
 
 // realGrace is graceOver in real mode, by the clock: t has sat in worker

@@ -43,8 +43,7 @@ type worker struct {
 	// c carries w's loop on fibers (inline.go): own, w's own in real
 	// mode; under a driver the scheduler's one carrier for every worker.
 	// Written by New.
-	c   *carrier
-	own carrier
+	c *carrier
 	// mode is what w's run allows it (mode.go): written by New, read-only
 	// afterwards.
 	mode workerMode
@@ -86,7 +85,10 @@ type worker struct {
 
 	freeTasks     freeList[Task]    // done tasks for reuse (see free.go)
 	freeNurseries freeList[Nursery] // done nurseries for reuse
-	_             [cacheLine]byte   // nor share a line with whatever the allocator puts next
+	// own is w's carrier in real mode (c), out of the lines the step's
+	// hot fields share: it is touched once a task start or relay.
+	own carrier
+	_   [cacheLine]byte // nor share a line with whatever the allocator puts next
 }
 
 // cacheLine is the padding between data written by different workers.
@@ -447,7 +449,10 @@ func (w *worker) drive(t *Task, why fiber.Reason) {
 				if t = w.relayBack(st); t == nil {
 					return
 				}
-				w = t.w
+				if tw := t.w; tw != w {
+					tw.drive(t, why) // another worker's task: a driver's loop steps them all
+					return
+				}
 			} else if st != fiber.Suspended {
 				w.ended(t)
 				return
