@@ -82,8 +82,8 @@ func (ef *exploreFlags) run(cmd *cobra.Command, file string) error {
 // under every worker count (0: the scenario's) before anything runs.
 func (ef *exploreFlags) check(cmd *cobra.Command, file string) (*scenario.Scenario, []int, error) {
 	switch {
-	case ef.preemptions < 0:
-		return nil, nil, badInput(fmt.Errorf("--preemptions must be 0 or more, got %d", ef.preemptions))
+	case ef.preemptions < 0 || ef.preemptions > explore.PreemptionsMax:
+		return nil, nil, badInput(fmt.Errorf("--preemptions must be in 0..%d, got %d", explore.PreemptionsMax, ef.preemptions))
 	case ef.maxSchedules < 1:
 		return nil, nil, badInput(fmt.Errorf("--max-schedules must be at least 1, got %d", ef.maxSchedules))
 	case ef.sw.jobs < 1:

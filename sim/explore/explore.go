@@ -22,6 +22,11 @@ const (
 	// run (branches, and the choices they share): past it the search
 	// stops, not exhaustive.
 	pendingBytesMax = 256 << 20
+	// PreemptionsMax bounds Options.Preemptions (and explore's
+	// --preemptions). Nothing is allocated in proportion to the bound:
+	// the per-bound counts and queues grow with the preemptions the
+	// search meets, which a run's decision points bound far below this.
+	PreemptionsMax = 1_000_000
 )
 
 // Options configures Run.
@@ -77,7 +82,7 @@ type Report struct {
 	Config     sim.Config
 	Bound      int     // K
 	Max        int     // MaxSchedules
-	PerBound   []int64 // schedules executed with exactly b preemptions, b = 0..K
+	PerBound   []int64 // schedules executed with exactly b preemptions, b = 0 up to the highest bound the search reached (at most K)
 	Schedules  int64
 	Exhaustive bool // every schedule with at most K preemptions was executed
 	// PendingFull says the search stopped because the schedules waiting
@@ -135,8 +140,8 @@ func Run(sc *scenario.Scenario, o Options) (*Report, error) {
 
 // normalize checks the bounds and fills the defaults.
 func (o *Options) normalize() error {
-	if o.Preemptions < 0 {
-		return fmt.Errorf("preemption bound %d must be at least 0", o.Preemptions)
+	if o.Preemptions < 0 || o.Preemptions > PreemptionsMax {
+		return fmt.Errorf("preemption bound %d is out of range 0..%d", o.Preemptions, PreemptionsMax)
 	}
 	if o.MaxSchedules == 0 {
 		o.MaxSchedules = DefaultMaxSchedules
@@ -202,8 +207,8 @@ type result struct {
 
 func newSearch(sc *scenario.Scenario, o Options, cfg sim.Config) *search {
 	s := &search{o: o, sc: sc, outcomes: map[string]int64{}, began: time.Now(),
-		rep:     &Report{Config: cfg, Bound: o.Preemptions, Max: o.MaxSchedules, PerBound: make([]int64, o.Preemptions+1)},
-		pending: make([][]branch, o.Preemptions+1), npending: 1, pendingBytes: branchBytes}
+		rep:     &Report{Config: cfg, Bound: o.Preemptions, Max: o.MaxSchedules, PerBound: make([]int64, 1)},
+		pending: make([][]branch, 1), npending: 1, pendingBytes: branchBytes}
 	s.pending[0] = []branch{{at: -1}}
 	s.setStatus(0)
 	return s
@@ -217,7 +222,9 @@ func (s *search) run() (bool, error) {
 	sess := sweep.Start(s.o.Context, int64(s.o.MaxSchedules), sweep.Options{Jobs: s.o.Jobs, Name: "explore",
 		Progress: s.o.Progress, Terminal: s.o.ProgressTerminal, Status: func() string { return *s.status.Load() }})
 	defer sess.Close()
-	for b := 0; b <= s.o.Preemptions; b++ {
+	// pending grows as queue meets higher bounds (never past K), so the
+	// loop ends at the highest bound a schedule was queued for.
+	for b := 0; b < len(s.pending); b++ {
 		for len(s.pending[b]) > 0 {
 			if s.rep.Schedules >= int64(s.o.MaxSchedules) {
 				return false, nil
@@ -275,6 +282,9 @@ func (s *search) fold(b int, r *result) (stop bool, err error) {
 		return true, r.err
 	}
 	s.rep.Schedules++
+	for len(s.rep.PerBound) <= b {
+		s.rep.PerBound = append(s.rep.PerBound, 0)
+	}
 	s.rep.PerBound[b]++
 	if s.o.visit != nil {
 		s.o.visit(r.ch, r.run)
@@ -290,7 +300,7 @@ func (s *search) fold(b int, r *result) (stop bool, err error) {
 // setStatus is the progress line's tail: the bound under way, the
 // schedules per bound so far, and how many wait.
 func (s *search) setStatus(b int) {
-	st := fmt.Sprintf("bound %d (%s), %d pending", b, perBound(s.rep.PerBound[:b+1]), s.npending)
+	st := fmt.Sprintf("bound %d (%s), %d pending", b, perBound(s.rep.PerBound[:min(b+1, len(s.rep.PerBound))], b), s.npending)
 	s.status.Store(&st)
 }
 
@@ -340,6 +350,9 @@ func (s *search) queue(ch *chooser, from int) bool {
 				return true
 			}
 			base.refs++
+			for len(s.pending) <= cost {
+				s.pending = append(s.pending, nil)
+			}
 			s.pending[cost] = append(s.pending[cost], branch{base: base, at: int32(i), opt: opt})
 			s.npending++
 			s.pendingBytes += branchBytes
@@ -426,10 +439,25 @@ func outcomeKey(run *sim.Run, failed []string) string {
 }
 
 // perBound formats schedules per preemption count: "0:12 1:40".
-func perBound(n []int64) string {
-	parts := make([]string, len(n))
-	for b, k := range n {
-		parts[b] = fmt.Sprintf("%d:%d", b, k)
+// perBound is "0:8 1:16 2:0" for the counts n of bounds 0..k; the bounds
+// past n ran nothing, written one by one up to a few and as a range past
+// that ("3..1000000:0"), so a huge K prints one line, not a million.
+func perBound(n []int64, k int) string {
+	parts := make([]string, 0, len(n)+perBoundZerosMax)
+	for b, c := range n {
+		parts = append(parts, fmt.Sprintf("%d:%d", b, c))
+	}
+	switch zeros := k + 1 - len(n); {
+	case zeros > perBoundZerosMax:
+		parts = append(parts, fmt.Sprintf("%d..%d:0", len(n), k))
+	case zeros > 0:
+		for b := len(n); b <= k; b++ {
+			parts = append(parts, fmt.Sprintf("%d:0", b))
+		}
 	}
 	return strings.Join(parts, " ")
 }
+
+// perBoundZerosMax is how many bounds that ran nothing perBound writes
+// one by one.
+const perBoundZerosMax = 8

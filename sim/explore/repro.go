@@ -80,7 +80,7 @@ func (s Schedule) Size() string {
 func (r *Report) Write(w io.Writer, path string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "explore %s: %d workers, preemption bound %d, at most %d schedules\n", path, r.Config.Workers, r.Bound, r.Max)
-	fmt.Fprintf(&b, "schedules by preemptions: %s\n", perBound(r.PerBound))
+	fmt.Fprintf(&b, "schedules by preemptions: %s\n", perBound(r.PerBound, r.Bound))
 	fmt.Fprintf(&b, "outcomes:\n")
 	for _, o := range r.Outcomes {
 		fmt.Fprintf(&b, "  %8d  %s\n", o.Count, o.What)
