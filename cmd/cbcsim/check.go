@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cbcsim/cbcsim/internal/outfile"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/check"
 	"github.com/cbcsim/cbcsim/sim/gen"
@@ -85,11 +86,16 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 	if err := cf.check(cmd, len(traces) > 0); err != nil {
 		return err
 	}
+	if err := cf.reports.prepare(append(append([]string(nil), paths...), traces...)); err != nil {
+		return err
+	}
 	if !cmd.Flags().Changed("seeds") {
 		paths = nil // the recorded runs alone
 	}
-	if err := cf.reports.prepare(); err != nil {
-		return err
+	if cf.out != "" {
+		if err := outfile.CheckDir(cf.out); err != nil {
+			return badInput(fmt.Errorf("--out: %w", err))
+		}
 	}
 	scs, err := loadScenarios(paths)
 	if err != nil {
@@ -108,14 +114,12 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 	if err := report.Write(cmd.OutOrStdout()); err != nil {
 		return err
 	}
-	if err := cf.reports.write(report.CI()); err != nil {
-		return err
-	}
+	var verdict error
 	if report.Failed() {
-		return &exitError{code: 1, err: fmt.Errorf("%d of %d runs failed, %d nondeterministic",
+		verdict = &exitError{code: 1, err: fmt.Errorf("%d of %d runs failed, %d nondeterministic",
 			report.FailedRuns, report.Runs, len(report.Nondeterminism))}
 	}
-	return nil
+	return withOutputError(verdict, cf.reports.write(report.CI()))
 }
 
 // check refuses missing, out-of-range and conflicting flags.

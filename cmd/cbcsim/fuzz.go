@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cbcsim/cbcsim/internal/outfile"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/gen"
 )
@@ -86,8 +87,16 @@ func (ff *fuzzFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if err := ff.reports.prepare(); err != nil {
+	if err := ff.reports.prepare(nil); err != nil {
 		return err
+	}
+	for _, d := range []struct{ flag, path string }{{"--out", ff.out}, {"--corpus", ff.corpus}} {
+		if d.path == "" {
+			continue
+		}
+		if err := outfile.CheckDir(d.path); err != nil {
+			return badInput(fmt.Errorf("%s: %w", d.flag, err))
+		}
 	}
 	printHeader(cmd.OutOrStdout(), opts)
 	ctx, finish := interruptible()
@@ -104,10 +113,8 @@ func (ff *fuzzFlags) fuzz(cmd *cobra.Command, opts gen.FuzzOptions) error {
 		// or the disk's.
 		return fmt.Errorf("fuzz: %w", err)
 	}
-	if err := ff.reports.write(rep.CI(opts)); err != nil {
-		return err
-	}
-	return printFuzzReport(stdout, rep)
+	werr := ff.reports.write(rep.CI(opts))
+	return withOutputError(printFuzzReport(stdout, rep), werr)
 }
 
 // options checks the flags and returns the fuzzer's options.
@@ -191,6 +198,12 @@ func printFuzzReport(w io.Writer, rep *gen.FuzzReport) error {
 	fmt.Fprintf(w, "shrunk: %d ops -> %d ops (%d candidates)\n", f.SizeBefore, f.SizeAfter, f.ShrinkEvals)
 	if f.Schedule != "" {
 		fmt.Fprintf(w, "%s\n", f.Schedule)
+	}
+	if f.WriteErr != nil {
+		// The repro directory is not there (or the corpus entry): the
+		// shrunk scenario is printed whole, so the failure is not lost.
+		fmt.Fprintf(w, "repro:  not written: %v\nthe shrunk scenario (run it with: %s):\n%s", f.WriteErr, f.Command, f.Shrunk.Source)
+		return &exitError{code: 1, err: fmt.Errorf("fuzz: seed %d broke %s; besides, %v", f.Seed, strings.Join(f.Failed, ", "), f.WriteErr)}
 	}
 	fmt.Fprintf(w, "repro:  %s/\n", f.Dir)
 	switch {
