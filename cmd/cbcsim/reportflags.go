@@ -20,8 +20,8 @@ type reportFlags struct {
 
 func (r *reportFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&r.json, "json", "", `write the JSON report here: "runs", "failed" and each failure's command (docs/ci.md)`)
-	f.StringVar(&r.junit, "junit", "", "write a JUnit XML report here, for GitHub, GitLab or Jenkins (docs/ci.md)")
+	onceStringVar(f, &r.json, "json", "", `write the JSON report here: "runs", "failed" and each failure's command (docs/ci.md)`)
+	onceStringVar(f, &r.junit, "junit", "", "write a JUnit XML report here, for GitHub, GitLab or Jenkins (docs/ci.md)")
 }
 
 // prepare makes the directories the reports go to and checks that each
