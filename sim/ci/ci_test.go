@@ -170,3 +170,23 @@ func TestJUnitParses(t *testing.T) {
 		t.Fatalf("fuzz without failures: %+v, %v\n%s", got, err, b.String())
 	}
 }
+
+// An interrupted sweep's JUnit has a test case in error, so that it never
+// reads as a pass; a whole sweep's has none.
+func TestJUnitInterrupted(t *testing.T) {
+	for _, interrupted := range []bool{false, true} {
+		r := &Report{Format: Format, Sweep: Sweep{Tool: "fuzz"}, Runs: 300, Interrupted: interrupted}
+		var b bytes.Buffer
+		if err := r.WriteJUnit(&b); err != nil {
+			t.Fatal(err)
+		}
+		var got junitSuites
+		if err := xml.Unmarshal(b.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		marked := got.Errors == 1 && strings.Contains(b.String(), `<error message="interrupted by a signal after 300 runs`)
+		if marked != interrupted || got.Failures != 0 {
+			t.Errorf("interrupted %v: errors %d failures %d\n%s", interrupted, got.Errors, got.Failures, b.String())
+		}
+	}
+}
