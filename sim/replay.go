@@ -131,8 +131,8 @@ func traceConfig(tr *trace.Trace) (*scenario.Scenario, Config, error) {
 		return nil, Config{}, at("max_steps", "max_steps must be >= 1, not %d", nums["max_steps"])
 	}
 	so, err := StrategyOptions(h)
-	if err != nil {
-		return nil, Config{}, at(trace.KeyStrategy, "%v", err)
+	if fe := (*FieldError)(nil); errors.As(err, &fe) {
+		return nil, Config{}, at(fe.Key, "%s", fe.Msg)
 	}
 	c, err := Resolve(sc, Options{Seed: uint64(nums["seed"]), HasSeed: true, Workers: int(nums["workers"]),
 		Victim: want["victim"], MaxSteps: nums["max_steps"], Strategy: so.Strategy, PCTDepth: so.PCTDepth})
