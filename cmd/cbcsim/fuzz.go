@@ -196,22 +196,28 @@ func printFuzzReport(w io.Writer, rep *gen.FuzzReport) error {
 		fmt.Fprintf(w, "  %s\n", d)
 	}
 	fmt.Fprintf(w, "shrunk: %d ops -> %d ops (%d candidates)\n", f.SizeBefore, f.SizeAfter, f.ShrinkEvals)
+	failed := &exitError{code: 1, err: fmt.Errorf("fuzz: seed %d broke %s", f.Seed, strings.Join(f.Failed, ", "))}
 	if f.Schedule != "" {
 		fmt.Fprintf(w, "%s\n", f.Schedule)
 	}
 	if f.WriteErr != nil {
-		// The repro directory is not there (or the corpus entry): the
-		// shrunk scenario is printed whole, so the failure is not lost.
-		fmt.Fprintf(w, "repro:  not written: %v\nthe shrunk scenario (run it with: %s):\n%s", f.WriteErr, f.Command, f.Shrunk.Source)
-		return &exitError{code: 1, err: fmt.Errorf("fuzz: seed %d broke %s; besides, %v", f.Seed, strings.Join(f.Failed, ", "), f.WriteErr)}
+		// The repro directory is not there: the shrunk scenario is
+		// printed whole, so that the failure is not lost.
+		fmt.Fprintf(w, "repro:  not written: %v\nthe shrunk scenario (save it as %s and run: %s):\n%s",
+			f.WriteErr, filepath.Join(f.Dir, "scenario.toml"), f.Command, f.Shrunk.Source)
+		return withOutputError(failed, f.WriteErr)
 	}
 	fmt.Fprintf(w, "repro:  %s/\n", f.Dir)
 	switch {
+	case f.CorpusErr != nil:
+		fmt.Fprintf(w, "corpus: not saved: %v\n", f.CorpusErr)
+	case f.CorpusFile != "" && f.CorpusRepaired:
+		fmt.Fprintf(w, "corpus: %s (repaired: the file there was not this entry; cbcsim check %s replays it)\n", f.CorpusFile, sim.ShellQuote(filepath.Dir(f.CorpusFile)))
 	case f.CorpusFile != "" && f.CorpusNew:
 		fmt.Fprintf(w, "corpus: %s (new; cbcsim check %s replays it)\n", f.CorpusFile, sim.ShellQuote(filepath.Dir(f.CorpusFile)))
 	case f.CorpusFile != "":
 		fmt.Fprintf(w, "corpus: %s (already there)\n", f.CorpusFile)
 	}
 	fmt.Fprintf(w, "replay: %s\n", f.Command)
-	return &exitError{code: 1, err: fmt.Errorf("fuzz: seed %d broke %s", f.Seed, strings.Join(f.Failed, ", "))}
+	return withOutputError(failed, f.CorpusErr)
 }

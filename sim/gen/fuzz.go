@@ -109,9 +109,12 @@ type Failure struct {
 	Schedule     string // the shrunk schedule's sizes and replay command, or why it was not shrunk
 	CorpusFile   string // the scenario's file in FuzzOptions.Corpus, "" if none
 	CorpusNew    bool   // the corpus did not hold it before
-	// WriteErr says the repro directory (then Dir holds nothing) or the
-	// corpus entry could not be written; the failure stands.
-	WriteErr error
+	// CorpusRepaired: a file at the entry's name was not the entry (junk,
+	// another program) and was replaced.
+	CorpusRepaired bool
+	// WriteErr says the repro directory could not be written (then Dir
+	// holds nothing), CorpusErr the corpus entry; the failure stands.
+	WriteErr, CorpusErr error
 }
 
 // FailedChecks is the default Failing: the names of the checks that did
@@ -349,9 +352,11 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 		return f, nil
 	}
 	if o.Corpus != "" {
-		if f.CorpusFile, f.CorpusNew, err = saveCorpus(f, o.Corpus); err != nil {
-			f.WriteErr = fmt.Errorf("seed %d: %w", seed, err)
+		var state corpusState
+		if f.CorpusFile, state, err = saveCorpus(f, o.Corpus); err != nil {
+			f.CorpusErr = fmt.Errorf("seed %d: %w", seed, err)
 		}
+		f.CorpusNew, f.CorpusRepaired = state == corpusNew, state == corpusRepaired
 	}
 	return f, nil
 }
