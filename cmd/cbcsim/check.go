@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,6 +191,9 @@ func expandScenarioPaths(args []string) (scenarios, traces []string, err error) 
 					add(filepath.Join(name, reproTrace))
 					n++
 				}
+			case (strings.HasSuffix(e.Name(), ".toml") || check.IsTrace(e.Name())) && !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0:
+				// A FIFO in a corpus would block the read: named, not opened.
+				return nil, nil, fmt.Errorf("%s: not a regular file (%s): a directory's scenarios and traces must be", name, e.Type())
 			case strings.HasSuffix(e.Name(), ".toml") || check.IsTrace(e.Name()):
 				add(name)
 				n++
