@@ -103,7 +103,7 @@ func (s *Scheduler) runClock(stop <-chan struct{}) {
 
 // Deadlocked reports whether a real-mode run found every worker idle with
 // no timer pending while tasks remained; the run was then cancelled
-// (ResourceExhausted) so that it could end.
+// (Deadlock) so that it could end.
 func (view *driverView) Deadlocked() bool {
 	s := (*Scheduler)(view)
 	return s.deadlocked.Load()
@@ -113,7 +113,7 @@ func (view *driverView) Deadlocked() bool {
 // that every interruptible wait unwinds; if the run is stuck again, give up.
 func (s *Scheduler) deadlock(w *worker) {
 	if s.deadlocked.CompareAndSwap(false, true) {
-		s.root.markCancel(nursery.ResourceExhausted, w)
+		s.root.markCancel(nursery.Deadlock, w)
 		s.park.notify()
 		return
 	}
