@@ -57,7 +57,13 @@ func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) R
 		// suspended are abandoned (see Deadlocked).
 		return nursery.Err("deadlock")
 	}
-	s.closeFibers()
+	// Closing a fiber switches to it, which the runtime forbids (a fatal
+	// error) from a goroutine locked to its OS thread when the fiber was
+	// made on an unlocked one: a caller under runtime.LockOSThread (a GUI
+	// or cgo main thread) closes them from a goroutine of its own.
+	closed := make(chan struct{})
+	go func() { s.closeFibers(); close(closed) }()
+	<-closed
 	return root.result
 }
 
