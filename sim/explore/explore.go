@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
@@ -21,7 +22,7 @@ const (
 	// pendingBytesMax bounds the memory of the schedules waiting to be
 	// run (branches, and the choices they share): past it the search
 	// stops, not exhaustive.
-	pendingBytesMax = 256 << 20
+	pendingBytesMax = 128 << 20
 	// PreemptionsMax bounds Options.Preemptions (and explore's
 	// --preemptions). Nothing is allocated in proportion to the bound:
 	// the per-bound counts and queues grow with the preemptions the
@@ -198,7 +199,8 @@ type search struct {
 // result is one schedule's run, made by a sweep job and folded in by
 // the search in job order.
 type result struct {
-	run    *sim.Run
+	run    *sim.Run // kept only when it failed (or for Options.visit)
+	key    string   // outcomeKey of the run
 	ch     *chooser
 	prefix []uint8
 	failed []string
@@ -208,7 +210,7 @@ type result struct {
 func newSearch(sc *scenario.Scenario, o Options, cfg sim.Config) *search {
 	s := &search{o: o, sc: sc, outcomes: map[string]int64{}, began: time.Now(),
 		rep:     &Report{Config: cfg, Bound: o.Preemptions, Max: o.MaxSchedules, PerBound: make([]int64, 1)},
-		pending: make([][]branch, 1), npending: 1, pendingBytes: branchBytes}
+		pending: make([][]branch, 1), npending: 1}
 	s.pending[0] = []branch{{at: -1}}
 	s.setStatus(0)
 	return s
@@ -253,12 +255,23 @@ func (s *search) batch(sess *sweep.Session, b int) (stop bool, err error) {
 		s.pendingBytes -= br.release()
 	}
 	s.pending[b] = stack[:len(stack)-n]
+	if len(s.pending[b]) == 0 {
+		s.pendingBytes -= cap(stack) * branchSize // an empty queue gives its memory back
+		s.pending[b] = nil
+	}
 	s.npending -= n
 	st := sess.Batch(int64(n), func(j int64) sweep.Verdict {
 		r := &results[j]
 		r.run, r.ch, r.err = execute(s.o.Exec, s.sc, s.rep.Config, r.prefix, nil)
 		if r.err == nil {
 			r.failed = s.o.Failing(r.run)
+			r.key = outcomeKey(r.run, r.failed)
+			if len(r.failed) == 0 && s.o.visit == nil {
+				// A batch holds 64 results until its fold: a passing
+				// run's history (a long run's can be tens of MB) is
+				// dropped at once, its choices (ch) are all the fold needs.
+				r.run = nil
+			}
 		}
 		if r.err != nil || len(r.failed) > 0 {
 			return sweep.Stop // the fold stops at the lowest such job
@@ -289,7 +302,7 @@ func (s *search) fold(b int, r *result) (stop bool, err error) {
 	if s.o.visit != nil {
 		s.o.visit(r.ch, r.run)
 	}
-	s.outcomes[outcomeKey(r.run, r.failed)]++
+	s.outcomes[r.key]++
 	if len(r.failed) > 0 {
 		s.failure = r
 		return true, nil
@@ -345,7 +358,7 @@ func (s *search) queue(ch *chooser, from int) bool {
 				base = &shared{choices: ch.choices()}
 				s.pendingBytes += len(base.choices)
 			}
-			if s.pendingBytes+branchBytes > pendingBytesMax {
+			if s.pendingBytes+branchSize > pendingBytesMax {
 				s.rep.PendingFull = true
 				return true
 			}
@@ -353,9 +366,12 @@ func (s *search) queue(ch *chooser, from int) bool {
 			for len(s.pending) <= cost {
 				s.pending = append(s.pending, nil)
 			}
+			// The bound counts what the queues hold, capacity included
+			// (append doubles it): the memory, not the branches' count.
+			was := cap(s.pending[cost])
 			s.pending[cost] = append(s.pending[cost], branch{base: base, at: int32(i), opt: opt})
 			s.npending++
-			s.pendingBytes += branchBytes
+			s.pendingBytes += (cap(s.pending[cost]) - was) * branchSize
 		}
 	}
 	return false
@@ -389,8 +405,8 @@ type shared struct {
 	refs    int
 }
 
-// branchBytes is what one pending branch costs, for the memory bound.
-const branchBytes = 24
+// branchSize is the size of one pending branch in its queue.
+const branchSize = int(unsafe.Sizeof(branch{}))
 
 func (br branch) prefix() []uint8 {
 	if br.at < 0 {
@@ -402,9 +418,10 @@ func (br branch) prefix() []uint8 {
 	return p
 }
 
-// release drops br's hold on its base and returns the bytes freed.
+// release drops br's hold on its base and returns the bytes freed (the
+// queue's capacity is counted until the queue shrinks: see batch).
 func (br branch) release() int {
-	n := branchBytes
+	n := 0
 	if br.base != nil {
 		br.base.refs--
 		if br.base.refs == 0 {
@@ -438,7 +455,6 @@ func outcomeKey(run *sim.Run, failed []string) string {
 	return k
 }
 
-// perBound formats schedules per preemption count: "0:12 1:40".
 // perBound is "0:8 1:16 2:0" for the counts n of bounds 0..k; the bounds
 // past n ran nothing, written one by one up to a few and as a range past
 // that ("3..1000000:0"), so a huge K prints one line, not a million.
