@@ -34,11 +34,9 @@ func Check(path string) error {
 // such a directory. It creates nothing, so that a run that writes no
 // output leaves no empty directory behind.
 func CheckDir(path string) error {
-	target, err := resolve(path)
-	if err != nil {
-		return err
-	}
-	at := target
+	// Not resolved as a file's link is: os.MkdirAll follows a link to a
+	// directory but fails on a dangling one, and so does this walk.
+	at := filepath.Clean(path)
 	for {
 		fi, err := os.Stat(at)
 		switch {
@@ -49,6 +47,11 @@ func CheckDir(path string) error {
 		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 			// ENOTDIR: a file above; the walk up names it.
 			return &fs.PathError{Op: "mkdir", Path: path, Err: err}
+		}
+		if _, lerr := os.Lstat(at); lerr == nil {
+			// There, but Stat found nothing: a dangling link, which
+			// MkdirAll would not follow.
+			return &fs.PathError{Op: "mkdir", Path: path, Err: fmt.Errorf("%s is a dangling symbolic link", at)}
 		}
 		up := filepath.Dir(at)
 		if up == at {

@@ -43,11 +43,12 @@ func TestCheckDir(t *testing.T) {
 	os.WriteFile(p("file"), []byte("x"), 0o644)
 	os.Mkdir(p("d"), 0o755)
 	os.Symlink("file", p("link-to-file"))
+	os.Symlink("missing/x", p("dangling"))
 	os.Symlink("loop2", p("loop1"))
 	os.Symlink("loop1", p("loop2"))
 	before := entries(t, dir)
 	for name, wantOK := range map[string]bool{"d": true, "new/deeper": true, "d/x": true,
-		"file": false, "file/x": false, "link-to-file": false, "loop1": false} {
+		"file": false, "file/x": false, "link-to-file": false, "loop1": false, "dangling": false, "dangling/x": false} {
 		err := CheckDir(p(name))
 		if (err == nil) != wantOK {
 			t.Errorf("CheckDir(%s) = %v, want ok %v", name, err, wantOK)
