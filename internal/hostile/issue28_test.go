@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // The second adversarial pass (issue 28): explore, the reports over their
@@ -268,6 +269,16 @@ func issue28Cases(c *corpus) []*kase {
 	} {
 		add(&kase{kind: "issue2-minor", args: args, files: map[string][]byte{"s.toml": ff}, status: bad, located: `given twice`})
 	}
+	add(&kase{kind: "issue2-minor", args: []string{"check", "s.toml", "--seeds", "100000000", "--jobs", "2", "--junit", "r.xml"},
+		files:  map[string][]byte{"s.toml": []byte(manySchedules), "r.xml": []byte("old\n")},
+		status: []int{130}, signal: syscall.SIGINT, signalAfter: 500 * time.Millisecond, outputs: []string{"r.xml", "repro/"},
+		after: func(dir string) string {
+			data, _ := os.ReadFile(filepath.Join(dir, "r.xml"))
+			if string(data) != "old\n" && !bytes.Contains(data, []byte(`<error message="interrupted by a signal after`)) {
+				return fmt.Sprintf("r.xml of an interrupted check reads as a pass:\n%s", data)
+			}
+			return ""
+		}})
 	return cases
 }
 
