@@ -22,16 +22,22 @@ func TestCheck(t *testing.T) {
 	if err := syscall.Mkfifo(p("fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	checkEach(t, dir, "Check", Check, map[string]bool{"new.json": true, "ok-link": true, "fifo": true,
+		"d": false, "missing/x": false, "dangling": false, "loop1": false, "x/": false})
+}
+
+// checkEach calls check on each path under dir, wants it to succeed or
+// not as ok says, and the directory left as it was.
+func checkEach(t *testing.T, dir, name string, check func(string) error, ok map[string]bool) {
+	t.Helper()
 	before := entries(t, dir)
-	for name, wantOK := range map[string]bool{"new.json": true, "ok-link": true, "fifo": true,
-		"d": false, "missing/x": false, "dangling": false, "loop1": false, "x/": false} {
-		err := Check(p(name))
-		if (err == nil) != wantOK {
-			t.Errorf("Check(%s) = %v, want ok %v", name, err, wantOK)
+	for path, wantOK := range ok {
+		if err := check(dir + "/" + path); (err == nil) != wantOK {
+			t.Errorf("%s(%s) = %v, want ok %v", name, path, err, wantOK)
 		}
 	}
 	if after := entries(t, dir); !slices.Equal(before, after) {
-		t.Errorf("Check left %v, was %v", after, before)
+		t.Errorf("%s left %v, was %v", name, after, before)
 	}
 }
 
@@ -46,17 +52,8 @@ func TestCheckDir(t *testing.T) {
 	os.Symlink("missing/x", p("dangling"))
 	os.Symlink("loop2", p("loop1"))
 	os.Symlink("loop1", p("loop2"))
-	before := entries(t, dir)
-	for name, wantOK := range map[string]bool{"d": true, "new/deeper": true, "d/x": true,
-		"file": false, "file/x": false, "link-to-file": false, "loop1": false, "dangling": false, "dangling/x": false} {
-		err := CheckDir(p(name))
-		if (err == nil) != wantOK {
-			t.Errorf("CheckDir(%s) = %v, want ok %v", name, err, wantOK)
-		}
-	}
-	if after := entries(t, dir); !slices.Equal(before, after) {
-		t.Errorf("CheckDir left %v, was %v", after, before)
-	}
+	checkEach(t, dir, "CheckDir", CheckDir, map[string]bool{"d": true, "new/deeper": true, "d/x": true,
+		"file": false, "file/x": false, "link-to-file": false, "loop1": false, "dangling": false, "dangling/x": false})
 }
 
 // Distinct finds an output that is an input, through a link or another
