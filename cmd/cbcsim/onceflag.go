@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
 // onceString is a string flag that may be given once: a second
@@ -15,10 +15,10 @@ type onceString struct {
 	set bool
 }
 
-// onceStringVar registers name as a onceString flag bound to p.
-func onceStringVar(f *pflag.FlagSet, p *string, name, value, usage string) {
+// onceStringVar registers name as a onceString flag of cmd bound to p.
+func onceStringVar(cmd *cobra.Command, p *string, name, value, usage string) {
 	*p = value
-	f.Var(&onceString{p: p}, name, usage)
+	cmd.Flags().Var(&onceString{p: p}, name, usage)
 }
 
 func (o *onceString) Set(v string) error {

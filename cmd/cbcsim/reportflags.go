@@ -19,9 +19,8 @@ type reportFlags struct {
 }
 
 func (r *reportFlags) add(cmd *cobra.Command) {
-	f := cmd.Flags()
-	onceStringVar(f, &r.json, "json", "", `write the JSON report here: "runs", "failed" and each failure's command (docs/ci.md)`)
-	onceStringVar(f, &r.junit, "junit", "", "write a JUnit XML report here, for GitHub, GitLab or Jenkins (docs/ci.md)")
+	onceStringVar(cmd, &r.json, "json", "", `write the JSON report here: "runs", "failed" and each failure's command (docs/ci.md)`)
+	onceStringVar(cmd, &r.junit, "junit", "", "write a JUnit XML report here, for GitHub, GitLab or Jenkins (docs/ci.md)")
 }
 
 // prepare makes the directories the reports go to and checks that each
