@@ -71,10 +71,11 @@ mutants:
 	$(GO) test -tags mutants -count=1 -timeout 30m -run TestDeepMutants -v ./sim/mutants -args -long
 
 # The adversarial harness (internal/hostile, docs/reliability.md): HOSTILE_N
-# mutated scenarios and traces, hostile flags, special output paths and
-# signals against the built binary, each run under 20 s and 1 GB. `make
-# test` runs a sample of 200 of them.
-hostile:
+# mutated scenarios and traces, hostile flags, special output paths,
+# signals, reports, a full disk and C programs misusing the ABI (hence the
+# library first) against the built binary, each run under 20 s and 1 GB.
+# `make test` runs a sample of 200 of them.
+hostile: cabi
 	$(GO) test -count=1 -timeout 30m -run TestHostile -v ./internal/hostile -hostile.n $(HOSTILE_N)
 
 bench:

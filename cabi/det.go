@@ -5,8 +5,8 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
+	"github.com/cbcsim/cbcsim/internal/outfile"
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim"
 )
@@ -26,9 +26,10 @@ type detRun struct {
 func newDetRun(cfg sched.Config, seed uint64, path string) (*detRun, error) {
 	if path != "" {
 		// Fail at create, where the program can still react, rather than
-		// after the run.
-		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("trace directory of %q does not exist", path)
+		// after the run: a directory, a missing directory, a dangling
+		// link or a symlink loop (outfile.Check).
+		if err := outfile.Check(path); err != nil {
+			return nil, fmt.Errorf("trace_path %q cannot be written: %w", path, err)
 		}
 	}
 	return &detRun{cfg: cfg, seed: seed, path: path}, nil

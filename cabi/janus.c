@@ -14,6 +14,15 @@
 #include <unistd.h>
 #include "janus_internal.h"
 
+/* JANUS_GUARD_BYTES is the inaccessible region below each task stack. A
+   page would do for code built with -fstack-clash-protection, which
+   touches every page of a large frame in order; code built without it
+   (gcc's default on many systems) may move the stack pointer past a page
+   in one frame and write beyond it, into the next mapping, another task's
+   stack. 64 KiB of guard catches any frame up to that size; it is address
+   space only (PROT_NONE, never backed). docs/c-abi.md#stacks. */
+enum { JANUS_GUARD_BYTES = 64 << 10 };
+
 /* The task running on this thread, NULL outside any task. Set and cleared
    by janus_run on the worker side of the switch. */
 static __thread janus_ctx *janus_current;
@@ -79,7 +88,8 @@ static void janus_prepare(janus_ctx *c, char *top) {
     c->uc_task = &uc[0];
     c->uc_worker = &uc[1];
     getcontext(&uc[0]);
-    uc[0].uc_stack.ss_sp = c->map + (size_t)sysconf(_SC_PAGESIZE);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uc[0].uc_stack.ss_sp = c->map + (JANUS_GUARD_BYTES + page - 1) / page * page;
     uc[0].uc_stack.ss_size = (size_t)((char *)c - (char *)uc[0].uc_stack.ss_sp);
     uc[0].uc_link = NULL;
     makecontext(&uc[0], janus_uc_main, 0);
@@ -113,6 +123,7 @@ static inline void janus_request(janus_ctx *c, int32_t op) {
 enum { JANUS_STACK_DEFAULT = 256 << 10, JANUS_STACK_MIN = 16 << 10, JANUS_FREE_MAX = 1024 };
 
 static size_t janus_stack_bytes;
+static int janus_stack_env_bad; /* JANUS_STACK_SIZE is set and not a size */
 static pthread_once_t janus_stack_once = PTHREAD_ONCE_INIT;
 
 static void janus_stack_init(void) {
@@ -121,8 +132,13 @@ static void janus_stack_init(void) {
     const char *env = getenv("JANUS_STACK_SIZE");
     if (env != NULL && *env != '\0') {
         char *end;
+        errno = 0;
         unsigned long long v = strtoull(env, &end, 10);
-        if (*end == '\0' && v >= JANUS_STACK_MIN && v <= (1ULL << 30)) n = (size_t)v;
+        if (*end == '\0' && errno == 0 && env[0] != '-' && v >= JANUS_STACK_MIN && v <= (1ULL << 30)) {
+            n = (size_t)v;
+        } else {
+            janus_stack_env_bad = 1;
+        }
     }
     janus_stack_bytes = (n + page - 1) / page * page;
 }
@@ -130,6 +146,44 @@ static void janus_stack_init(void) {
 size_t janus_stack_size(void) {
     pthread_once(&janus_stack_once, janus_stack_init);
     return janus_stack_bytes;
+}
+
+int janus_stack_env_ok(void) {
+    janus_stack_size();
+    return !janus_stack_env_bad;
+}
+
+/* ---- A task that ends its thread ----------------------------------------
+
+   pthread_exit (or a cancellation) inside a task ends the worker thread
+   under the task: the carrier never hears back, and the scheduler would
+   wait for it for ever. It cannot be undone, but it can be told: a
+   thread-specific value set on every worker thread has a destructor that
+   runs as the thread exits, and finds janus_current still set only when
+   the thread ended inside a task. It says so and aborts, rather than
+   leave janus_scheduler_shutdown hanging without a word. */
+static pthread_key_t janus_exit_key;
+static pthread_once_t janus_exit_once = PTHREAD_ONCE_INIT;
+static __thread int janus_exit_armed;
+
+static void janus_thread_exit(void *v) {
+    (void)v;
+    if (janus_current != NULL) {
+        static const char msg[] =
+            "janus: a C task ended its worker thread (pthread_exit, or a cancellation) instead of returning; "
+            "the scheduler cannot go on without it (docs/c-abi.md#what-a-task-must-not-do)\n";
+        ssize_t unused = write(2, msg, sizeof msg - 1);
+        (void)unused;
+        abort();
+    }
+}
+
+static void janus_exit_init(void) { pthread_key_create(&janus_exit_key, janus_thread_exit); }
+
+static void janus_arm_exit(void) {
+    pthread_once(&janus_exit_once, janus_exit_init);
+    pthread_setspecific(janus_exit_key, (void *)1);
+    janus_exit_armed = 1;
 }
 
 /* Ended tasks' stacks are kept for the next ones: up to JANUS_CACHE_MAX
@@ -156,12 +210,13 @@ static janus_ctx *janus_ctx_get(void) {
     pthread_mutex_unlock(&janus_free_mu);
     if (c != NULL) return c;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t size = janus_stack_size() + page;
+    size_t guard = (JANUS_GUARD_BYTES + page - 1) / page * page;
+    size_t size = janus_stack_size() + guard;
     char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (m == MAP_FAILED) return NULL;
-    /* The guard page: an overflow faults instead of writing over the next
-       mapping. */
-    if (mprotect(m, page, PROT_NONE) != 0) {
+    /* The guard: an overflow faults instead of writing over the next
+       mapping (JANUS_GUARD_BYTES). */
+    if (mprotect(m, guard, PROT_NONE) != 0) {
         munmap(m, size);
         return NULL;
     }
@@ -213,6 +268,7 @@ janus_step janus_run(janus_ctx *c, uintptr_t fn, uintptr_t arg) {
         c->arg = arg;
         janus_prepare(c, (char *)c);
     }
+    if (!janus_exit_armed) janus_arm_exit(); /* once per worker thread */
     janus_current = c;
     janus_to_task(c);
     janus_current = NULL;

@@ -33,7 +33,7 @@ typedef struct janus_ctx {
     JanusBudget budget;     /* RECHARGE's argument, BUDGET_GET's reply */
     int64_t ret;            /* the reply; END: the task function's value */
     int32_t kind;           /* NURSERY_AWAIT's reply kind (ret is the error) */
-    char *map;              /* the stack mapping, guard page first */
+    char *map;              /* the stack mapping, guard (JANUS_GUARD_BYTES) first */
     size_t map_size;
     struct janus_ctx *next_free;
 #if !defined(__x86_64__) || defined(JANUS_SWITCH_UCONTEXT)
@@ -58,6 +58,7 @@ typedef struct janus_step {
 JANUS_HIDDEN janus_step janus_run(janus_ctx *c, uintptr_t fn, uintptr_t arg);
 JANUS_HIDDEN void       janus_ctx_free(janus_ctx *c); /* a task abandoned mid-way (the run was aborted) */
 JANUS_HIDDEN size_t     janus_stack_size(void);
+JANUS_HIDDEN int        janus_stack_env_ok(void); /* 0: JANUS_STACK_SIZE is set and not a size */
 
 /* The Go side's exports for calls made outside any task (cabi/*.go). */
 extern uintptr_t cabi_create(JanusSchedulerConfig *config);

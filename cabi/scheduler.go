@@ -1,16 +1,25 @@
 package main
 
 /*
+#cgo CFLAGS: -fstack-clash-protection
 #include "janus_internal.h"
 */
 import "C"
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"sync"
 
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/sched"
+)
+
+// The bounds of JANUS_STACK_SIZE (janus.c's JANUS_STACK_MIN and 1 GiB).
+const (
+	stackMin = 16 << 10
+	stackMax = 1 << 30
 )
 
 // cSched is one scheduler created by janus_scheduler_create.
@@ -72,6 +81,14 @@ func cabi_create(cfg *C.JanusSchedulerConfig) C.uintptr_t {
 	if cfg.worker_count > sched.WorkersMax || int(cfg.profile) >= len(profiles) {
 		return 0
 	}
+	if C.janus_stack_env_ok() == 0 {
+		// Said once per create, where the program can react: a value
+		// silently ignored would run every task on a stack of another
+		// size than the one asked for.
+		fmt.Fprintf(os.Stderr, "janus: janus_scheduler_create: JANUS_STACK_SIZE=%q is not a stack size: want bytes in %d..%d\n",
+			os.Getenv("JANUS_STACK_SIZE"), stackMin, stackMax)
+		return 0
+	}
 	det := cfg.deterministic != 0
 	if cfg.trace_path != nil && !det {
 		return 0 // a trace is written by the seeded driver only
@@ -91,6 +108,7 @@ func cabi_create(cfg *C.JanusSchedulerConfig) C.uintptr_t {
 		}
 		d, err := newDetRun(sc, uint64(cfg.deterministic_seed), path)
 		if err != nil {
+			fmt.Fprintf(os.Stderr, "janus: janus_scheduler_create: %v\n", err)
 			return 0
 		}
 		cs.det = d

@@ -87,9 +87,14 @@ const (
 	NurseryExited                   // the owning scope ended while the child was unfinished
 	ExplicitCancel                  // a `cancel` operation
 	ResourceExhausted               // the budget ran out with nothing to recharge it
+	// Deadlock: a real-mode run found every worker idle, no timer
+	// pending and tasks left, and cancelled the root so that it could
+	// end. It is not ResourceExhausted: nothing ran out, nothing could
+	// run (docs/semantics.md).
+	Deadlock
 )
 
-var reasonNames = [...]string{"NoReason", "Timeout", "SiblingFailed", "NurseryExited", "ExplicitCancel", "ResourceExhausted"}
+var reasonNames = [...]string{"NoReason", "Timeout", "SiblingFailed", "NurseryExited", "ExplicitCancel", "ResourceExhausted", "Deadlock"}
 
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) {
@@ -100,7 +105,7 @@ func (r Reason) String() string {
 
 func (r Reason) valid() bool { return r > NoReason && int(r) < len(reasonNames) }
 
-// ParseReason parses one of the five cancellation reasons ("Timeout", ...).
+// ParseReason parses one of the six cancellation reasons ("Timeout", ...).
 // NoReason is not a cancellation reason and does not parse.
 func ParseReason(s string) (Reason, bool) {
 	for i := 1; i < len(reasonNames); i++ {

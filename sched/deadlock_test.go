@@ -30,8 +30,8 @@ func TestDeadlockAfterLastTimer(t *testing.T) {
 			}()
 			select {
 			case res := <-done:
-				if !s.drv().Deadlocked() || res.Kind != nursery.KindCancelled || res.Reason != nursery.ResourceExhausted {
-					t.Fatalf("timeout %d, workers %d: main = %s, deadlocked %v; want cancelled:ResourceExhausted after a deadlock", ticks, workers, res, s.drv().Deadlocked())
+				if !s.drv().Deadlocked() || res.Kind != nursery.KindCancelled || res.Reason != nursery.Deadlock {
+					t.Fatalf("timeout %d, workers %d: main = %s, deadlocked %v; want cancelled:Deadlock after a deadlock", ticks, workers, res, s.drv().Deadlocked())
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatalf("timeout %d, workers %d: the run hangs after its last timer fired", ticks, workers)

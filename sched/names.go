@@ -25,6 +25,7 @@ const (
 	NurseryExited     = nursery.NurseryExited
 	ExplicitCancel    = nursery.ExplicitCancel
 	ResourceExhausted = nursery.ResourceExhausted
+	Deadlock          = nursery.Deadlock // real mode: nothing could run, tasks left
 )
 
 // Result kinds.

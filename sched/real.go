@@ -59,7 +59,13 @@ func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) R
 		// suspended are abandoned (see Deadlocked).
 		return nursery.Err("deadlock")
 	}
-	s.closeFibers()
+	// Closing a fiber switches to it, which the runtime forbids (a fatal
+	// error) from a goroutine locked to its OS thread when the fiber was
+	// made on an unlocked one: a caller under runtime.LockOSThread (a GUI
+	// or cgo main thread) closes them from a goroutine of its own.
+	closed := make(chan struct{})
+	go func() { s.closeFibers(); close(closed) }()
+	<-closed
 	return root.result
 }
 
@@ -105,7 +111,7 @@ func (s *Scheduler) runClock(stop <-chan struct{}) {
 
 // Deadlocked reports whether a real-mode run found every worker idle with
 // no timer pending while tasks remained; the run was then cancelled
-// (ResourceExhausted) so that it could end.
+// (Deadlock) so that it could end.
 func (view *driverView) Deadlocked() bool {
 	s := (*Scheduler)(view)
 	return s.deadlocked.Load()
@@ -115,7 +121,7 @@ func (view *driverView) Deadlocked() bool {
 // that every interruptible wait unwinds; if the run is stuck again, give up.
 func (s *Scheduler) deadlock(w *worker) {
 	if s.deadlocked.CompareAndSwap(false, true) {
-		s.root.markCancel(nursery.ResourceExhausted, w)
+		s.root.markCancel(nursery.Deadlock, w)
 		s.park.notify()
 		return
 	}

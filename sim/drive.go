@@ -70,7 +70,7 @@ func driveSteps(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (step int64
 	s.Carry(l.untilInline, l.hostSteps)
 	if l.err != nil {
 		s.Abort()
-		return l.step, "", &ScheduleError{Err: l.err}
+		return l.step, "", &ScheduleError{Err: l.err, Step: l.step}
 	}
 	return l.step, "", nil
 }

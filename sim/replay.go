@@ -131,8 +131,8 @@ func traceConfig(tr *trace.Trace) (*scenario.Scenario, Config, error) {
 		return nil, Config{}, at("max_steps", "max_steps must be >= 1, not %d", nums["max_steps"])
 	}
 	so, err := StrategyOptions(h)
-	if err != nil {
-		return nil, Config{}, at(trace.KeyStrategy, "%v", err)
+	if fe := (*FieldError)(nil); errors.As(err, &fe) {
+		return nil, Config{}, at(fe.Key, "%s", fe.Msg)
 	}
 	c, err := Resolve(sc, Options{Seed: uint64(nums["seed"]), HasSeed: true, Workers: int(nums["workers"]),
 		Victim: want["victim"], MaxSteps: nums["max_steps"], Strategy: so.Strategy, PCTDepth: so.PCTDepth})
@@ -226,9 +226,19 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	var se *ScheduleError
 	switch {
 	case errors.As(err, &se):
-		// The run stopped at the decision: what it wrote is a prefix that
-		// says nothing more, so the decision is the whole report.
+		// The run stopped at the decision. When what it wrote before
+		// already left the recorded trace (a decision edited into one
+		// that still applies), that first divergence is the finding and
+		// the decision that failed later only its consequence; otherwise
+		// the written prefix says nothing more, and the decision is the
+		// whole report.
 		rep.Decision = se.Err.Error()
+		if cw.diverged && sch != nil {
+			line, want, got, ctx := cw.result(contextLines)
+			if se.Step < 0 || se.Step >= int64(len(sch.Steps)) || line < sch.Steps[se.Step].Line {
+				rep.Line, rep.Want, rep.Got, rep.Context = line, want, got, ctx
+			}
+		}
 		return rep, nil
 	case err != nil:
 		return nil, err
@@ -258,10 +268,6 @@ func (r *ReplayReport) Write(w io.Writer, file string) error {
 		_, err := fmt.Fprintf(w, "identical: %d steps, outcome %s\n", r.Run.Steps, r.Run.Outcome)
 		return err
 	}
-	if r.Decision != "" {
-		_, err := fmt.Fprintf(w, "a recorded decision no longer applies: %s\nthe replay stopped there\n", r.Decision)
-		return err
-	}
 	if r.Line > 0 {
 		fmt.Fprintf(w, "first divergence at line %d:\n", r.Line)
 		for _, l := range r.Context {
@@ -269,6 +275,14 @@ func (r *ReplayReport) Write(w io.Writer, file string) error {
 		}
 		fmt.Fprintf(w, "  - recorded: %s\n", r.Want)
 		fmt.Fprintf(w, "  + replayed: %s\n", r.Got)
+	}
+	if r.Decision != "" {
+		then := ""
+		if r.Line > 0 {
+			then = "after it, "
+		}
+		_, err := fmt.Fprintf(w, "%sa recorded decision no longer applies: %s\nthe replay stopped there\n", then, r.Decision)
+		return err
 	}
 	return nil
 }

@@ -131,3 +131,40 @@ func TestReplayNamelessScenario(t *testing.T) {
 		}
 	}
 }
+
+// A decision edited into another that still applies (another worker acts
+// at one step) is reported at that step's line, the first divergence; the
+// decision that fails later, as a consequence, comes after it (issue 28:
+// it once named only that later step).
+func TestReplayEditedDecision(t *testing.T) {
+	lines := recorded(t)
+	found := 0
+	for i := lineOf(t, lines, "20 ") - 1; i < len(lines) && found < 3; i++ {
+		f := strings.Fields(lines[i])
+		if len(f) < 4 || f[3] != "run" || !strings.HasPrefix(f[2], "w") {
+			continue
+		}
+		other := "w0"
+		if f[2] == "w0" {
+			other = "w1"
+		}
+		edited := append([]string(nil), lines...)
+		edited[i] = strings.Replace(lines[i], " "+f[2]+" ", " "+other+" ", 1)
+		rep, err := Replay("x.trace", []byte(strings.Join(edited, "")), true, 3)
+		if err != nil || rep.Identical {
+			continue // not a one-event step, or the same run either way
+		}
+		var b bytes.Buffer
+		rep.Write(&b, "x.trace")
+		if rep.Line == 0 && rep.Decision != "" && !strings.Contains(rep.Decision, fmt.Sprintf("step %s ", f[0])) {
+			t.Fatalf("edit at line %d (step %s): the report names neither it nor its step:\n%s", i+1, f[0], b.String())
+		}
+		if rep.Line != 0 && rep.Line != i+1 {
+			t.Fatalf("edit at line %d: first divergence reported at line %d:\n%s", i+1, rep.Line, b.String())
+		}
+		found++
+	}
+	if found == 0 {
+		t.Fatal("no edited decision that still applies")
+	}
+}

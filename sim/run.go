@@ -252,6 +252,9 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 	run := &Run{Scenario: sc, Config: c}
 	step, err := drive(run, s, sk, ch)
 	if err != nil {
+		if tw != nil {
+			tw.Flush() // the events up to the error: a replay compares them
+		}
 		return nil, err
 	}
 	if err := finish(run, s, sk, tw, step); err != nil {
@@ -267,7 +270,10 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 // ScheduleError reports that a recorded decision did not apply when a run
 // was driven by a Schedule: the scenario or the scheduler changed since the
 // trace was recorded.
-type ScheduleError struct{ Err error }
+type ScheduleError struct {
+	Err  error
+	Step int64 // the step the decision was for
+}
 
 func (e *ScheduleError) Error() string { return "schedule replay: " + e.Err.Error() }
 func (e *ScheduleError) Unwrap() error { return e.Err }

@@ -150,23 +150,40 @@ func strategyFields(c Config) []trace.Field {
 }
 
 // StrategyOptions reads the strategy fields of a trace header into
-// Options, for replay.
+// Options, for replay, and checks them as Resolve would. An error is a
+// *FieldError naming the header field at fault, so that the caller can
+// place it at that field's line.
 func StrategyOptions(h *trace.Header) (Options, error) {
 	var o Options
 	if f, ok := h.Get(trace.KeyStrategy); ok {
 		if f.IsInt {
-			return o, fmt.Errorf("header: strategy is not text")
+			return o, &FieldError{Key: trace.KeyStrategy, Msg: "strategy is not text"}
 		}
 		o.Strategy = f.Str
 	}
 	if f, ok := h.Get(trace.KeyPCTDepth); ok {
 		if !f.IsInt || f.Int < 1 || f.Int > PCTDepthMax {
-			return o, fmt.Errorf("header: bad pct_depth")
+			return o, &FieldError{Key: trace.KeyPCTDepth, Msg: fmt.Sprintf("bad pct_depth: want an integer in 1..%d", PCTDepthMax)}
 		}
 		o.PCTDepth = int(f.Int)
 	}
+	var c Config
+	if err := resolveStrategy(&c, o); err != nil {
+		key := trace.KeyStrategy
+		if o.PCTDepth != 0 && (o.Strategy == "" || o.Strategy == StrategyRandom) {
+			key = trace.KeyPCTDepth // a depth beside random: the depth is what does not belong
+		}
+		return o, &FieldError{Key: key, Msg: err.Error()}
+	}
 	return o, nil
 }
+
+// FieldError is a bad value of the header field Key.
+type FieldError struct {
+	Key, Msg string
+}
+
+func (e *FieldError) Error() string { return e.Msg }
 
 // CheckStrategy reports whether a strategy and a pct depth given on a
 // command line are acceptable for a seeded run.

@@ -202,7 +202,8 @@ func (p *parser) header(t *Trace) error {
 	}
 	t.Version = int(v)
 
-	// Fields, up to the source count.
+	// Fields, up to the source count; lines holds each key's line.
+	lines := map[string]int{}
 	for {
 		line, ok, err = p.next()
 		if err != nil {
@@ -236,6 +237,11 @@ func (p *parser) header(t *Trace) error {
 			return p.errorf("header field %q: trailing garbage %s", key, show(val[n:]))
 		}
 		f.Key = p.intern(key)
+		if first, dup := lines[f.Key]; dup {
+			// Get would read the first, and a reader of the file the last.
+			return p.errorf("header field %q given twice (line %d first)", key, first)
+		}
+		lines[f.Key] = p.line
 		h.Fields = append(h.Fields, f)
 		t.FieldLines = append(t.FieldLines, p.line)
 	}

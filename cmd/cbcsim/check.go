@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cbcsim/cbcsim/internal/outfile"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/check"
 	"github.com/cbcsim/cbcsim/sim/gen"
@@ -85,11 +87,16 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 	if err := cf.check(cmd, len(traces) > 0); err != nil {
 		return err
 	}
+	if err := cf.reports.prepare(append(append([]string(nil), paths...), traces...)); err != nil {
+		return err
+	}
 	if !cmd.Flags().Changed("seeds") {
 		paths = nil // the recorded runs alone
 	}
-	if err := cf.reports.prepare(); err != nil {
-		return err
+	if cf.out != "" {
+		if err := outfile.CheckDir(cf.out); err != nil {
+			return badInput(fmt.Errorf("--out: %w", err))
+		}
 	}
 	scs, err := loadScenarios(paths)
 	if err != nil {
@@ -108,14 +115,12 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 	if err := report.Write(cmd.OutOrStdout()); err != nil {
 		return err
 	}
-	if err := cf.reports.write(report.CI()); err != nil {
-		return err
-	}
+	var verdict error
 	if report.Failed() {
-		return &exitError{code: 1, err: fmt.Errorf("%d of %d runs failed, %d nondeterministic",
+		verdict = &exitError{code: 1, err: fmt.Errorf("%d of %d runs failed, %d nondeterministic",
 			report.FailedRuns, report.Runs, len(report.Nondeterminism))}
 	}
-	return nil
+	return withOutputError(verdict, cf.reports.write(report.CI()))
 }
 
 // check refuses missing, out-of-range and conflicting flags.
@@ -186,6 +191,9 @@ func expandScenarioPaths(args []string) (scenarios, traces []string, err error) 
 					add(filepath.Join(name, reproTrace))
 					n++
 				}
+			case (strings.HasSuffix(e.Name(), ".toml") || check.IsTrace(e.Name())) && !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0:
+				// A FIFO in a corpus would block the read: named, not opened.
+				return nil, nil, fmt.Errorf("%s: not a regular file (%s): a directory's scenarios and traces must be", name, e.Type())
 			case strings.HasSuffix(e.Name(), ".toml") || check.IsTrace(e.Name()):
 				add(name)
 				n++

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cbcsim/cbcsim/internal/outfile"
+	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/explore"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
@@ -82,8 +84,8 @@ func (ef *exploreFlags) run(cmd *cobra.Command, file string) error {
 // under every worker count (0: the scenario's) before anything runs.
 func (ef *exploreFlags) check(cmd *cobra.Command, file string) (*scenario.Scenario, []int, error) {
 	switch {
-	case ef.preemptions < 0:
-		return nil, nil, badInput(fmt.Errorf("--preemptions must be 0 or more, got %d", ef.preemptions))
+	case ef.preemptions < 0 || ef.preemptions > explore.PreemptionsMax:
+		return nil, nil, badInput(fmt.Errorf("--preemptions must be in 0..%d, got %d", explore.PreemptionsMax, ef.preemptions))
 	case ef.maxSchedules < 1:
 		return nil, nil, badInput(fmt.Errorf("--max-schedules must be at least 1, got %d", ef.maxSchedules))
 	case ef.sw.jobs < 1:
@@ -103,8 +105,14 @@ func (ef *exploreFlags) check(cmd *cobra.Command, file string) (*scenario.Scenar
 		return nil, nil, badInput(err)
 	}
 	for _, w := range workers {
-		if _, err := explore.Resolve(sc, w); err != nil {
+		cfg, err := explore.Resolve(sc, w)
+		if err != nil {
 			return nil, nil, badInput(fmt.Errorf("%s: %w", file, err))
+		}
+		// The repro of a failing schedule must be writable before the
+		// search, not found unwritable after it.
+		if err := outfile.CheckDir(explore.ReproDir(ef.out, file, cfg.Workers)); err != nil {
+			return nil, nil, badInput(fmt.Errorf("--out: %w", err))
 		}
 	}
 	return sc, workers, nil
@@ -129,12 +137,16 @@ func (ef *exploreFlags) explore(ctx context.Context, cmd *cobra.Command, file st
 	if rep.Failure == nil {
 		return nil
 	}
+	failed := &exitError{code: 1, err: fmt.Errorf("%s: schedule %d failed: %s", file, rep.Schedules, rep.Failure.Signature)}
 	dir, err := explore.WriteRepro(ef.out, file, sc, rep)
 	if err != nil {
-		return fmt.Errorf("writing the repro: %w", err)
+		// The failure stands (exit 1) with the disk's error beside it.
+		fmt.Fprintf(stdout, "repro:  not written (%v)\nfind it again: cbcsim explore %s --workers %d --preemptions %d\n",
+			err, sim.ShellQuote(file), rep.Config.Workers, rep.Bound)
+		return withOutputError(failed, fmt.Errorf("writing the repro: %w", err))
 	}
 	fmt.Fprintf(stdout, "repro:  %s/\nreplay: cbcsim replay --schedule %s\n", dir, filepath.Join(dir, "run.trace"))
-	return &exitError{code: 1, err: fmt.Errorf("%s: schedule %d failed: %s", file, rep.Schedules, rep.Failure.Signature)}
+	return failed
 }
 
 // shrinkCheckSchedule is check's Options.ShrinkSchedule: the explorer's

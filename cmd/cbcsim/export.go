@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cbcsim/cbcsim/internal/outfile"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/trace"
 	"github.com/cbcsim/cbcsim/trace/chrome"
@@ -45,6 +46,9 @@ complete. TRACE "-" reads the trace from stdin. Exit status: 0 on success,
 				return badInput(fmt.Errorf("--format is required: the formats are %s", strings.Join(exportFormats, ", ")))
 			default:
 				return badInput(fmt.Errorf("unknown --format %q: the formats are %s", format, strings.Join(exportFormats, ", ")))
+			}
+			if err := outfile.Distinct([]string{outPath}, []string{args[0]}); err != nil {
+				return badInput(fmt.Errorf("-o: %w", err))
 			}
 			tr, err := exportReadTrace(args[0], cmd.InOrStdin())
 			if err != nil {

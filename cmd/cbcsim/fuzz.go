@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cbcsim/cbcsim/internal/outfile"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/gen"
 )
@@ -86,8 +87,16 @@ func (ff *fuzzFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if err := ff.reports.prepare(); err != nil {
+	if err := ff.reports.prepare(nil); err != nil {
 		return err
+	}
+	for _, d := range []struct{ flag, path string }{{"--out", ff.out}, {"--corpus", ff.corpus}} {
+		if d.path == "" {
+			continue
+		}
+		if err := outfile.CheckDir(d.path); err != nil {
+			return badInput(fmt.Errorf("%s: %w", d.flag, err))
+		}
 	}
 	printHeader(cmd.OutOrStdout(), opts)
 	ctx, finish := interruptible()
@@ -104,10 +113,8 @@ func (ff *fuzzFlags) fuzz(cmd *cobra.Command, opts gen.FuzzOptions) error {
 		// or the disk's.
 		return fmt.Errorf("fuzz: %w", err)
 	}
-	if err := ff.reports.write(rep.CI(opts)); err != nil {
-		return err
-	}
-	return printFuzzReport(stdout, rep)
+	werr := ff.reports.write(rep.CI(opts))
+	return withOutputError(printFuzzReport(stdout, rep), werr)
 }
 
 // options checks the flags and returns the fuzzer's options.
@@ -189,16 +196,28 @@ func printFuzzReport(w io.Writer, rep *gen.FuzzReport) error {
 		fmt.Fprintf(w, "  %s\n", d)
 	}
 	fmt.Fprintf(w, "shrunk: %d ops -> %d ops (%d candidates)\n", f.SizeBefore, f.SizeAfter, f.ShrinkEvals)
+	failed := &exitError{code: 1, err: fmt.Errorf("fuzz: seed %d broke %s", f.Seed, strings.Join(f.Failed, ", "))}
 	if f.Schedule != "" {
 		fmt.Fprintf(w, "%s\n", f.Schedule)
 	}
+	if f.WriteErr != nil {
+		// The repro directory is not there: the shrunk scenario is
+		// printed whole, so that the failure is not lost.
+		fmt.Fprintf(w, "repro:  not written: %v\nthe shrunk scenario (save it as %s and run: %s):\n%s",
+			f.WriteErr, filepath.Join(f.Dir, "scenario.toml"), f.Command, f.Shrunk.Source)
+		return withOutputError(failed, f.WriteErr)
+	}
 	fmt.Fprintf(w, "repro:  %s/\n", f.Dir)
 	switch {
+	case f.CorpusErr != nil:
+		fmt.Fprintf(w, "corpus: not saved: %v\n", f.CorpusErr)
+	case f.CorpusFile != "" && f.CorpusRepaired:
+		fmt.Fprintf(w, "corpus: %s (repaired: the file there was not this entry; cbcsim check %s replays it)\n", f.CorpusFile, sim.ShellQuote(filepath.Dir(f.CorpusFile)))
 	case f.CorpusFile != "" && f.CorpusNew:
 		fmt.Fprintf(w, "corpus: %s (new; cbcsim check %s replays it)\n", f.CorpusFile, sim.ShellQuote(filepath.Dir(f.CorpusFile)))
 	case f.CorpusFile != "":
 		fmt.Fprintf(w, "corpus: %s (already there)\n", f.CorpusFile)
 	}
 	fmt.Fprintf(w, "replay: %s\n", f.Command)
-	return &exitError{code: 1, err: fmt.Errorf("fuzz: seed %d broke %s", f.Seed, strings.Join(f.Failed, ", "))}
+	return withOutputError(failed, f.CorpusErr)
 }

@@ -29,7 +29,7 @@ input.`,
 			if reports.json == "" && reports.junit == "" {
 				return badInput(errors.New("give --json OUT, --junit OUT or both: where the merged report goes"))
 			}
-			if err := reports.prepare(); err != nil {
+			if err := reports.prepare(args); err != nil {
 				return err
 			}
 			in, err := ci.ReadFiles(args)
@@ -40,9 +40,7 @@ input.`,
 			if err != nil {
 				return badInput(err)
 			}
-			if err := reports.write(rep); err != nil {
-				return err
-			}
+			werr := reports.write(rep)
 			shards := "unsharded"
 			if rep.ShardCount > 0 {
 				shards = fmt.Sprintf("shards %v of %d", rep.Shards, rep.ShardCount)
@@ -52,10 +50,11 @@ input.`,
 			if rep.Interrupted {
 				fmt.Fprintln(cmd.OutOrStdout(), "merge: a shard was interrupted: its runs are those it ran before the signal")
 			}
+			var verdict error
 			if rep.Failed > 0 || rep.Nondeterminism > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("%d of %d runs failed", rep.Failed, rep.Runs)}
+				verdict = &exitError{code: 1, err: fmt.Errorf("%d of %d runs failed", rep.Failed, rep.Runs)}
 			}
-			return nil
+			return withOutputError(verdict, werr)
 		},
 	}
 	reports.add(cmd)

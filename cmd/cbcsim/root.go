@@ -25,6 +25,26 @@ func (e *exitError) Unwrap() error { return e.err }
 // badInput wraps err as a bad-input failure (exit status 2).
 func badInput(err error) error { return &exitError{code: 2, err: err} }
 
+// withOutputError joins an output that could not be written (outErr: a
+// report, a repro, a corpus entry) to the command's verdict. A failure
+// found (exit status 1) is never masked by it: the status stays 1 and
+// the message names both; otherwise the output error is the command's
+// error (exit status 2 when it is bad input, else 2 as any error).
+// docs/reliability.md#exit-status-when-an-output-fails states the rule.
+func withOutputError(verdict, outErr error) error {
+	if outErr == nil {
+		return verdict
+	}
+	var ee *exitError
+	if errors.As(verdict, &ee) && ee.code == 1 {
+		return &exitError{code: 1, err: fmt.Errorf("%w; besides, %v", ee.err, outErr)}
+	}
+	if verdict != nil {
+		return fmt.Errorf("%w; besides, %v", verdict, outErr)
+	}
+	return outErr
+}
+
 // errLeanNeedsReal is run's and check's refusal of --lean without --real.
 var errLeanNeedsReal = errors.New("--lean needs --real: the seeded simulator already runs a Go program's code path (lean nurseries, reuse; docs/nursery.md)")
 

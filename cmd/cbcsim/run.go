@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cbcsim/cbcsim/internal/outfile"
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
@@ -71,6 +72,9 @@ func (rf *runFlags) run(cmd *cobra.Command, file string) error {
 	}
 	if rf.real && rf.tracePath != "" {
 		return badInput(fmt.Errorf("--trace and --real cannot be combined: real mode has no deterministic trace"))
+	}
+	if err := outfile.Distinct([]string{rf.tracePath}, []string{file}); err != nil {
+		return badInput(fmt.Errorf("--trace: %w", err))
 	}
 	sc, err := scenario.Load(file)
 	if err != nil {

@@ -48,7 +48,7 @@ func (s *sweepFlags) add(cmd *cobra.Command, defaultWorkers []int) {
 func (s *sweepFlags) addJobs(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.IntVar(&s.jobs, "jobs", runtime.NumCPU(), "runs executed in parallel (the result does not depend on it)")
-	f.StringVar(&s.shard, "shard", "", `run shard K of N of the seeds ("K/N", or "auto" from the environment: docs/check.md#sharding)`)
+	onceStringVar(cmd, &s.shard, "shard", "", `run shard K of N of the seeds ("K/N", or "auto" from the environment: docs/check.md#sharding)`)
 }
 
 // addWorkers registers --workers alone, for a subcommand that takes no

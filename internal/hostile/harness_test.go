@@ -30,11 +30,13 @@ var (
 	flagJobs    = flag.Int("hostile.jobs", 2, "runs at once")
 	flagKeep    = flag.String("hostile.keep", "", "copy the directory of every violating case under this directory")
 	flagStrict  = flag.Bool("hostile.strict", false, "fail on violations of known open problems too (known_test.go)")
-	flagOnly    = flag.String("hostile.only", "", "run only the cases whose command line matches this regexp (the same -hostile.n and -hostile.seed reproduce a case)")
+	flagOnly    = flag.String("hostile.only", "", "run only the cases whose command line, or \"kind:\" and kind, matches this regexp (the same -hostile.n and -hostile.seed reproduce a case)")
 )
 
-// bin is the cbcsim binary under test, built by TestMain.
-var bin string
+// bin is the cbcsim binary under test, built by TestMain; binMutants is
+// the same built with the mutants tag, for the cases that need a failure
+// found (CBCSIM_MUTANT in a case's env).
+var bin, binMutants string
 
 // kept numbers the directories -hostile.keep copies.
 var kept atomic.Int64
@@ -52,10 +54,13 @@ func TestMain(m *testing.M) {
 		goCmd = filepath.Join("/usr/local/go", "bin", "go") // where this project's machines have it
 	}
 	// Without -race: the limits are the product's, not the detector's.
-	build := exec.Command(goCmd, "build", "-o", bin, "github.com/cbcsim/cbcsim/cmd/cbcsim")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building cbcsim: %v\n%s", err, out)
-		os.Exit(1)
+	binMutants = filepath.Join(dir, "cbcsim-mutants")
+	for _, b := range [][]string{{"-o", bin}, {"-tags", "mutants", "-o", binMutants}} {
+		build := exec.Command(goCmd, append(append([]string{"build"}, b...), "github.com/cbcsim/cbcsim/cmd/cbcsim")...)
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building cbcsim: %v\n%s", err, out)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -80,6 +85,19 @@ type kase struct {
 	notInStdout string
 	signal      syscall.Signal // sent after signalAfter, if set
 	signalAfter time.Duration
+	// inOutput is a regexp stdout or stderr must match (the message the
+	// case is about: a located step, a reason, both errors of a failure).
+	inOutput string
+	env      []string // added to the environment; CBCSIM_MUTANT=... runs binMutants
+	// wrap runs the binary under another command: wrap, then the binary
+	// and args (unshare for a full disk).
+	wrap []string
+	// heavy cases (seconds, hundreds of MB) run in make hostile only, not
+	// in the CI sample beside the race-detector tests.
+	heavy bool
+	// prog, when set, is run instead of cbcsim (relative to the case's
+	// directory: a C program its setup compiled).
+	prog string
 }
 
 // outcome is what one run did.
@@ -99,9 +117,23 @@ var stackDump = regexp.MustCompile(`(?m)^goroutine \d+ \[|^panic: |^fatal error:
 func run(c *kase, dir string) outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), *flagTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, c.args...)
+	exe := bin
+	for _, e := range c.env {
+		if strings.HasPrefix(e, "CBCSIM_MUTANT=") {
+			exe = binMutants
+		}
+	}
+	if c.prog != "" {
+		exe = filepath.Join(dir, c.prog)
+	}
+	args := c.args
+	if len(c.wrap) > 0 {
+		args = append(append(append([]string(nil), c.wrap[1:]...), exe), c.args...)
+		exe = c.wrap[0]
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOTRACEBACK=all")
+	cmd.Env = append(append(os.Environ(), "GOTRACEBACK=all"), c.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &limited{b: &stdout}, &limited{b: &stderr}
 	start := time.Now()
@@ -262,6 +294,9 @@ func judge(c *kase, o outcome, before, after map[string]entry) []string {
 	if !contains(c.status, o.status) {
 		bad = append(bad, fmt.Sprintf("exit status %d, want one of %v", o.status, c.status))
 	}
+	if c.inOutput != "" && !regexp.MustCompile(c.inOutput).MatchString(o.stdout+o.stderr) {
+		bad = append(bad, fmt.Sprintf("the output does not match %q:\n%s%s", c.inOutput, o.stdout, o.stderr))
+	}
 	if c.notInStdout != "" && strings.Contains(o.stdout, c.notInStdout) {
 		bad = append(bad, fmt.Sprintf("the report says %q:\n%s", c.notInStdout, o.stdout))
 	}
@@ -396,7 +431,7 @@ func TestHostile(t *testing.T) {
 		re := regexp.MustCompile(*flagOnly)
 		var only []*kase
 		for _, c := range cases {
-			if re.MatchString(quoteArgs(c.args)) {
+			if re.MatchString(quoteArgs(c.args)) || re.MatchString("kind:"+c.kind) {
 				only = append(only, c)
 			}
 		}

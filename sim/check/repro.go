@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cbcsim/cbcsim/internal/outfile"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
@@ -107,11 +108,16 @@ func (c *checker) reproName(used map[string]bool, path string, seed uint64, work
 // writeFailureRepro writes scenario.toml, run.trace (seeded mode; the seed
 // run again with its trace written) and README.txt, and returns the
 // re-run's summary.
-func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *Failure) (summary, error) {
-	var again summary
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *Failure) (again summary, err error) {
+	undo, err := outfile.MkdirNew(dir)
+	if err != nil {
 		return again, err
 	}
+	defer func() {
+		if err != nil {
+			undo() // no empty or partial repro directory stays (a full disk)
+		}
+	}()
 	if err := sim.WriteFileAtomic(filepath.Join(dir, "scenario.toml"), func(w io.Writer) error {
 		_, err := w.Write(sc.Source)
 		return err

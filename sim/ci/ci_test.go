@@ -92,7 +92,17 @@ func TestParseLocatesErrors(t *testing.T) {
 		{`{"format": "other"}`, `r.json: not a cbcsim report: "format" is "other"`},
 		{`{"format": "cbcsim-report/1", "sweep": {"tool": "run"}}`, `sweep.tool is "run"`},
 		{`{"format": "cbcsim-report/1", "sweep": {"tool": "fuzz"}, "runs": 1, "failed": 2}`, "are not counts"},
-		{`{"format": "cbcsim-report/1", "sweep": {"tool": "fuzz"}, "shards": [2], "shard_count": 1}`, "increasing numbers in 1..1"},
+		{`{"format": "cbcsim-report/1", "sweep": {"tool": "fuzz"}, "shards": [2], "shard_count": 1, "cases": [], "failures": []}`, "increasing numbers in 1..1"},
+		// Fields the JSON types let through (issue 28): counts past RunsMax,
+		// null or missing lists, empty or null failures and cases.
+		{`{"format": "cbcsim-report/1", "sweep": {"tool": "fuzz"}, "runs": 9223372036854775807, "cases": [], "failures": []}`, "are not counts"},
+		{`{"format": "cbcsim-report/1", "sweep": {"tool": "fuzz"}, "cases": null, "failures": []}`, `"cases" is missing or null`},
+		{`{"format": "cbcsim-report/1", "sweep": {"tool": "fuzz"}, "cases": []}`, `"failures" is missing or null`},
+		{`{"format": "cbcsim-report/1", "sweep": {"tool": "fuzz"}, "runs": 1, "failed": 1, "cases": [], "failures": [{}]}`, "failures[0]: want"},
+		{`{"format": "cbcsim-report/1", "sweep": {"tool": "fuzz"}, "runs": 1, "failed": 1, "cases": [], "failures": [null]}`, "failures[0]: want"},
+		{`{"format": "cbcsim-report/1", "sweep": {"tool": "fuzz"}, "runs": 1, "cases": [{"suite": "s", "name": "n", "runs": 2}], "failures": []}`, "cases[0]: want"},
+		// A truncated file is located at its end.
+		{"{\n  \"format\": \"cbcsim-report/1\",\n  \"cases\": [", "r.json:3:13: not a cbcsim report: the JSON ends before the report does"},
 		{`{"format": "cbcsim-report/1", "sweep": {"tool": "fuzz"}} {}`, "more than one JSON value"},
 	}
 	for _, c := range cases {
@@ -158,5 +168,25 @@ func TestJUnitParses(t *testing.T) {
 	}
 	if err := xml.Unmarshal(b.Bytes(), &got); err != nil || got.Tests != 1 || got.Failures != 0 {
 		t.Fatalf("fuzz without failures: %+v, %v\n%s", got, err, b.String())
+	}
+}
+
+// An interrupted sweep's JUnit has a test case in error, so that it never
+// reads as a pass; a whole sweep's has none.
+func TestJUnitInterrupted(t *testing.T) {
+	for _, interrupted := range []bool{false, true} {
+		r := &Report{Format: Format, Sweep: Sweep{Tool: "fuzz"}, Runs: 300, Interrupted: interrupted}
+		var b bytes.Buffer
+		if err := r.WriteJUnit(&b); err != nil {
+			t.Fatal(err)
+		}
+		var got junitSuites
+		if err := xml.Unmarshal(b.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		marked := got.Errors == 1 && strings.Contains(b.String(), `<error message="interrupted by a signal after 300 runs`)
+		if marked != interrupted || got.Failures != 0 {
+			t.Errorf("interrupted %v: errors %d failures %d\n%s", interrupted, got.Errors, got.Failures, b.String())
+		}
 	}
 }

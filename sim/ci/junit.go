@@ -22,6 +22,7 @@ type junitSuites struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr,omitempty"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -29,6 +30,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr,omitempty"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -37,6 +39,7 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
 }
 
 type junitFailure struct {
@@ -75,6 +78,17 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		s.Tests++
 		top.Tests++
 	}
+	if r.Interrupted {
+		// An interrupted sweep did not run every seed: one test case in
+		// error says so, which GitHub, GitLab and Jenkins all show as not
+		// passed, so that a report cut short never reads as a pass.
+		top.Suites = append(top.Suites, junitSuite{Name: interruptedSuite, Tests: 1, Errors: 1, Cases: []junitCase{{
+			Classname: interruptedSuite, Name: "interrupted", Time: "0",
+			Error: &junitFailure{Type: "interrupted", Message: fmt.Sprintf("interrupted by a signal after %d runs: the seeds after them did not run", r.Runs)},
+		}}})
+		top.Tests++
+		top.Errors++
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -86,6 +100,10 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	_, err := io.WriteString(w, "\n")
 	return err
 }
+
+// interruptedSuite names the suite of the test case an interrupted
+// sweep's report adds.
+const interruptedSuite = "cbcsim"
 
 // junitFailure is the <failure> of a failing case: the first kind of
 // failure in the message, every kind with its details and command in

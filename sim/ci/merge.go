@@ -3,6 +3,7 @@ package ci
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -15,8 +16,17 @@ type Input struct {
 	Report *Report
 }
 
-// ReadFiles reads every report; the first error ends it.
+// ReadFiles reads every report; the first error ends it. Together they
+// may hold at most mergeInputMax bytes, checked before any is read.
 func ReadFiles(paths []string) ([]Input, error) {
+	var total int64
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			if total += fi.Size(); total > mergeInputMax {
+				return nil, fmt.Errorf("%s: the reports up to this one hold %d bytes, past the %d MiB one merge reads", p, total, mergeInputMax>>20)
+			}
+		}
+	}
 	var in []Input
 	for _, p := range paths {
 		r, err := ReadFile(p)
@@ -55,7 +65,10 @@ func Merge(in []Input) (*Report, error) {
 		if err := claimShards(first, p, owner); err != nil {
 			return nil, err
 		}
-		out.Runs += r.Runs
+		if out.Runs+r.Runs > RunsMax {
+			return nil, fmt.Errorf("%s: the runs summed pass %d", p.File, int64(RunsMax))
+		}
+		out.Runs += r.Runs // each at most RunsMax (validate): no overflow
 		out.Failed += r.Failed
 		out.Nondeterminism += r.Nondeterminism
 		out.Interrupted = out.Interrupted || r.Interrupted

@@ -1,6 +1,7 @@
 package ci
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -126,9 +127,15 @@ func WriteJSONFile(path string, r *Report) error {
 	return outfile.WriteFile(path, r.WriteJSON)
 }
 
-// reportFileMax bounds a report read by ReadFile: a report holds a few
-// hundred bytes per case and failure, so this is millions of them.
-const reportFileMax = 256 << 20
+// reportFileMax bounds a report read by ReadFile, and mergeInputMax all
+// the reports one merge reads: a report holds about 100 bytes per case
+// and 300 per failure, so this is hundreds of thousands of them. Memory
+// is about six times the JSON read (docs/reliability.md#limits measures
+// it): the decoded reports, the merged one and its encoding.
+const (
+	reportFileMax = 64 << 20
+	mergeInputMax = 128 << 20
+)
 
 // ReadFile reads a JSON report. Every error names the file, and a
 // syntax error its line and column.
@@ -138,43 +145,113 @@ func ReadFile(path string) (*Report, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, reportFileMax+1))
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(data) > reportFileMax {
-		return nil, fmt.Errorf("%s: larger than %d bytes: not a cbcsim report", path, reportFileMax)
+	if !fi.Mode().IsRegular() {
+		// A FIFO or device: read it whole, as much as the limit allows.
+		data, err := io.ReadAll(io.LimitReader(f, reportFileMax+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(data) > reportFileMax {
+			return nil, tooLarge(path)
+		}
+		return Parse(path, data)
 	}
-	return Parse(path, data)
+	if fi.Size() > reportFileMax {
+		return nil, tooLarge(path)
+	}
+	// Decoded from the file, not from a copy of it in memory; a syntax
+	// error reads the file again to say where.
+	r, err := decode(path, io.LimitReader(bufio.NewReader(f), reportFileMax+1))
+	if err != nil {
+		var located *jsonError
+		if errors.As(err, &located) {
+			data, rerr := os.ReadFile(path)
+			if rerr != nil {
+				return nil, fmt.Errorf("%s: %w", path, rerr)
+			}
+			return nil, locate(path, data, located.err)
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+func tooLarge(path string) error {
+	return fmt.Errorf("%s: larger than %d bytes (%d MiB), the limit of a report: not a cbcsim report", path, reportFileMax, reportFileMax>>20)
 }
 
 // Parse reads a JSON report from data, named file in errors.
 func Parse(file string, data []byte) (*Report, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+	r, err := decode(file, bytes.NewReader(data))
+	var located *jsonError
+	if errors.As(err, &located) {
+		return nil, locate(file, data, located.err)
+	}
+	return r, err
+}
+
+// jsonError is a decoding error that locate places at a line and column.
+type jsonError struct{ err error }
+
+func (e *jsonError) Error() string { return e.err.Error() }
+
+// decode reads one report from rd and checks every field.
+func decode(file string, rd io.Reader) (*Report, error) {
+	dec := json.NewDecoder(rd)
 	dec.DisallowUnknownFields()
 	var r Report
 	if err := dec.Decode(&r); err != nil {
-		return nil, locate(file, data, err)
+		return nil, &jsonError{err}
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("%s: more than one JSON value: not a cbcsim report", file)
 	}
-	switch {
-	case r.Format != Format:
-		return nil, fmt.Errorf("%s: not a cbcsim report: \"format\" is %q, want %q", file, r.Format, Format)
-	case r.Sweep.Tool != "check" && r.Sweep.Tool != "fuzz":
-		return nil, fmt.Errorf("%s: sweep.tool is %q, want check or fuzz", file, r.Sweep.Tool)
-	case r.Runs < 0 || r.Failed < 0 || r.Failed > r.Runs:
-		return nil, fmt.Errorf("%s: runs %d and failed %d are not counts of runs", file, r.Runs, r.Failed)
-	case len(r.Sweep.ScenarioHashes) != len(r.Sweep.Scenarios):
-		return nil, fmt.Errorf("%s: sweep has %d scenarios but %d hashes", file, len(r.Sweep.Scenarios), len(r.Sweep.ScenarioHashes))
-	}
-	if err := checkShards(r.Shards, r.ShardCount); err != nil {
+	if err := r.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	r.Sort()
 	return &r, nil
 }
+
+// validate checks what the JSON's types do not: the format, counts that
+// are counts, and every case and failure complete, so that a report with
+// a null list or an empty failure is refused, not merged as seed 0.
+func (r *Report) validate() error {
+	switch {
+	case r.Format != Format:
+		return fmt.Errorf("not a cbcsim report: \"format\" is %q, want %q", r.Format, Format)
+	case r.Sweep.Tool != "check" && r.Sweep.Tool != "fuzz":
+		return fmt.Errorf("sweep.tool is %q, want check or fuzz", r.Sweep.Tool)
+	case r.Runs < 0 || r.Runs > RunsMax || r.Failed < 0 || r.Failed > r.Runs || r.Nondeterminism < 0 || r.Nondeterminism > r.Runs:
+		return fmt.Errorf("runs %d, failed %d and nondeterministic %d are not counts of at most %d runs", r.Runs, r.Failed, r.Nondeterminism, int64(RunsMax))
+	case len(r.Sweep.ScenarioHashes) != len(r.Sweep.Scenarios):
+		return fmt.Errorf("sweep has %d scenarios but %d hashes", len(r.Sweep.Scenarios), len(r.Sweep.ScenarioHashes))
+	case r.Cases == nil:
+		return errors.New(`"cases" is missing or null: want a list (maybe empty)`)
+	case r.Failures == nil:
+		return errors.New(`"failures" is missing or null: want a list (maybe empty)`)
+	}
+	for i, c := range r.Cases {
+		if c.Suite == "" || c.Name == "" || c.Runs < 0 || c.Runs > r.Runs || c.Failed < 0 || c.Failed > c.Runs {
+			return fmt.Errorf("cases[%d]: want a suite, a name and 0 <= failed <= runs <= the report's %d runs, got %+v", i, r.Runs, c)
+		}
+	}
+	for i, f := range r.Failures {
+		if f.Suite == "" || f.Case == "" || f.Kind == "" || f.Command == "" || f.Count < 1 || f.Count > r.Runs || f.Workers < 0 {
+			return fmt.Errorf("failures[%d]: want a suite, a case, a kind, a command and 1 <= count <= the report's %d runs, got %+v", i, r.Runs, f)
+		}
+	}
+	return checkShards(r.Shards, r.ShardCount)
+}
+
+// RunsMax bounds the runs a report may count, and so the sums Merge
+// makes: 2^62, far past any sweep, so that no sum of reports overflows
+// an int64 unnoticed.
+const RunsMax = 1 << 62
 
 func checkShards(ks []int, n int) error {
 	if len(ks) == 0 && n == 0 {
@@ -201,6 +278,10 @@ func locate(file string, data []byte, err error) error {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		off = int64(len(data)) // truncated: located at its end
+		err = errors.New("the JSON ends before the report does (a truncated file?)")
 	}
 	if off < 0 {
 		return fmt.Errorf("%s: not a cbcsim report: %v", file, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
@@ -21,7 +22,12 @@ const (
 	// pendingBytesMax bounds the memory of the schedules waiting to be
 	// run (branches, and the choices they share): past it the search
 	// stops, not exhaustive.
-	pendingBytesMax = 256 << 20
+	pendingBytesMax = 128 << 20
+	// PreemptionsMax bounds Options.Preemptions (and explore's
+	// --preemptions). Nothing is allocated in proportion to the bound:
+	// the per-bound counts and queues grow with the preemptions the
+	// search meets, which a run's decision points bound far below this.
+	PreemptionsMax = 1_000_000
 )
 
 // Options configures Run.
@@ -77,7 +83,7 @@ type Report struct {
 	Config     sim.Config
 	Bound      int     // K
 	Max        int     // MaxSchedules
-	PerBound   []int64 // schedules executed with exactly b preemptions, b = 0..K
+	PerBound   []int64 // schedules executed with exactly b preemptions, b = 0 up to the highest bound the search reached (at most K)
 	Schedules  int64
 	Exhaustive bool // every schedule with at most K preemptions was executed
 	// PendingFull says the search stopped because the schedules waiting
@@ -135,8 +141,8 @@ func Run(sc *scenario.Scenario, o Options) (*Report, error) {
 
 // normalize checks the bounds and fills the defaults.
 func (o *Options) normalize() error {
-	if o.Preemptions < 0 {
-		return fmt.Errorf("preemption bound %d must be at least 0", o.Preemptions)
+	if o.Preemptions < 0 || o.Preemptions > PreemptionsMax {
+		return fmt.Errorf("preemption bound %d is out of range 0..%d", o.Preemptions, PreemptionsMax)
 	}
 	if o.MaxSchedules == 0 {
 		o.MaxSchedules = DefaultMaxSchedules
@@ -193,7 +199,8 @@ type search struct {
 // result is one schedule's run, made by a sweep job and folded in by
 // the search in job order.
 type result struct {
-	run    *sim.Run
+	run    *sim.Run // kept only when it failed (or for Options.visit)
+	key    string   // outcomeKey of the run
 	ch     *chooser
 	prefix []uint8
 	failed []string
@@ -202,8 +209,8 @@ type result struct {
 
 func newSearch(sc *scenario.Scenario, o Options, cfg sim.Config) *search {
 	s := &search{o: o, sc: sc, outcomes: map[string]int64{}, began: time.Now(),
-		rep:     &Report{Config: cfg, Bound: o.Preemptions, Max: o.MaxSchedules, PerBound: make([]int64, o.Preemptions+1)},
-		pending: make([][]branch, o.Preemptions+1), npending: 1, pendingBytes: branchBytes}
+		rep:     &Report{Config: cfg, Bound: o.Preemptions, Max: o.MaxSchedules, PerBound: make([]int64, 1)},
+		pending: make([][]branch, 1), npending: 1}
 	s.pending[0] = []branch{{at: -1}}
 	s.setStatus(0)
 	return s
@@ -217,7 +224,9 @@ func (s *search) run() (bool, error) {
 	sess := sweep.Start(s.o.Context, int64(s.o.MaxSchedules), sweep.Options{Jobs: s.o.Jobs, Name: "explore",
 		Progress: s.o.Progress, Terminal: s.o.ProgressTerminal, Status: func() string { return *s.status.Load() }})
 	defer sess.Close()
-	for b := 0; b <= s.o.Preemptions; b++ {
+	// pending grows as queue meets higher bounds (never past K), so the
+	// loop ends at the highest bound a schedule was queued for.
+	for b := 0; b < len(s.pending); b++ {
 		for len(s.pending[b]) > 0 {
 			if s.rep.Schedules >= int64(s.o.MaxSchedules) {
 				return false, nil
@@ -246,12 +255,23 @@ func (s *search) batch(sess *sweep.Session, b int) (stop bool, err error) {
 		s.pendingBytes -= br.release()
 	}
 	s.pending[b] = stack[:len(stack)-n]
+	if len(s.pending[b]) == 0 {
+		s.pendingBytes -= cap(stack) * branchSize // an empty queue gives its memory back
+		s.pending[b] = nil
+	}
 	s.npending -= n
 	st := sess.Batch(int64(n), func(j int64) sweep.Verdict {
 		r := &results[j]
 		r.run, r.ch, r.err = execute(s.o.Exec, s.sc, s.rep.Config, r.prefix, nil)
 		if r.err == nil {
 			r.failed = s.o.Failing(r.run)
+			r.key = outcomeKey(r.run, r.failed)
+			if len(r.failed) == 0 && s.o.visit == nil {
+				// A batch holds 64 results until its fold: a passing
+				// run's history (a long run's can be tens of MB) is
+				// dropped at once, its choices (ch) are all the fold needs.
+				r.run = nil
+			}
 		}
 		if r.err != nil || len(r.failed) > 0 {
 			return sweep.Stop // the fold stops at the lowest such job
@@ -275,11 +295,14 @@ func (s *search) fold(b int, r *result) (stop bool, err error) {
 		return true, r.err
 	}
 	s.rep.Schedules++
+	for len(s.rep.PerBound) <= b {
+		s.rep.PerBound = append(s.rep.PerBound, 0)
+	}
 	s.rep.PerBound[b]++
 	if s.o.visit != nil {
 		s.o.visit(r.ch, r.run)
 	}
-	s.outcomes[outcomeKey(r.run, r.failed)]++
+	s.outcomes[r.key]++
 	if len(r.failed) > 0 {
 		s.failure = r
 		return true, nil
@@ -290,7 +313,7 @@ func (s *search) fold(b int, r *result) (stop bool, err error) {
 // setStatus is the progress line's tail: the bound under way, the
 // schedules per bound so far, and how many wait.
 func (s *search) setStatus(b int) {
-	st := fmt.Sprintf("bound %d (%s), %d pending", b, perBound(s.rep.PerBound[:b+1]), s.npending)
+	st := fmt.Sprintf("bound %d (%s), %d pending", b, perBound(s.rep.PerBound[:min(b+1, len(s.rep.PerBound))], b), s.npending)
 	s.status.Store(&st)
 }
 
@@ -335,14 +358,20 @@ func (s *search) queue(ch *chooser, from int) bool {
 				base = &shared{choices: ch.choices()}
 				s.pendingBytes += len(base.choices)
 			}
-			if s.pendingBytes+branchBytes > pendingBytesMax {
+			if s.pendingBytes+branchSize > pendingBytesMax {
 				s.rep.PendingFull = true
 				return true
 			}
 			base.refs++
+			for len(s.pending) <= cost {
+				s.pending = append(s.pending, nil)
+			}
+			// The bound counts what the queues hold, capacity included
+			// (append doubles it): the memory, not the branches' count.
+			was := cap(s.pending[cost])
 			s.pending[cost] = append(s.pending[cost], branch{base: base, at: int32(i), opt: opt})
 			s.npending++
-			s.pendingBytes += branchBytes
+			s.pendingBytes += (cap(s.pending[cost]) - was) * branchSize
 		}
 	}
 	return false
@@ -376,8 +405,8 @@ type shared struct {
 	refs    int
 }
 
-// branchBytes is what one pending branch costs, for the memory bound.
-const branchBytes = 24
+// branchSize is the size of one pending branch in its queue.
+const branchSize = int(unsafe.Sizeof(branch{}))
 
 func (br branch) prefix() []uint8 {
 	if br.at < 0 {
@@ -389,9 +418,10 @@ func (br branch) prefix() []uint8 {
 	return p
 }
 
-// release drops br's hold on its base and returns the bytes freed.
+// release drops br's hold on its base and returns the bytes freed (the
+// queue's capacity is counted until the queue shrinks: see batch).
 func (br branch) release() int {
-	n := branchBytes
+	n := 0
 	if br.base != nil {
 		br.base.refs--
 		if br.base.refs == 0 {
@@ -425,11 +455,25 @@ func outcomeKey(run *sim.Run, failed []string) string {
 	return k
 }
 
-// perBound formats schedules per preemption count: "0:12 1:40".
-func perBound(n []int64) string {
-	parts := make([]string, len(n))
-	for b, k := range n {
-		parts[b] = fmt.Sprintf("%d:%d", b, k)
+// perBound is "0:8 1:16 2:0" for the counts n of bounds 0..k; the bounds
+// past n ran nothing, written one by one up to a few and as a range past
+// that ("3..1000000:0"), so a huge K prints one line, not a million.
+func perBound(n []int64, k int) string {
+	parts := make([]string, 0, len(n)+perBoundZerosMax)
+	for b, c := range n {
+		parts = append(parts, fmt.Sprintf("%d:%d", b, c))
+	}
+	switch zeros := k + 1 - len(n); {
+	case zeros > perBoundZerosMax:
+		parts = append(parts, fmt.Sprintf("%d..%d:0", len(n), k))
+	case zeros > 0:
+		for b := len(n); b <= k; b++ {
+			parts = append(parts, fmt.Sprintf("%d:0", b))
+		}
 	}
 	return strings.Join(parts, " ")
 }
+
+// perBoundZerosMax is how many bounds that ran nothing perBound writes
+// one by one.
+const perBoundZerosMax = 8

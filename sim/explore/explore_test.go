@@ -80,7 +80,9 @@ func TestSchedulesDistinctAndBounded(t *testing.T) {
 			if !rep.Exhaustive || rep.Failure != nil {
 				t.Fatalf("workers %d K=%d: exhaustive %v, failure %v", workers, k, rep.Exhaustive, rep.Failure)
 			}
-			if !slices.Equal(perBound, rep.PerBound) || int64(len(seen)) != rep.Schedules {
+			// The report's counts stop at the highest bound the search reached.
+			if !slices.Equal(perBound[:len(rep.PerBound)], rep.PerBound) || slices.ContainsFunc(perBound[len(rep.PerBound):], func(n int64) bool { return n != 0 }) ||
+				int64(len(seen)) != rep.Schedules {
 				t.Errorf("workers %d K=%d: per bound %v, report says %v; %d distinct of %d", workers, k, perBound, rep.PerBound, len(seen), rep.Schedules)
 			}
 		}
@@ -431,5 +433,29 @@ func TestShrinkRecordedSearchesWhenNotConverted(t *testing.T) {
 	}
 	if f.Shrunk.Preemptions > rep.Failure.Found.Preemptions {
 		t.Errorf("shrunk to %s, more preemptions than the explorer's %s", f.Shrunk.Size(), rep.Failure.Found.Size())
+	}
+}
+
+// A huge preemption bound costs what the search meets, not the bound: the
+// report's counts stop at the highest bound reached, the printed line
+// folds the bounds that ran nothing, and past PreemptionsMax is refused.
+func TestHugePreemptionBound(t *testing.T) {
+	sc := parse(t, threeLoggers)
+	rep, err := Run(sc, Options{Workers: 2, Preemptions: PreemptionsMax, MaxSchedules: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.PerBound) > 50 {
+		t.Errorf("%d per-bound counts for 50 schedules", len(rep.PerBound))
+	}
+	var b strings.Builder
+	if err := rep.Write(&b, "s.toml"); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("..%d:0\n", PreemptionsMax); !strings.Contains(b.String(), want) || b.Len() > 4096 {
+		t.Errorf("report of %d bytes, want one line ending %q:\n%.600s", b.Len(), want, b.String())
+	}
+	if _, err := Run(sc, Options{Workers: 2, Preemptions: PreemptionsMax + 1}); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("bound past PreemptionsMax: %v, want out of range", err)
 	}
 }

@@ -4,25 +4,37 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/cbcsim/cbcsim/internal/outfile"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
+
+// ReproDir is where WriteRepro writes the repro of path's search on
+// workers workers: OUT/NAME-wN.
+func ReproDir(out, path string, workers int) string {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return filepath.Join(out, fmt.Sprintf("%s-w%d", base, workers))
+}
 
 // WriteRepro writes the failure of rep under out/NAME-wN/: scenario.toml,
 // run.trace (the shrunk schedule), found.trace (the schedule as found)
 // and README.txt with the commands that replay them. It returns the
 // directory.
-func WriteRepro(out, path string, sc *scenario.Scenario, rep *Report) (string, error) {
+func WriteRepro(out, path string, sc *scenario.Scenario, rep *Report) (_ string, err error) {
 	f := rep.Failure
-	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	dir := filepath.Join(out, fmt.Sprintf("%s-w%d", base, rep.Config.Workers))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir := ReproDir(out, path, rep.Config.Workers)
+	undo, err := outfile.MkdirNew(dir)
+	if err != nil {
 		return "", err
 	}
+	defer func() {
+		if err != nil {
+			undo() // no empty or partial repro directory stays
+		}
+	}()
 	files := []struct {
 		name    string
 		choices []uint8
@@ -80,7 +92,7 @@ func (s Schedule) Size() string {
 func (r *Report) Write(w io.Writer, path string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "explore %s: %d workers, preemption bound %d, at most %d schedules\n", path, r.Config.Workers, r.Bound, r.Max)
-	fmt.Fprintf(&b, "schedules by preemptions: %s\n", perBound(r.PerBound))
+	fmt.Fprintf(&b, "schedules by preemptions: %s\n", perBound(r.PerBound, r.Bound))
 	fmt.Fprintf(&b, "outcomes:\n")
 	for _, o := range r.Outcomes {
 		fmt.Fprintf(&b, "  %8d  %s\n", o.Count, o.What)

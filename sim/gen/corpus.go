@@ -3,8 +3,10 @@ package gen
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,8 +25,10 @@ const corpusHashLen = 16
 // SHA-256 of the program, its name and description left out (they name
 // the seed that found it). The same program found again, from the same
 // seed or another, gets the same name, so a corpus holds it once.
-func CorpusName(f *Failure) string {
-	bare := clone(f.Shrunk)
+func CorpusName(f *Failure) string { return corpusName(f.Shrunk) }
+
+func corpusName(sc *scenario.Scenario) string {
+	bare := clone(sc)
 	bare.Name, bare.Description = "", ""
 	sum := sha256.Sum256(Format(bare))
 	return "fuzz-" + hex.EncodeToString(sum[:])[:corpusHashLen]
@@ -34,33 +38,98 @@ func CorpusName(f *Failure) string {
 // (its failing run, which `cbcsim check CORPUS` replays along its
 // schedule) then NAME.toml (its scenario), each atomically; the scenario
 // last, so that a .toml in the corpus always has its trace. An entry
-// already there is left as it is. It returns the scenario's path and
-// whether it was new.
-func saveCorpus(f *Failure, corpus string) (string, bool, error) {
+// already there is left as it is; a file at its name that is not the
+// entry (junk, a truncated write of another tool) is replaced, and a
+// FIFO, device or directory there is an error, never opened (a FIFO
+// would block). It returns the scenario's path and what it found.
+func saveCorpus(f *Failure, corpus string) (string, corpusState, error) {
 	if err := os.MkdirAll(corpus, 0o755); err != nil {
-		return "", false, err
+		return "", 0, err
 	}
 	name := CorpusName(f)
 	file := filepath.Join(corpus, name+".toml")
-	if _, err := os.Stat(file); err == nil {
-		return file, false, nil
+	traceFile := filepath.Join(corpus, name+".trace")
+	state, err := corpusEntry(file, traceFile, name)
+	if err != nil || state == corpusHeld {
+		return file, state, err
 	}
 	trace, err := os.ReadFile(filepath.Join(f.Dir, "run.trace"))
 	if err != nil {
-		return "", false, err
+		return "", 0, err
 	}
 	for _, c := range []struct {
 		path string
 		data []byte
-	}{{filepath.Join(corpus, name+".trace"), trace}, {file, f.Shrunk.Source}} {
+	}{{traceFile, trace}, {file, f.Shrunk.Source}} {
 		if err := sim.WriteFileAtomic(c.path, func(w io.Writer) error {
 			_, err := w.Write(c.data)
 			return err
 		}); err != nil {
-			return "", false, fmt.Errorf("saving to the corpus: %w", err)
+			return "", 0, fmt.Errorf("saving to the corpus: %w", err)
 		}
 	}
-	return file, true, nil
+	return file, state, nil
+}
+
+// corpusState is what saveCorpus found at an entry's name.
+type corpusState int
+
+const (
+	corpusNew      corpusState = iota // nothing: the entry is written
+	corpusHeld                        // the entry, whole: left as it is
+	corpusRepaired                    // something else, replaced by the entry
+)
+
+// corpusEntry looks at the entry NAME (its scenario file and trace
+// file) without opening what is not a regular file.
+func corpusEntry(file, traceFile, name string) (corpusState, error) {
+	state := corpusNew
+	for _, p := range []string{file, traceFile} {
+		fi, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return 0, fmt.Errorf("the corpus entry %s: %w", p, err)
+		case !fi.Mode().IsRegular():
+			return 0, fmt.Errorf("the corpus entry %s is a %s, not a regular file: remove it", p, fileKind(fi.Mode()))
+		}
+		state = corpusRepaired // something is there; held if it checks out
+	}
+	if state == corpusNew {
+		return state, nil
+	}
+	sc, err := scenario.Load(file)
+	if err != nil {
+		return corpusRepaired, nil
+	}
+	head := make([]byte, len(traceMagic))
+	if t, err := os.Open(traceFile); err == nil {
+		_, err = io.ReadFull(t, head)
+		t.Close()
+		if err == nil && string(head) == traceMagic && corpusName(sc) == name {
+			return corpusHeld, nil
+		}
+	}
+	return corpusRepaired, nil
+}
+
+// traceMagic begins every trace file.
+const traceMagic = "# cbcsim-trace "
+
+// fileKind names what a file that is not a regular one is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // ExecuteRecorded runs a recorded run of a corpus with the checks the

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cbcsim/cbcsim/internal/outfile"
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim"
@@ -109,6 +109,12 @@ type Failure struct {
 	Schedule     string // the shrunk schedule's sizes and replay command, or why it was not shrunk
 	CorpusFile   string // the scenario's file in FuzzOptions.Corpus, "" if none
 	CorpusNew    bool   // the corpus did not hold it before
+	// CorpusRepaired: a file at the entry's name was not the entry (junk,
+	// another program) and was replaced.
+	CorpusRepaired bool
+	// WriteErr says the repro directory could not be written (then Dir
+	// holds nothing), CorpusErr the corpus entry; the failure stands.
+	WriteErr, CorpusErr error
 }
 
 // FailedChecks is the default Failing: the names of the checks that did
@@ -338,13 +344,19 @@ func reproduce(seed uint64, o FuzzOptions, progress io.Writer) (*Failure, error)
 	f.Dir = filepath.Join(o.Out, fmt.Sprintf("fuzz-%d", seed))
 	file := filepath.Join(f.Dir, "scenario.toml")
 	f.Command = rrun.Config.Command(file)
+	// A repro or corpus entry that cannot be written (a full disk) does
+	// not lose the failure: it is the report's, with WriteErr, and the
+	// shrunk scenario is in f.Shrunk for the caller to print.
 	if err := writeRepro(f, file, o); err != nil {
-		return nil, fmt.Errorf("writing the repro of seed %d: %w", seed, err)
+		f.WriteErr = fmt.Errorf("writing the repro of seed %d: %w", seed, err)
+		return f, nil
 	}
 	if o.Corpus != "" {
-		if f.CorpusFile, f.CorpusNew, err = saveCorpus(f, o.Corpus); err != nil {
-			return nil, fmt.Errorf("seed %d: %w", seed, err)
+		var state corpusState
+		if f.CorpusFile, state, err = saveCorpus(f, o.Corpus); err != nil {
+			f.CorpusErr = fmt.Errorf("seed %d: %w", seed, err)
 		}
+		f.CorpusNew, f.CorpusRepaired = state == corpusNew, state == corpusRepaired
 	}
 	return f, nil
 }
@@ -413,11 +425,18 @@ func details(run *sim.Run) []string {
 }
 
 // writeRepro writes the failure's directory: every file atomically, the
-// trace by running the shrunk scenario again.
-func writeRepro(f *Failure, file string, o FuzzOptions) error {
-	if err := os.MkdirAll(f.Dir, 0o755); err != nil {
+// trace by running the shrunk scenario again. A directory it made is
+// removed when a file cannot be written (a full disk).
+func writeRepro(f *Failure, file string, o FuzzOptions) (err error) {
+	undo, err := outfile.MkdirNew(f.Dir)
+	if err != nil {
 		return err
 	}
+	defer func() {
+		if err != nil {
+			undo()
+		}
+	}()
 	if err := sim.WriteFileAtomic(file, func(w io.Writer) error {
 		_, err := w.Write(f.Shrunk.Source)
 		return err

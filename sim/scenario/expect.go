@@ -29,6 +29,7 @@ const (
 	ReasonNurseryExited     = "NurseryExited"
 	ReasonExplicitCancel    = "ExplicitCancel"
 	ReasonResourceExhausted = "ResourceExhausted"
+	ReasonDeadlock          = "Deadlock" // real mode's: every worker idle, tasks left
 )
 
 var (
@@ -36,7 +37,7 @@ var (
 	expectNurseryKeys = []string{"result", "error", "results"}
 	outcomes          = []string{OutcomeOK, OutcomeFailed, OutcomeCancelled, OutcomeDeadlock, OutcomeLivelock}
 	nurseryResults    = []string{ResultSuccess, ResultChildFailed, ResultCancelled}
-	reasons           = []string{ReasonTimeout, ReasonSiblingFailed, ReasonNurseryExited, ReasonExplicitCancel, ReasonResourceExhausted}
+	reasons           = []string{ReasonTimeout, ReasonSiblingFailed, ReasonNurseryExited, ReasonExplicitCancel, ReasonResourceExhausted, ReasonDeadlock}
 )
 
 // Match reports whether got, a run's observed value in its canonical text,
