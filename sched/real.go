@@ -457,14 +457,7 @@ func (w *worker) host(t *Task, why fiber.Reason) bool {
 	goesOn := true
 	switch {
 	case w.suspended(t, why):
-		// A block whose wait was already over: t runs on, within the
-		// same step, as in drive.
-		t.state.Store(uint32(stateRunning))
-		t.steps++
-		w.stats.Runs++
-		if w.em.on() {
-			w.em.emitRun(t.id)
-		}
+		w.running(t) // a block whose wait was already over: t runs on, within the same step, as in drive
 	case c.w == nil:
 		goesOn = c.host(t) // a driver's loop
 	default:

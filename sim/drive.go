@@ -84,22 +84,14 @@ func driveSteps(run *Run, s *driver.Scheduler, sk *sink, ch chooser) (step int64
 // ended, or suspended without a checkpoint's decision, ends when the loop
 // is entered again.
 func (l *stepLoop) untilInline() bool {
-	l.stepping = false // the inline task's run (below) was part of the step
-	if l.inFlight && !l.finish(true) {
+	if !l.resume() {
 		return false
 	}
 	for !l.over {
-		w := l.next
-		if l.decided {
-			l.decided, l.next = false, nil
-		} else {
-			w = l.begin()
-		}
+		w := l.take()
 		if w == nil {
-			l.over = true
 			return false
 		}
-		l.inFlight, l.stepping = true, true
 		did, inline := w.StepInline()
 		if inline {
 			return true // the step goes on in the task: still stepping
@@ -119,22 +111,14 @@ func (l *stepLoop) untilInline() bool {
 // flight) or must be taken by the loop's own fiber (false: the step is
 // decided, and the loop takes it as the next; or the run is over).
 func (l *stepLoop) hostSteps(t *sched.Task) bool {
-	l.stepping = false
-	if l.inFlight && !l.finish(true) {
+	if !l.resume() {
 		return false
 	}
 	for !l.over {
-		w := l.next
-		if l.decided {
-			l.decided, l.next = false, nil
-		} else {
-			w = l.begin()
-		}
+		w := l.take()
 		if w == nil {
-			l.over = true
 			return false
 		}
-		l.inFlight, l.stepping = true, true
 		did, resumes, handBack := w.StepHosted(t)
 		if resumes {
 			return true // t's step: still stepping
@@ -149,6 +133,32 @@ func (l *stepLoop) hostSteps(t *sched.Task) bool {
 		}
 	}
 	return false
+}
+
+// resume is where the loop is entered again, on a loop fiber or a
+// host's stack: the step in flight, whose task ran there (part of the
+// step), ends now unless it ended already. False: the run is over.
+func (l *stepLoop) resume() bool {
+	l.stepping = false
+	return !l.inFlight || l.finish(true)
+}
+
+// take begins the next step: the worker decided already (NextStep, a
+// host's hand-back) or begin's choice, with the step in flight; nil once
+// the run is over.
+func (l *stepLoop) take() driver.Worker {
+	w := l.next
+	if l.decided {
+		l.decided, l.next = false, nil
+	} else {
+		w = l.begin()
+	}
+	if w == nil {
+		l.over = true
+		return nil
+	}
+	l.inFlight, l.stepping = true, true
+	return w
 }
 
 // finish ends the step in flight, whose worker did something or not:

@@ -197,16 +197,8 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	if err != nil {
 		return nil, err
 	}
-	// A version-1 trace was recorded with every task and nursery kept;
-	// the ones recorded before nursery opens said catch=true have none.
-	legacyCatch := false
-	switch tr.Version {
-	case 1:
-		c.Mode = ModeSeededKeep
-		legacyCatch = !caught && scenarioCatches(sc)
-	case 2:
-		c.Mode = ModeSeededV2
-	}
+	var legacyCatch bool
+	c.Mode, legacyCatch = versionMode(tr.Version, c.Mode, caught, sc)
 	if c.Strategy == StrategyExplore && !schedule {
 		return nil, &BadTraceError{File: file, Err: ErrExploreNeedsSchedule}
 	}
@@ -247,6 +239,22 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	rep.Line, rep.Want, rep.Got, rep.Context = cw.result(contextLines)
 	rep.Identical = rep.Line == 0
 	return rep, nil
+}
+
+// versionMode is the mode a trace of format version v replays in (mode
+// otherwise), and whether its nursery opens leave catch=true off: a
+// version-1 trace was recorded with every task and nursery kept, and the
+// ones recorded before nursery opens said catch=true have none (caught:
+// some open in it says it); a version-2 trace before the policies were
+// decisions.
+func versionMode(v int, mode Mode, caught bool, sc *scenario.Scenario) (Mode, bool) {
+	switch v {
+	case 1:
+		return ModeSeededKeep, !caught && scenarioCatches(sc)
+	case 2:
+		return ModeSeededV2, false
+	}
+	return mode, false
 }
 
 const endOfFile = "<end of file>"
