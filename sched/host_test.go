@@ -167,7 +167,6 @@ func TestHostedYieldRoundRobin(t *testing.T) {
 // at a time of its own, would make the events differ between two runs
 // whatever the hosting; TestHostedStress has timeouts.)
 func TestHostedChannelRing(t *testing.T) {
-	const players, rounds = 3, 60
 	play := func(hosting bool) ([]string, []string, int64) {
 		var mu sync.Mutex
 		var order []string
@@ -177,48 +176,7 @@ func TestHostedChannelRing(t *testing.T) {
 			mu.Unlock()
 		}
 		events := &eventLog{}
-		res, hosted := hostRun(t, 1, 0, events, hosting, func(root *Task) error {
-			chans := make([]*Chan[int], players)
-			for i := range chans {
-				chans[i] = NewChan[int](root.Scheduler(), fmt.Sprintf("c%d", i), 0)
-			}
-			return root.Nursery(NurseryOptions{Catch: true}, func(n *Nursery) error {
-				for p := range players {
-					if err := n.Go("player", func(t *Task) error {
-						in, out := chans[p], chans[(p+1)%players]
-						if p == 0 {
-							if err := out.Send(t, 0); err != nil {
-								return err
-							}
-						}
-						for r := range rounds {
-							v, _, err := in.Recv(t)
-							if err != nil {
-								note("p%d cancelled in round %d: %v", p, r, errors.Is(err, ErrCancelled))
-								return err
-							}
-							note("p%d got %d", p, v)
-							if r%7 == p {
-								if err := t.Yield(); err != nil {
-									return err
-								}
-							}
-							if p == 2 && r == rounds/2 {
-								return errors.New("stop") // the ring stops, and the others are cancelled
-							}
-							if err := out.Send(t, v+1); err != nil {
-								note("p%d cancelled sending in round %d: %v", p, r, errors.Is(err, ErrCancelled))
-								return err
-							}
-						}
-						return nil
-					}); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-		})
+		res, hosted := hostRun(t, 1, 0, events, hosting, func(root *Task) error { return hostedRing(root, note) })
 		if res.Kind != nursery.KindOK {
 			t.Fatalf("hosting=%v: run: %v", hosting, res)
 		}
@@ -227,7 +185,7 @@ func TestHostedChannelRing(t *testing.T) {
 	order := sameWithHosting(t, play)
 	// Rounds 0 to 30 of p1 and p2 and 0 to 29 of p0 (whose token p2
 	// keeps), then p0's and p1's cancelled receives.
-	if want, last := players*(rounds/2+1)-1+2, order[len(order)-1]; len(order) != want || !strings.Contains(last, "cancelled") {
+	if want, last := ringPlayers*(ringRounds/2+1)-1+2, order[len(order)-1]; len(order) != want || !strings.Contains(last, "cancelled") {
 		t.Errorf("%d turns, the last %q: want %d, the last a cancellation", len(order), last, want)
 	}
 }
@@ -497,51 +455,14 @@ func notAlone(w *worker) { w.mode = w.mode&^modeAlone | modeLegacy2 }
 // TestHostedSameUnderBothDrivers: real mode's host loop (worker.host) writes
 // out the steps a driver's host takes one at a time (stepHosted); on one
 // worker, with no timer, the two must run the same program the same way.
-// Players yield in turn and pass a token round a ring of channels, in
-// real mode and under the seeded driver answering every policy as real
-// mode does: the same events, in the same order (the driver's decide
-// lines and the worker's parks aside), and both hosted.
+// TestHostedChannelRing's ring (hostedRing: yields, blocks, an error that
+// cancels parked receivers), in real mode and under the seeded driver
+// answering every policy as real mode does: the same events, in the same
+// order (the driver's decide lines and the worker's parks aside), and
+// both hosted.
 func TestHostedSameUnderBothDrivers(t *testing.T) {
-	program := func(root *Task) error {
-		const players, rounds = 4, 30
-		chans := make([]*Chan[int], players)
-		for i := range chans {
-			chans[i] = NewChan[int](root.Scheduler(), fmt.Sprintf("c%d", i), 0)
-		}
-		return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
-			for p := range players {
-				if err := n.Go("player", func(t *Task) error {
-					in, out := chans[p], chans[(p+1)%players]
-					if p == 0 {
-						if err := out.Send(t, 0); err != nil {
-							return err
-						}
-					}
-					for r := range rounds {
-						if r%3 == p%3 {
-							if err := t.Yield(); err != nil {
-								return err
-							}
-						}
-						v, _, err := in.Recv(t)
-						if err != nil {
-							return err
-						}
-						if p == 0 && r == rounds-1 {
-							return nil // the token stops here
-						}
-						if err := out.Send(t, v+1); err != nil {
-							return err
-						}
-					}
-					return nil
-				}); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
+	program := func(root *Task) error { return hostedRing(root, func(string, ...any) {}) }
+
 	// A driver's step ends at every checkpoint, with a run line each; real
 	// mode runs a task to its next suspension under one. So a task's run
 	// lines count once a resumption: until it yields, blocks or ends.
@@ -590,3 +511,53 @@ func TestHostedSameUnderBothDrivers(t *testing.T) {
 		t.Errorf("hosted %d times in real mode, %d seeded: want some in both", realHosted, s.workers[0].hosted)
 	}
 }
+
+// hostedRing is TestHostedChannelRing's program: players in a ring pass a
+// token over rendezvous channels, yielding now and then, until one stops
+// with an error that cancels the others; note records the turns.
+func hostedRing(root *Task, note func(format string, args ...any)) error {
+	const players, rounds = ringPlayers, ringRounds
+	chans := make([]*Chan[int], players)
+	for i := range chans {
+		chans[i] = NewChan[int](root.Scheduler(), fmt.Sprintf("c%d", i), 0)
+	}
+	return root.Nursery(NurseryOptions{Catch: true}, func(n *Nursery) error {
+		for p := range players {
+			if err := n.Go("player", func(t *Task) error {
+				in, out := chans[p], chans[(p+1)%players]
+				if p == 0 {
+					if err := out.Send(t, 0); err != nil {
+						return err
+					}
+				}
+				for r := range rounds {
+					v, _, err := in.Recv(t)
+					if err != nil {
+						note("p%d cancelled in round %d: %v", p, r, errors.Is(err, ErrCancelled))
+						return err
+					}
+					note("p%d got %d", p, v)
+					if r%7 == p {
+						if err := t.Yield(); err != nil {
+							return err
+						}
+					}
+					if p == 2 && r == rounds/2 {
+						return errors.New("stop") // the ring stops, and the others are cancelled
+					}
+					if err := out.Send(t, v+1); err != nil {
+						note("p%d cancelled sending in round %d: %v", p, r, errors.Is(err, ErrCancelled))
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// The ring's size and length (hostedRing).
+const ringPlayers, ringRounds = 3, 60
