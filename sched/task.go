@@ -397,6 +397,12 @@ func (t *Task) observe() error {
 	return nil
 }
 
+// CancelSelf marks t cancelled (ExplicitCancel), as a cancellation from
+// outside would at this point: every nursery t has open is cancelled
+// (from outside, in its own mode), and t observes the cancellation at its
+// next checkpoint. It is not a checkpoint itself. Only t calls it.
+func (t *Task) CancelSelf() { t.markCancel(nursery.ExplicitCancel, t.w) }
+
 // Yield is an explicit yield: the task goes to the back of the global queue.
 // It is a checkpoint and costs no budget (seed 001 section 4.2.2).
 func (t *Task) Yield() error {
