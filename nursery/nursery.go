@@ -343,6 +343,22 @@ func (n *Nursery) Cancel(reason Reason, out *Effects) {
 	n.settle(out)
 }
 
+// CancelOutside cancels the nursery from outside its own scope for
+// reason: its owner was cancelled, or an enclosing nursery's scope was
+// (docs/semantics.md#scoped-cancellation). The nursery applies its own
+// error mode, as a timeout does: under CancelRemaining its started
+// children are not marked and run to completion, and only the children
+// not started are; in every other mode it is Cancel(reason). Pending
+// children are dropped in every mode.
+func (n *Nursery) CancelOutside(reason Reason, out *Effects) {
+	out = n.effects(out)
+	if !reason.valid() {
+		panic("nursery: CancelOutside: invalid reason " + reason.String())
+	}
+	n.cancel(reason, n.cfg.Mode == CancelRemaining && !mutant.On(mutant.OutsideCancelsStarted), out)
+	n.settle(out)
+}
+
 // Timeout records that the nursery's timeout fired. It is Cancel(Timeout)
 // except that under CancelRemaining children that have started are not
 // marked: they run on. Pending children are dropped in every mode.

@@ -83,6 +83,18 @@ func (b *Budget) sub(c Cost) {
 	b.Syscalls -= c.Syscalls
 }
 
+// payable is the part of c that b can pay, component by component (an
+// overrun in a cleanup pays what is left and runs on: exhausted).
+func (b *Budget) payable(c Cost) Cost {
+	return Cost{
+		Ops:        max(min(c.Ops, b.Ops), 0),
+		Memory:     max(min(c.Memory, b.Memory), 0),
+		SpawnCount: max(min(c.SpawnCount, b.SpawnCount), 0),
+		ChannelOps: max(min(c.ChannelOps, b.ChannelOps), 0),
+		Syscalls:   max(min(c.Syscalls, b.Syscalls), 0),
+	}
+}
+
 // take moves up to want of each component from b to the result (seed 001
 // section 8.2: a child's budget is min(pool, default), taken from the pool).
 func (b *Budget) take(want Budget) Budget {

@@ -192,7 +192,7 @@ func (b *chanWait) parkHeld(t *Task) bool {
 func (t *Task) publishWait(st taskState, ref *waitRef) bool {
 	t.state.Store(uint32(st))
 	t.waitingOn.Store(ref)
-	if t.wait.interruptible && t.marked() != 0 {
+	if t.wait.interruptible && t.cancelled() != 0 {
 		t.waitingOn.Store(nil)
 		return false
 	}
@@ -433,7 +433,7 @@ func (t *Task) pointChan() error {
 	if t.s.cfg.Mode.Stepped() {
 		t.endStep()
 	}
-	if t.cleanupDepth > 0 || t.marked() == 0 {
+	if t.cleanupDepth > 0 || t.cancelled() == 0 {
 		return nil // observe's test, in line: nothing to observe
 	}
 	return t.observe()
@@ -579,7 +579,7 @@ func (t *Task) waitOnChannel(c *channel, send bool, v int64, held bool) fiber.Re
 // before it parked, or nil (a state of waitPending means the worker found
 // the operation could proceed and did not park: the caller retries).
 func (t *Task) channelWaitErr() error {
-	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.marked() != 0) {
+	if t.wait.state == waitCancelled || (t.wait.state == waitPending && t.wait.interruptible && t.cancelled() != 0) {
 		return t.observe()
 	}
 	return nil

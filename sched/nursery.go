@@ -55,9 +55,15 @@ type Nursery struct {
 	fast        leanState // a lean nursery's lock-free part (lean.go)
 	isLean      bool      // n.m.Lean(), read without the lock (lean.go)
 	startLocked bool      // start takes the lock: the scheduler keeps its records, or cancel_remaining
-	label       string
-	timer       *timer // the timeout, if any: set by the owner as it opens the nursery
-	firstErr    error  // the error value of the first failing child (ChildError.Err); guarded by mu
+	// scope is the cancellation of this nursery's scope (scope.go): the
+	// reason that reaches the nurseries opened inside its body, and
+	// scopeBody when the owner's code in the body observes it too.
+	// Written under mu, read by the owner at its checkpoints; in the
+	// padding after the two flags, so the nursery keeps its size class.
+	scope    atomic.Uint32
+	label    string
+	timer    *timer // the timeout, if any: set by the owner as it opens the nursery
+	firstErr error  // the error value of the first failing child (ChildError.Err); guarded by mu
 
 	id           uint64
 	owner        *Task
@@ -71,6 +77,7 @@ type Nursery struct {
 	cancelling atomic.Uint32
 
 	mu       sync.Mutex        // guards the fields below but spawnLeft and credit, and firstErr
+	inner    *Nursery          // the nursery the owner opened directly inside this one's body, if still open (scope.go)
 	m        nursery.Nursery   // its effects land in m.Scratch()
 	children chunk.List[*Task] // in spawn order, indexed by nursery.Child; in a lean nursery, see free
 	free     []int32           // lean: slots of children that hold no unfinished child, for reuse
@@ -180,6 +187,22 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	if err := t.pointOp(); err != nil {
 		return err
 	}
+	n := t.openNursery(o)
+	err, p := t.protectNursery(body, n)
+	if err != nil || p != nil {
+		n.exitBody(err, p, t.w)
+	}
+	n.await(t)
+	unshared := t.w.unshared()
+	t.leaveNursery(n, unshared)
+	if p != nil {
+		panic(p)
+	}
+	return t.nurseryResult(n, err, unshared)
+}
+
+// openNursery opens n, owned by t, and links it as t's innermost.
+func (t *Task) openNursery(o NurseryOptions) *Nursery {
 	t.enlist() // a cancellation of t's nursery must reach this one (lean.go)
 	n := t.s.newNursery(t, o)
 	if o.Timeout > 0 {
@@ -193,28 +216,42 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 		n.outer, t.owned = t.owned, n
 		t.mu.Unlock()
 	}
+	n.linkScope(t)
 	if r := t.marked(); r != 0 {
 		// Marked between the checkpoint and the registration above:
 		// markCancel may have missed this nursery.
-		n.cancel(nursery.Reason(r), t.w)
+		n.cancelOutside(nursery.Reason(r), t.w)
 	}
+	return n
+}
 
-	err, p := t.protectNursery(body, n)
-	if err != nil || p != nil {
-		n.cancel(nursery.NurseryExited, t.w)
+// exitBody cancels n as its body leaves it with err or p: a body that
+// observed a cancellation (its owner's, or the scope's) leaves n cancelled
+// from outside, in n's own error mode; any other failure cancels every
+// child (NurseryExited).
+func (n *Nursery) exitBody(err error, p *PanicError, w *worker) {
+	if p == nil && errors.Is(err, ErrCancelled) && n.owner.s.scoped() {
+		n.cancelOutside(nursery.NurseryExited, w)
+		return
 	}
-	n.await(t)
-	unshared := t.w.unshared()
+	n.cancel(nursery.NurseryExited, w)
+}
+
+// leaveNursery unlinks n, which has ended, from t's open nurseries.
+func (t *Task) leaveNursery(n *Nursery, unshared bool) {
+	n.unlinkScope(t)
 	if unshared {
 		t.owned = n.outer
-	} else {
-		t.mu.Lock()
-		t.owned = n.outer
-		t.mu.Unlock()
+		return
 	}
-	if p != nil {
-		panic(p)
-	}
+	t.mu.Lock()
+	t.owned = n.outer
+	t.mu.Unlock()
+}
+
+// nurseryResult is what Task.Nursery returns once t has left n, given
+// what the body returned, and recycles n.
+func (t *Task) nurseryResult(n *Nursery, err error, unshared bool) error {
 	// The lock, though the nursery is terminal: the worker that made it
 	// terminal woke this task from inside its locked section, and may not
 	// have left it yet (finishRest, apply); taking the lock waits for it,
@@ -237,6 +274,9 @@ func (t *Task) Nursery(o NurseryOptions, body func(n *Nursery) error) error {
 	}
 	if !unshared {
 		n.mu.Unlock()
+	}
+	if n.absorbs(t, err) {
+		err = nil // the scope's own cancellation ends with it
 	}
 	failed := outcome == nursery.ChildFailed && !n.catch
 	label := n.label
@@ -278,9 +318,7 @@ func (t *Task) protectNursery(body func(*Nursery) error, n *Nursery) (err error,
 		} else if !returned && !t.s.aborting.Load() {
 			n.cancel(nursery.NurseryExited, t.w)
 			n.await(t)
-			t.mu.Lock()
-			t.owned = n.outer
-			t.mu.Unlock()
+			t.leaveNursery(n, false)
 		}
 	}()
 	err = body(n)
@@ -311,6 +349,9 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	if n.cancelling.Load() != 0 {
 		n.cancelling.Store(0)
 	}
+	if n.scope.Load() != 0 {
+		n.scope.Store(0)
+	}
 	n.credit = 0
 	// Quiet: without a sink no one reads the transitions (apply traces
 	// them, and a lean nursery's cancellation is told by Effects.Reason),
@@ -327,6 +368,24 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	} else {
 		n.pool.copyFrom(&owner.budget)
 	}
+	n.linkQuota(s)
+	if s.keep {
+		s.register(nil, n)
+	}
+	if owner.emitting() {
+		open := []trace.Field{trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyLabel, n.label),
+			trace.S(trace.KeyMode, o.Mode.String()), trace.S(trace.KeyTo, nursery.Open.String()), trace.S(trace.KeyCatch, "true")}
+		if !o.Catch {
+			open = open[:len(open)-1] // written only when set: the oracle needs it, other traces stay as they were
+		}
+		owner.emit(trace.KindNursery, open...)
+	}
+	return n
+}
+
+// linkQuota sets n's spawn_count pool and links n to the nearest limited
+// pool at or above it (takeSpawn).
+func (n *Nursery) linkQuota(s *Scheduler) {
 	if left := int32(min(n.pool.SpawnCount, math.MaxInt32)); n.spawnLeft.Load() != left {
 		n.spawnLeft.Store(left)
 	}
@@ -341,22 +400,10 @@ func (s *Scheduler) newNursery(owner *Task, o NurseryOptions) *Nursery {
 	}
 	if n.pool.SpawnCount >= math.MaxInt32 {
 		n.quota = nil
-		if p := owner.parent; p != nil {
+		if p := n.owner.parent; p != nil {
 			n.quota = p.quota
 		}
 	}
-	if s.keep {
-		s.register(nil, n)
-	}
-	if owner.emitting() {
-		open := []trace.Field{trace.I(trace.KeyNursery, int64(n.id)), trace.S(trace.KeyLabel, n.label),
-			trace.S(trace.KeyMode, o.Mode.String()), trace.S(trace.KeyTo, nursery.Open.String()), trace.S(trace.KeyCatch, "true")}
-		if !o.Catch {
-			open = open[:len(open)-1] // written only when set: the oracle needs it, other traces stay as they were
-		}
-		owner.emit(trace.KindNursery, open...)
-	}
-	return n
 }
 
 // copyFrom sets b to src, one component at a time. newNursery copies its
@@ -450,7 +497,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 	if err := t.pointOp(); err != nil {
 		return nil, err
 	}
-	s, w := n.owner.s, t.w
+	w := t.w
 	child, err := n.newChild(t, name, fn, &o, recycle)
 	if err != nil {
 		return nil, err
@@ -473,6 +520,15 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 		w.push(child)
 		return child, nil
 	}
+	return n.admitChild(t, child, &o, try)
+}
+
+// admitChild is spawn's locked part: child, made and paid for, is admitted by
+// the state machine (to run, to wait for max_concurrent, or already
+// cancelled) and published; or, for a try that would wait, or a nursery
+// that has ended, given back.
+func (n *Nursery) admitChild(t *Task, child *Task, o *SpawnOptions, try bool) (*Task, error) {
+	s, w := n.owner.s, t.w
 	n.mu.Lock()
 	if try && n.full() {
 		n.mu.Unlock()
@@ -483,6 +539,7 @@ func (n *Nursery) spawn(t *Task, name string, fn Func, o SpawnOptions, recycle, 
 	// effects to carry out: AdmitLean skips making and applying them.
 	c, lean := n.m.AdmitLean()
 	admit := nursery.AdmitRun
+	var err error
 	if !lean {
 		c, admit, err = n.m.Spawn(nil)
 	}
@@ -687,8 +744,18 @@ func (n *Nursery) ownerRuns(op string) error {
 }
 
 // Cancel cancels the nursery (ExplicitCancel). Only the owner calls it.
+//
+// It cancels the nursery's whole scope (docs/semantics.md#scoped-cancellation):
+// its children, the nurseries t opened inside its body, and t's own code
+// in the body, which observes ExplicitCancel at its next checkpoint until
+// it leaves the nursery; Task.Nursery then returns nil, as for a nursery
+// whose children were cancelled.
 func (n *Nursery) Cancel(t *Task) {
-	n.cancel(nursery.ExplicitCancel, t.w)
+	n.mu.Lock()
+	n.m.Cancel(nursery.ExplicitCancel, nil)
+	n.apply(t.w)
+	n.cancelScope(nursery.ExplicitCancel, t.w)
+	n.mu.Unlock()
 }
 
 // cancel moves the nursery to Cancelling with reason r and marks its
@@ -829,6 +896,11 @@ func (n *Nursery) apply(w *worker) {
 	if len(e.Cancel)|len(e.Dropped)|len(e.Release) != 0 || e.CancelAll {
 		n.applyChildren(w, e)
 	}
+	if e.Reason != nursery.NoReason && n.reaches(e.Reason) {
+		r := e.Reason // e is n's scratch, which the walk below does not touch
+		n.markScope(r, false, w)
+		n.reachInner(r, false, w)
+	}
 	if e.Terminal {
 		if n.timer != nil {
 			s.timers.kill(n.timer)
@@ -886,6 +958,7 @@ func (n *Nursery) timeout(w *worker) {
 	if !n.m.Terminal() {
 		n.m.Timeout(nil)
 		n.apply(w)
+		n.cancelScope(nursery.Timeout, w)
 	}
 	n.mu.Unlock()
 }

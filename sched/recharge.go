@@ -1,6 +1,9 @@
 package sched
 
 import (
+	"errors"
+
+	"github.com/cbcsim/cbcsim/internal/mutant"
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/trace"
 )
@@ -13,26 +16,32 @@ import (
 // the cluster profile for a child spawned with a name (`as`), a
 // supervisor's recharge, which it waits for. When nothing can recharge it,
 // it fails with ResourceExhausted.
+//
+// Inside a cleanup it never fails and never waits: a cleanup is not cut
+// short (docs/semantics.md#budgets-in-cleanups). When nothing recharges
+// it at once it returns errOverrun: the operation runs uncharged, the
+// overrun is traced once, and the task ends err:ResourceExhausted after
+// its cleanups (end).
 func (t *Task) exhausted(comp Component, c Cost) error {
+	inCleanup := t.cleanupDepth > 0 && !mutant.On(mutant.CleanupCutShort)
+	if inCleanup && t.taskExt != nil && t.overrun != CompNone {
+		return errOverrun // overrun already: the rest of its cleanups run uncharged
+	}
 	if t.emitting() {
 		t.emit(trace.KindExhausted, trace.S(trace.KeyComp, comp.String()))
 	}
 	for {
-		n := t.parent
-		if n != nil && n.rechargeTask(t, c) {
+		if t.rechargeNow(c) {
 			return nil
 		}
-		x := t.ext()
-		if t.caps&CapBudget != 0 && !x.selfRecharged {
-			x.selfRecharged = true
-			t.refill(*t.initial)
+		if inCleanup {
+			t.ext().overrun = comp
 			if t.emitting() {
-				t.emit(trace.KindRecharge, trace.S(trace.KeyFrom, "self"))
+				t.emit(trace.KindNote, trace.S(trace.KeyOverrun, comp.String()))
 			}
-			if t.budget.short(c) == CompNone {
-				return nil
-			}
+			return errOverrun
 		}
+		n, x := t.parent, t.ext()
 		if n == nil || x.as == "" || t.s.cfg.Profile != ProfileCluster {
 			return &SchedError{Code: CodeResourceExhausted, Detail: comp.String() + " exhausted"}
 		}
@@ -43,10 +52,39 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 		rw.ref.b = rw
 		t.w.blockOn = rw
 		t.suspend(reasonBlock)
-		if t.wait.state == waitCancelled || (t.wait.interruptible && t.marked() != 0) {
+		if t.wait.state == waitCancelled || (t.wait.interruptible && t.cancelled() != 0) {
 			return t.observe()
 		}
 	}
+}
+
+// errOverrun is exhausted's answer inside a cleanup that nothing could
+// recharge: charge lets the operation run uncharged.
+var errOverrun = errors.New("sched: budget overrun in a cleanup")
+
+// rechargeNow tries the recharges that need no wait: a supervisor's
+// credit and the nursery's pool (rechargeTask), then the task itself,
+// once, with the budget capability. It reports whether t can now pay c.
+func (t *Task) rechargeNow(c Cost) bool {
+	if n := t.parent; n != nil && n.rechargeTask(t, c) {
+		return true
+	}
+	x := t.ext()
+	if t.caps&CapBudget == 0 || x.selfRecharged {
+		return false
+	}
+	x.selfRecharged = true
+	t.refill(*t.initial)
+	if t.emitting() {
+		t.emit(trace.KindRecharge, trace.S(trace.KeyFrom, "self"))
+	}
+	return t.budget.short(c) == CompNone
+}
+
+// overrunErr is the error an overrun in a cleanup leaves as the task's
+// result, if nothing else failed.
+func (t *Task) overrunErr() error {
+	return &SchedError{Code: CodeResourceExhausted, Detail: t.overrun.String() + " exhausted in a cleanup, which ran on uncharged"}
 }
 
 // refill raises each component of t's budget to at least b's.
@@ -113,7 +151,7 @@ func (b *rechargeWait) describe() string { return "recharge" }
 func (b *rechargeWait) park(t *Task, w *worker) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.credit != nil || (t.wait.interruptible && t.marked() != 0) {
+	if t.credit != nil || (t.wait.interruptible && t.cancelled() != 0) {
 		return false
 	}
 	t.rechargeWaiting = true

@@ -35,7 +35,7 @@ func (t *Task) Sleep(ticks int64) error {
 		switch {
 		case t.wait.state == waitDone:
 			return nil
-		case t.wait.state == waitCancelled || (t.wait.interruptible && t.marked() != 0):
+		case t.wait.state == waitCancelled || (t.wait.interruptible && t.cancelled() != 0):
 			s.timers.kill(tm)
 			return t.observe()
 		}
@@ -62,7 +62,7 @@ func (b *sleepWait) park(t *Task, w *worker) bool {
 		t.wait.state = waitDone
 		return false
 	}
-	if t.wait.interruptible && t.marked() != 0 {
+	if t.wait.interruptible && t.cancelled() != 0 {
 		return false
 	}
 	tm.waiting = true

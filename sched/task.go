@@ -101,8 +101,9 @@ type taskExt struct {
 	cleanupSeq    int64
 	panicStack    []byte
 	selfRecharged bool
-	as            string // the name a supervisor recharges it by
-	err           error  // the error value behind an error result
+	overrun       Component // the component a cleanup overran (exhausted), CompNone if none
+	as            string    // the name a supervisor recharges it by
+	err           error     // the error value behind an error result
 
 	ctx       context.Context         // see Context; nil until asked for
 	ctxCancel context.CancelCauseFunc // written under mu: markCancel reads it from other workers
@@ -184,7 +185,10 @@ func (view *taskOps) SetValue(v int64) {
 
 // IsCancelled reports whether the task has been marked cancelled. It is
 // is_cancelled() of seed 004; unlike Checkpoint it never ends the task.
-func (t *Task) IsCancelled() bool { return t.marked() != 0 }
+//
+// Inside a nursery whose scope is cancelled (an explicit cancel, a
+// timeout) it reports true too, until the task leaves that nursery.
+func (t *Task) IsCancelled() bool { return t.cancelled() != 0 }
 
 // taskBody is a Task seen as its fiber's body. It is a type of its own
 // so that RunFiber, which only the fiber calls, stays out of Task's
@@ -269,6 +273,13 @@ func (t *Task) end(err error, p *PanicError) {
 		res, err = t.panicResult(cp), cp
 	case cerr != nil && res.Kind == nursery.KindOK:
 		res, err = resultOf(cerr, 0, false), cerr
+	}
+	if t.taskExt != nil && t.overrun != CompNone && !res.IsError() {
+		// A cleanup overran the budget and ran on uncharged: the
+		// exhaustion is the task's result, before a cancellation or an ok
+		// (an error outranks a cancellation); an error or a panic stays.
+		err = t.overrunErr()
+		res = resultOf(err, 0, false)
 	}
 	if res.IsError() {
 		t.ext().err = err
@@ -368,7 +379,7 @@ func (t *Task) pointOp() error {
 	if t.s.cfg.Mode.Stepped() {
 		t.endStep()
 	}
-	if t.cleanupDepth > 0 || t.marked() == 0 {
+	if t.cleanupDepth > 0 || t.cancelled() == 0 {
 		return nil // observe's test, in line: nothing to observe
 	}
 	return t.observe()
@@ -379,12 +390,18 @@ func (t *Task) observe() error {
 	if t.cleanupDepth > 0 {
 		return nil
 	}
-	if r := t.marked(); r != 0 {
+	if r := t.cancelled(); r != 0 {
 		t.emit(trace.KindObserve)
 		return &CancelError{Reason: nursery.Reason(r)}
 	}
 	return nil
 }
+
+// CancelSelf marks t cancelled (ExplicitCancel), as a cancellation from
+// outside would at this point: every nursery t has open is cancelled
+// (from outside, in its own mode), and t observes the cancellation at its
+// next checkpoint. It is not a checkpoint itself. Only t calls it.
+func (t *Task) CancelSelf() { t.markCancel(nursery.ExplicitCancel, t.w) }
 
 // Yield is an explicit yield: the task goes to the back of the global queue.
 // It is a checkpoint and costs no budget (seed 001 section 4.2.2).
@@ -480,7 +497,9 @@ func (t *Task) charge(c Cost) error {
 		return nil
 	}
 	if comp := t.budget.short(c); comp != CompNone {
-		if err := t.exhausted(comp, c); err != nil {
+		if err := t.exhausted(comp, c); err == errOverrun {
+			c = t.budget.payable(c) // a cleanup's overrun: what is left pays, the rest is not charged
+		} else if err != nil {
 			return err
 		}
 	}
@@ -599,7 +618,7 @@ func (t *Task) markCancel(r nursery.Reason, w *worker) {
 		if mutant.On(mutant.CancelSkipsAwaiting) && n.m.Awaiting() {
 			continue
 		}
-		n.cancel(r, w)
+		n.cancelOutside(r, w)
 	}
 	cancelCtx := t.contextCancel()
 	t.mu.Unlock()

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -49,6 +50,24 @@ func checkExpect(x *scenario.Expect, run *Run) []Check {
 	for _, label := range x.NurseryLabels {
 		checks = append(checks, checkExpectNursery(label, x.Nursery[label], run)...)
 	}
+	for _, name := range x.TaskNames {
+		checks = append(checks, checkExpectTask(name, x.Task[name], run)...)
+	}
+	return checks
+}
+
+// checkExpectTask checks [expect.task.NAME] against every task spawned as
+// NAME. A run whose task table is empty (real mode --lean) has nothing to
+// check, as for nurseries.
+func checkExpectTask(name string, xt *scenario.ExpectTask, run *Run) []Check {
+	var checks []Check
+	for _, t := range run.Tasks {
+		if t.Name != name || xt.Result == nil {
+			continue
+		}
+		checks = append(checks, Check{Class: ClassExpect, Name: "expect.task." + name + ".result", OK: scenario.Match(xt.Result, t.Result),
+			Detail: fmt.Sprintf("t%d: want %s, got %s", t.ID, strings.Join(xt.Result, "|"), t.Result)})
+	}
 	return checks
 }
 
@@ -84,6 +103,15 @@ func checkExpectNursery(label string, xn *scenario.ExpectNursery, run *Run) []Ch
 				want[i] = strings.Join(alts, "|")
 			}
 			add(name+".results", ok, fmt.Sprintf("n%d: want %s, got %s", n.ID, quoteAll(want), quoteAll(n.Results)))
+		}
+		if xn.State != nil {
+			add(name+".state", scenario.Match(xn.State, n.State), fmt.Sprintf("n%d: want %s, got %s", n.ID, strings.Join(xn.State, "|"), n.State))
+		}
+		if xn.HasTransitions && n.Transitions != nil {
+			// Recorded from the events: a real-mode run has none, and
+			// its final state is what is checked there.
+			ok := slices.Equal(xn.Transitions, n.Transitions)
+			add(name+".transitions", ok, fmt.Sprintf("n%d: want %s, got %s", n.ID, quoteAll(xn.Transitions), quoteAll(n.Transitions)))
 		}
 	}
 	return checks

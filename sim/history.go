@@ -40,7 +40,10 @@ type taskHist struct {
 	lastEvent int
 	pushed    []int64 // cleanup seqs pushed and not yet run
 	lifoBad   string
-	owned     []int64 // nurseries it opened, in open order
+	// unpaid is the index of the task's last budget exhaustion that no
+	// recharge and no wait for one followed, -1 if none (InvExhaustion).
+	unpaid int
+	owned  []int64 // nurseries it opened, in open order
 	// leaving is the nursery the task owns that has just ended
 	// child_failed without catch, until the task's next own act shows
 	// that Task.Nursery returned an error; wentOn is the first act that
@@ -70,6 +73,8 @@ type nurseryHist struct {
 	children  []int64
 	cancelAt  int // first transition to Cancelling, -1 if none
 	reason    string
+	mode      string
+	bodyAt    int // the scope cancel of the owner's code in the body, -1 if none
 	badTrans  string
 	afterTerm string
 }
@@ -119,7 +124,7 @@ func (h *history) task(id int64) *taskHist {
 	}
 	t := h.tasks[id]
 	if t == nil {
-		t = &taskHist{id: id, firstRun: -1, markAt: -1, resultAt: -1, spawnAt: -1}
+		t = &taskHist{id: id, firstRun: -1, markAt: -1, resultAt: -1, spawnAt: -1, unpaid: -1}
 		h.tasks[id] = t
 	}
 	if id >= 0 && id < denseMax {
@@ -152,12 +157,30 @@ func (h *history) add(e *trace.Event) {
 			n.children = append(n.children, t.id)
 		}
 	case trace.KindCancel:
+		if nid, scoped := field(e, trace.KeyNursery); scoped {
+			// The owner's code inside the nursery's body is cancelled
+			// (docs/trace-format.md), not the owner itself.
+			if n := h.nurseries[nid.Int]; n != nil && n.bodyAt < 0 {
+				n.bodyAt = i
+			}
+			break
+		}
 		t := h.task(intField(e, trace.KeyTask))
 		if t.markAt < 0 {
 			t.markAt, t.markWhy = i, strField(e, trace.KeyReason)
 		}
 	case trace.KindYield, trace.KindBlock:
-		h.task(intField(e, trace.KeyTask)).on = 0
+		t := h.task(intField(e, trace.KeyTask))
+		t.on = 0
+		if e.Kind == trace.KindBlock && strField(e, trace.KeyOn) == "recharge" {
+			t.unpaid = -1 // waits for a supervisor: a recharge, or a cancellation, ends it
+		}
+	case trace.KindExhausted:
+		h.task(intField(e, trace.KeyTask)).unpaid = i
+	case trace.KindRecharge:
+		if _, own := field(e, trace.KeyFrom); own { // not a supervisor's grant to a target
+			h.task(intField(e, trace.KeyTask)).unpaid = -1
+		}
 	case trace.KindResult:
 		t := h.task(intField(e, trace.KeyTask))
 		t.on = 0
@@ -243,7 +266,8 @@ func (h *history) nursery(e *trace.Event, i int) {
 	n := h.nurseries[id]
 	if _, ok := field(e, trace.KeyMode); ok { // open
 		n = &nurseryHist{id: id, label: strField(e, trace.KeyLabel), owner: intField(e, trace.KeyTask), openAt: i,
-			state: nursery.Open, termAt: -1, cancelAt: -1, catch: strField(e, trace.KeyCatch) == "true"}
+			state: nursery.Open, termAt: -1, cancelAt: -1, bodyAt: -1, catch: strField(e, trace.KeyCatch) == "true",
+			mode: strField(e, trace.KeyMode)}
 		h.nurseries[id] = n
 		h.order = append(h.order, id)
 		o := h.task(n.owner)

@@ -26,6 +26,8 @@ const (
 	InvErrorReachesRoot = "child-error-reaches-root"
 	InvWithinLimits     = "within-simulator-limits" // listed only on a run a limit stopped (limits.go)
 	InvExclusive        = "one-worker-at-a-time"
+	InvScopeReach       = "scope-reach"
+	InvExhaustion       = "exhaustion-not-lost"
 )
 
 // invariant is one requirement of docs/spec.md checked over a run's
@@ -58,9 +60,11 @@ var invariants = []invariant{
 	{InvSpawnOrder, resultsInSpawnOrder, false},
 	{InvQueuedCancel, cancelledInQueueNeverRuns, false},
 	{InvTransitive, transitiveCancellation, false},
+	{InvScopeReach, scopeReach, false},
 	{InvOwnerFails, childErrorFailsOwner, true},
 	{InvOwnerLeaves, ownerLeavesOnChildError, true},
 	{InvErrorReachesRoot, childErrorReachesRoot, true},
+	{InvExhaustion, exhaustionNotLost, true},
 }
 
 // view is what every invariant reads: the run, its digested history and
@@ -300,6 +304,61 @@ func transitiveCancellation(v *view) string {
 			if n.cancelAt > t.markAt && n.reason != t.markWhy {
 				return fmt.Sprintf("nursery %s (n%d) was cancelled with %s, not its owner's reason %s", n.label, n.id, n.reason, t.markWhy)
 			}
+		}
+	}
+	return ""
+}
+
+// scopeReach: a nursery's cancellation reaches every nursery its owner
+// opened inside its body and still has open then
+// (docs/spec.md#scoped-cancellation): each of them is cancelled too. The
+// cancellation that reaches is the first one, unless it is a
+// cancel_remaining nursery's first child error (which spares what has
+// started); then it is the cancel of the body, if any.
+func scopeReach(v *view) string {
+	for _, id := range v.h.order {
+		n := v.h.nurseries[id]
+		at := n.cancelAt
+		if at >= 0 && n.reason == nursery.SiblingFailed.String() && n.mode == nursery.CancelRemaining.String() {
+			at = n.bodyAt
+		}
+		if at < 0 {
+			continue
+		}
+		o := v.h.tasks[n.owner]
+		for _, mid := range o.owned[n.ownedAt+1:] {
+			m := v.h.nurseries[mid]
+			if m.openAt > at {
+				break
+			}
+			if m.termAt >= 0 && m.termAt < at {
+				continue // ended before the cancellation
+			}
+			if m.cancelAt < 0 {
+				return fmt.Sprintf("nursery %s (n%d) was cancelled (%s) but nursery %s (n%d), opened inside its body and open then, was never cancelled",
+					n.label, n.id, n.reason, m.label, m.id)
+			}
+		}
+	}
+	return ""
+}
+
+// exhaustionNotLost: a task whose budget ran out and that nothing
+// recharged (and that did not wait for a supervisor) ends with an error:
+// ResourceExhausted, or an error or panic that outranks it. This is how a
+// cleanup that is never cut short shows (docs/spec.md#cleanup-complete):
+// a cleanup's overrun runs on uncharged and leaves err:ResourceExhausted,
+// where a cleanup cut short by the exhaustion lost it (the task ended
+// with its cancellation or ok). It reads the program (a Go body may take
+// the error as a value), so a body's run skips it.
+func exhaustionNotLost(v *view) string {
+	for _, id := range v.taskIDs {
+		t := v.h.tasks[id]
+		if t.unpaid < 0 || t.resultAt < 0 {
+			continue
+		}
+		if r, err := nursery.ParseResult(t.result); err == nil && !r.IsError() {
+			return fmt.Sprintf("task t%d ran out of budget (event %d), nothing recharged it, and it ended %s: the exhaustion was lost", id, t.unpaid, t.result)
 		}
 	}
 	return ""

@@ -108,6 +108,9 @@ type NurseryRow struct {
 	Result     string
 	FirstError string
 	Results    []string
+	// Transitions are its moves, "FROM->TO", in order: recorded from
+	// the events, so nil in real mode.
+	Transitions []string
 }
 
 // WorkerRow is one line of the worker table.

@@ -125,7 +125,9 @@ func (tb *tables) nursery(e *trace.Event) {
 		n.row.Result, n.row.FirstError = out.Str, strField(e, trace.KeyError)
 		return
 	}
-	n.row.State = strField(e, trace.KeyTo)
+	to := strField(e, trace.KeyTo)
+	n.row.Transitions = append(n.row.Transitions, strField(e, trace.KeyFrom)+"->"+to)
+	n.row.State = to
 }
 
 // fill writes the tables into run, in id order, with each nursery's

@@ -35,6 +35,7 @@ const (
 	KeyTimeout  = "timeout"  // a nursery timeout note: the nursery's label
 	KeyWhy      = "why"      // why a task yielded: explicit or budget
 	KeySlot     = "slot"     // where a woken task went: next (its waker's next slot) or current (its worker's current task); absent: the deque
+	KeyOverrun  = "overrun"  // a note: the budget component a cleanup overran, running on uncharged
 
 	// Header keys.
 	KeyName          = "name"

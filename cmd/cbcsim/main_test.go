@@ -57,7 +57,7 @@ value = 6
 func TestRunBadInputExits2(t *testing.T) {
 	t.Parallel()
 	cases := []struct{ name, src, want string }{
-		{"bad-version", "version = 2\n[task.main]\nops = []\n", "version"},
+		{"bad-version", "version = 3\n[task.main]\nops = []\n", "version"},
 		{"unknown-task", "version = 1\n[task.main]\nops = [ { nursery = \"n\", body = [ { spawn = \"nope\" } ] } ]\n", "task.main.ops[0].body[0]"},
 		{"two-ops", "version = 1\n[task.main]\nops = [ { log = \"a\", yield = true } ]\n", "task.main.ops[0]"},
 		{"malformed", "version = 1\n[task.main\n", "bad"},

@@ -20,6 +20,9 @@ const (
 	SkipCapabilityCheck            // spawning does not check the spawn capability
 	TimeoutCancelsStarted          // a cancel_remaining timeout also cancels started children
 	ChildErrorDroppedOnCancel      // an owner cancelled while its nursery's child failed returns the cancellation, losing the error
+	ScopeStopsAtOwner              // cancelling a nursery does not reach the nurseries its owner opened inside its body
+	CleanupCutShort                // budget exhaustion inside a cleanup ends the cleanup and its error is lost
+	OutsideCancelsStarted          // a cancel_remaining nursery cancelled from outside also cancels its started children
 
 	// The deep mutants: each shows only under a particular interleaving
 	// (docs/mutants.md).
@@ -60,6 +63,9 @@ var names = [...]string{
 	SkipCapabilityCheck:       "skip-capability-check",
 	TimeoutCancelsStarted:     "timeout-cancels-started",
 	ChildErrorDroppedOnCancel: "child-error-dropped-on-cancel",
+	ScopeStopsAtOwner:         "scope-stops-at-owner",
+	CleanupCutShort:           "cleanup-cut-short",
+	OutsideCancelsStarted:     "outside-cancels-started",
 
 	TimeoutIgnoredClosing:    "timeout-ignored-closing",
 	CancelSkipsAwaiting:      "cancel-skips-awaiting",

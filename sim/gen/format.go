@@ -16,13 +16,14 @@ import (
 // operation key first and its options after it; a body is an array with one
 // op per line, indented by depth, so a nested program reads like code.
 //
-// Format writes every operation and option of format version 1, so any
-// loaded scenario can be written back; scenario.Parse(Format(sc)) gives the
+// Format writes every operation and option of format versions 1 and 2,
+// under the scenario's own version, so any loaded scenario can be written
+// back; scenario.Parse(Format(sc)) gives the
 // same tasks and ops. It does not write [expect]: the fuzzer checks
 // invariants only, and a shrunk program would break most expectations.
 func Format(sc *scenario.Scenario) []byte {
 	var w formatter
-	w.printf("version = %d\n", scenario.Version)
+	w.printf("version = %d\n", max(sc.Version, scenario.MinVersion)) // a generated scenario (0) is version 1
 	if sc.Name != "" {
 		w.printf("name = %s\n", quote(sc.Name))
 	}

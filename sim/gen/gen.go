@@ -198,7 +198,7 @@ func (b *builder) scenario() *scenario.Scenario {
 		yi = scenario.DefaultYieldIntervalCluster
 	}
 	b.sc = &scenario.Scenario{
-		Version: scenario.Version,
+		Version: scenario.MinVersion, // the generator draws version-1 operations only
 		Name:    "generated",
 		Scheduler: scenario.Scheduler{
 			Victim:        scenario.DefaultVictim,

@@ -248,6 +248,9 @@ func checkTimeoutCR(events []trace.Event) string {
 				firstRun[id] = i
 			}
 		case trace.KindCancel:
+			if _, scoped := intOf(e, "nursery"); scoped {
+				continue // a scope's cancel of its owner's body, not a mark (docs/trace-format.md)
+			}
 			id, _ := intOf(e, "task")
 			if _, ok := markAt[id]; ok {
 				continue

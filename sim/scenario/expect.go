@@ -33,8 +33,10 @@ const (
 )
 
 var (
-	expectKeys        = []string{"outcome", "value", "error", "log", "log_order", "nursery"}
-	expectNurseryKeys = []string{"result", "error", "results"}
+	expectKeys        = []string{"outcome", "value", "error", "log", "log_order", "nursery", "task"}
+	expectNurseryKeys = []string{"result", "error", "results", "state", "transitions"}
+	expectTaskKeys    = []string{"result"}
+	nurseryStates     = []string{"Open", "Closing", "Cancelling", "Closed", "Cancelled"}
 	outcomes          = []string{OutcomeOK, OutcomeFailed, OutcomeCancelled, OutcomeDeadlock, OutcomeLivelock}
 	nurseryResults    = []string{ResultSuccess, ResultChildFailed, ResultCancelled}
 	reasons           = []string{ReasonTimeout, ReasonSiblingFailed, ReasonNurseryExited, ReasonExplicitCancel, ReasonResourceExhausted, ReasonDeadlock}
@@ -104,6 +106,10 @@ func (d *decoder) expect(v any) *Expect {
 			e.LogOrder, _ = d.stringList(x, p)
 		case "nursery":
 			e.Nursery, e.NurseryLabels = d.expectNurseries(x, p)
+		case "task":
+			if d.since(2, p, "[expect.task.NAME]") {
+				e.Task, e.TaskNames = d.expectTasks(x, p)
+			}
 		}
 	}
 	if d.failed() {
@@ -158,6 +164,8 @@ func (d *decoder) expectNurseries(v any, path string) (map[string]*ExpectNursery
 					}
 					en.Results = append(en.Results, alts)
 				}
+			case "state", "transitions":
+				d.expectNurseryV2(en, k, t[k], kp)
 			}
 			if d.failed() {
 				return nil, nil
@@ -168,6 +176,79 @@ func (d *decoder) expectNurseries(v any, path string) (map[string]*ExpectNursery
 	}
 	sort.Strings(labels)
 	return out, labels
+}
+
+// expectNurseryV2 decodes a nursery expectation's version-2 keys: state,
+// a pattern over the five states, and transitions, the exact list of
+// "FROM->TO" moves, each one the state machine allows.
+func (d *decoder) expectNurseryV2(en *ExpectNursery, k string, v any, path string) {
+	if !d.since(2, path, "the nursery expectation "+k) {
+		return
+	}
+	if k == "state" {
+		en.State = d.alternatives(v, path, func(a string) string {
+			if a == "*" || contains(nurseryStates, a) {
+				return ""
+			}
+			return "want " + strings.Join(nurseryStates, ", ") + " or *"
+		})
+		return
+	}
+	list, ok := d.stringList(v, path)
+	if !ok {
+		return
+	}
+	for i, tr := range list {
+		from, to, found := strings.Cut(tr, "->")
+		if !found || !contains(nurseryStates, from) || !contains(nurseryStates, to) || !allowedMove(from, to) {
+			d.errorf(indexPath(path, i), "invalid transition %q: want FROM->TO, a move the state machine allows (Open->Closing, Open->Cancelling, Closing->Closed, Closing->Cancelling, Cancelling->Cancelled)", tr)
+			return
+		}
+	}
+	en.Transitions, en.HasTransitions = list, true
+}
+
+// allowedMove reports whether from->to is one of the five transitions
+// (docs/nursery.md).
+func allowedMove(from, to string) bool {
+	switch from + "->" + to {
+	case "Open->Closing", "Open->Cancelling", "Closing->Closed", "Closing->Cancelling", "Cancelling->Cancelled":
+		return true
+	}
+	return false
+}
+
+// expectTasks decodes [expect.task.NAME] tables.
+func (d *decoder) expectTasks(v any, path string) (map[string]*ExpectTask, []string) {
+	m, ok := d.table(v, path)
+	if !ok {
+		return nil, nil
+	}
+	out := map[string]*ExpectTask{}
+	var names []string
+	for _, name := range d.keys(m, path) {
+		p := keyPath(path, name)
+		if !d.tasks[name] {
+			d.errorf(p, "no task in this scenario is named %q", name)
+			return nil, nil
+		}
+		t, ok := d.table(m[name], p)
+		if !ok {
+			return nil, nil
+		}
+		d.checkKeys(t, p, "a task expectation", expectTaskKeys)
+		et := &ExpectTask{}
+		if r, ok := t["result"]; ok {
+			et.Result = d.alternatives(r, keyPath(p, "result"), checkResultPattern)
+		}
+		if d.failed() {
+			return nil, nil
+		}
+		out[name] = et
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return out, names
 }
 
 // alternatives splits a pattern string on "|" (spaces around each

@@ -132,6 +132,8 @@ type decoder struct {
 	tasks    map[string]bool // names of [task.NAME] tables
 	channels map[string]bool
 	labels   map[string]bool // every nursery label in any body
+	version  int             // the file's format version
+	intos    []labelSite     // spawns `into` a label, checked once every body is decoded
 	calls    map[string][]callSite
 }
 
@@ -141,6 +143,31 @@ type callSite struct {
 }
 
 func (d *decoder) failed() bool { return d.err != nil }
+
+// labelSite is a nursery label named at path.
+type labelSite struct {
+	label, path string
+}
+
+// since reports whether the file's version has what (at path), which
+// format version v introduced, and refuses it otherwise.
+func (d *decoder) since(v int, path, what string) bool {
+	if d.version >= v {
+		return true
+	}
+	d.errorf(path, "%s needs version = %d (this file says version = %d; docs/scenarios.md#format-version-2)", what, v, d.version)
+	return false
+}
+
+// checkIntos refuses a spawn `into` a label no nursery has.
+func (d *decoder) checkIntos() {
+	for _, s := range d.intos {
+		if !d.labels[s.label] {
+			d.errorf(s.path, "spawn into %q: no nursery in this scenario is labelled %q", s.label, s.label)
+			return
+		}
+	}
+}
 
 // errorf records the first error, located at path.
 func (d *decoder) errorf(path, format string, args ...any) {
@@ -327,12 +354,15 @@ func (d *decoder) scenario(tree map[string]any) *Scenario {
 	s := &Scenario{}
 	d.checkKeys(tree, "", "the top level", topKeys)
 
+	d.version = Version
 	if v, ok := tree["version"]; !ok {
-		d.errorf("version", "missing: every scenario starts with version = %d", Version)
-	} else if n, ok := d.integer(v, "version"); ok && n != Version {
-		d.errorf("version", "unsupported version %d: this tool reads version %d", n, Version)
+		d.errorf("version", "missing: every scenario starts with version = %d (or %d)", MinVersion, Version)
+	} else if n, ok := d.integer(v, "version"); ok && (n < MinVersion || n > Version) {
+		d.errorf("version", "unsupported version %d: this tool reads versions %d to %d", n, MinVersion, Version)
+	} else if ok {
+		d.version = int(n)
 	}
-	s.Version = Version
+	s.Version = d.version
 	if v, ok := tree["name"]; ok {
 		s.Name, _ = d.str(v, "name")
 	}
@@ -349,6 +379,7 @@ func (d *decoder) scenario(tree map[string]any) *Scenario {
 		return nil
 	}
 	d.callCycles(s.TaskNames)
+	d.checkIntos()
 	if v, ok := tree["expect"]; ok {
 		s.Expect = d.expect(v)
 	}

@@ -84,7 +84,16 @@ var badFiles = []struct {
 	{"timeout_zero.toml", "task.main.ops[0].timeout", 4, 26, "must be >= 1, not 0"},
 
 	// The version; task.main.
-	{"version_2.toml", "version", 1, 1, "unsupported version 2"},
+	{"version_3.toml", "version", 1, 1, "unsupported version 3: this tool reads versions 1 to 2"},
+
+	// Format version 2's features: refused in a version-1 file, and their
+	// misuse (docs/scenarios.md#format-version-2).
+	{"v2_op_in_v1.toml", "task.main.ops[0].cancel_self", 5, 5, "cancel_self needs version = 2"},
+	{"into_in_v1.toml", "task.w.ops[0].into", 7, 24, "spawn's option into needs version = 2"},
+	{"into_unknown_label.toml", "task.w.ops[0].into", 7, 24, `spawn into "m": no nursery in this scenario is labelled "m"`},
+	{"timeout_fails_no_timeout.toml", "task.main.ops[0].timeout_fails", 4, 26, "timeout_fails needs a timeout"},
+	{"bad_transition.toml", "expect.nursery.n.transitions[1]", 7, 33, `invalid transition "Closing->Open"`},
+	{"unknown_expect_task.toml", "expect.task.worker", 6, 14, `no task in this scenario is named "worker"`},
 	{"version_missing.toml", "version", 1, 0, "missing: every scenario starts with version = 1"},
 	{"no_task_table.toml", "task.main", 1, 0, "missing: every scenario needs [task.main]"},
 	{"missing_main.toml", "task.main", 3, 2, "missing: every scenario needs [task.main]"},

@@ -10,14 +10,14 @@ import (
 // Nursery is `nursery = "label"` with a body: a structured-concurrency
 // scope whose children are awaited at its end. Op.Str is the label,
 // Op.Body the body; the options are Mode, Timeout/HasTimeout,
-// MaxConcurrent, NurseryBudget and Catch.
+// MaxConcurrent, NurseryBudget, Catch and (version 2) TimeoutFails.
 const Nursery OpKind = 6
 
 func init() {
 	defineOp(&OpDef{
 		Kind: Nursery, Name: "nursery",
 		Sample:  `{ nursery = "m", mode = "collect_all", timeout = 100, max_concurrent = 2, budget = { ops = 100 }, catch = true, body = [{ spawn = "child" }] }`,
-		Options: []string{"body", "mode", "timeout", "max_concurrent", "budget", "catch"},
+		Options: []string{"body", "mode", "timeout", "max_concurrent", "budget", "catch", "timeout_fails"},
 		Decode: func(d *decoder, op *Op, a opArgs) bool {
 			d.nursery(op, a.m, a.val, a.ctx, a.depth)
 			return false // the body is decoded with the label pushed
@@ -58,7 +58,14 @@ func (d *decoder) nursery(op *Op, m map[string]any, val any, ctx *bodyCtx, depth
 			op.NurseryBudget = &o
 		case "catch":
 			op.Catch, _ = d.boolean(m[k], p)
+		case "timeout_fails":
+			if d.since(2, p, "the nursery option timeout_fails") {
+				op.TimeoutFails, _ = d.boolean(m[k], p)
+			}
 		}
+	}
+	if op.TimeoutFails && !op.HasTimeout {
+		d.errorf(keyPath(op.Path, "timeout_fails"), "timeout_fails needs a timeout: without one there is nothing to fail")
 	}
 	if b, ok := m["body"]; ok && !d.failed() {
 		ctx.nurseries = append(ctx.nurseries, label)
@@ -72,7 +79,7 @@ func execNursery(e Env, t *sched.Task, sc Scope, op *Op) error {
 		return err
 	}
 	mode, _ := nursery.ParseMode(op.Mode)
-	o := sched.NurseryOptions{Label: op.Str, Mode: mode, MaxConcurrent: op.MaxConcurrent, Catch: op.Catch}
+	o := sched.NurseryOptions{Label: op.Str, Mode: mode, MaxConcurrent: op.MaxConcurrent, Catch: op.Catch, TimeoutFails: op.TimeoutFails}
 	cut := false
 	if op.HasTimeout {
 		o.Timeout, cut = e.Timeout(t, op.Timeout)
@@ -110,6 +117,9 @@ func formatNursery(w Formatter, op *Op) {
 	if op.Catch {
 		w.Printf(", catch = true")
 	}
+	if op.TimeoutFails {
+		w.Printf(", timeout_fails = true")
+	}
 }
 
 // nurseryDefaults: mode, catch, timeout and budget.
@@ -122,7 +132,10 @@ func nurseryDefaults(op *Op) []func(*Op) {
 		out = append(out, func(op *Op) { op.Catch = false })
 	}
 	if op.HasTimeout {
-		out = append(out, func(op *Op) { op.Timeout, op.HasTimeout = 0, false })
+		out = append(out, func(op *Op) { op.Timeout, op.HasTimeout, op.TimeoutFails = 0, false, false })
+	}
+	if op.TimeoutFails {
+		out = append(out, func(op *Op) { op.TimeoutFails = false })
 	}
 	if op.NurseryBudget != nil {
 		out = append(out, func(op *Op) { op.NurseryBudget = nil })

@@ -1,17 +1,22 @@
 package scenario
 
-import "github.com/cbcsim/cbcsim/sched"
+import (
+	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sched/driver"
+)
 
 // Spawn is `spawn = "task"`: starts that task as a child of the innermost
 // enclosing nursery. Op.Str is the task's name; the options are As,
-// SpawnBudget and Caps/HasCaps.
+// SpawnBudget, Caps/HasCaps and (version 2) Into: the label of a nursery
+// the spawning task was handed, its own or one its ancestors are inside,
+// which it spawns into wherever it is (sched.Nursery.GoFrom).
 const Spawn OpKind = 5
 
 func init() {
 	defineOp(&OpDef{
 		Kind: Spawn, Name: "spawn",
 		Sample:  `{ spawn = "child", as = "b", budget = { ops = 50 } }`,
-		Options: []string{"as", "budget", "caps"},
+		Options: []string{"as", "budget", "caps", "into"},
 		Decode: func(d *decoder, op *Op, a opArgs) bool {
 			d.spawn(op, a.m, a.val, a.ctx)
 			return true
@@ -28,11 +33,17 @@ func (d *decoder) spawn(op *Op, m map[string]any, val any, ctx *bodyCtx) {
 		return
 	}
 	op.Str = name
+	if into, given := m["into"]; given && d.since(2, keyPath(op.Path, "into"), "spawn's option into") {
+		op.Into, _ = d.nonEmptyStr(into, keyPath(op.Path, "into"))
+		d.intos = append(d.intos, labelSite{label: op.Into, path: keyPath(op.Path, "into")})
+	}
 	switch {
+	case d.failed():
+		return
 	case d.profile == ProfileCore:
 		d.errorf(op.Path, "spawn is not allowed under profile \"core\" (it has no scheduler)")
 		return
-	case len(ctx.nurseries) == 0:
+	case len(ctx.nurseries) == 0 && op.Into == "":
 		d.errorf(op.Path, "N1001 SpawnOutsideNursery: spawn of %q is not inside a nursery body of task %q", name, ctx.task)
 		return
 	case !d.tasks[name]:
@@ -56,8 +67,7 @@ func (d *decoder) spawn(op *Op, m map[string]any, val any, ctx *bodyCtx) {
 	}
 }
 
-func execSpawn(e Env, _ *sched.Task, sc Scope, op *Op) error {
-	n := sc[len(sc)-1]
+func execSpawn(e Env, t *sched.Task, sc Scope, op *Op) error {
 	o := sched.SpawnOptions{As: op.As, HasCaps: op.HasCaps}
 	if op.SpawnBudget != nil {
 		b := SchedBudget(op.SpawnBudget.Over(e.Scenario().Budget))
@@ -73,11 +83,39 @@ func execSpawn(e Env, _ *sched.Task, sc Scope, op *Op) error {
 	if err := e.Take(LimitTasks); err != nil {
 		return err
 	}
-	return n.Go(op.Str, e.Func(op.Str), o)
+	if op.Into != "" {
+		n := handed(t, sc, op.Into)
+		if n == nil {
+			e.Release(LimitTasks)
+			return &sched.SchedError{Code: sched.CodeNurseryNotActive, Detail: "spawn into " + op.Into + ": no such nursery was handed to this task"}
+		}
+		return n.GoFrom(t, op.Str, e.Func(op.Str), o)
+	}
+	return sc[len(sc)-1].Go(op.Str, e.Func(op.Str), o)
+}
+
+// handed is the nursery labelled label that t may spawn into: one of its
+// own enclosing nurseries (innermost first), else the one it belongs to
+// or one its ancestors belong to (nearest first); nil if none is.
+func handed(t *sched.Task, sc Scope, label string) *sched.Nursery {
+	for i := len(sc) - 1; i >= 0; i-- {
+		if sc[i].Label() == label {
+			return sc[i]
+		}
+	}
+	for p := driver.Parent(t); p != nil; p = driver.Parent(p.Owner()) {
+		if p.Label() == label {
+			return p
+		}
+	}
+	return nil
 }
 
 func formatSpawn(w Formatter, op *Op) {
 	w.Printf("spawn = %s", w.Quote(op.Str))
+	if op.Into != "" {
+		w.Printf(", into = %s", w.Quote(op.Into))
+	}
 	if op.As != "" {
 		w.Printf(", as = %s", w.Quote(op.As))
 	}

@@ -48,6 +48,9 @@ type OpDef struct {
 	Format func(f Formatter, op *Op)
 	Safety *OpSafety
 	Gen    *OpGen // nil: the fuzzer does not draw it, or draws it as part of a shape (gen.go)
+	// Since is the format version that introduced it (0: version 1); a
+	// file of an older version that uses it is refused.
+	Since int
 }
 
 // opDefs holds the registered definitions, indexed by OpKind; opDefs[0]
@@ -140,7 +143,7 @@ func allOpNames() string {
 // A sample may name channel "c" (capacity 1), task "child", nursery "n"
 // and the child "a".
 func SampleSource(k OpKind) []byte {
-	return []byte(fmt.Sprintf(`version = 1
+	return []byte(fmt.Sprintf(`version = %d
 name = "sample-%s"
 
 [channels]
@@ -156,5 +159,5 @@ ops = [
 
 [task.child]
 ops = [{ compute = 2 }]
-`, k, k.Def().Sample))
+`, max(MinVersion, k.Def().Since), k, k.Def().Sample))
 }

@@ -79,6 +79,9 @@ func (d *decoder) op(v any, path string, ctx *bodyCtx, depth int) Op {
 	}
 	op.Kind = opKindOf(key)
 	def := op.Kind.Def()
+	if def.Since > 0 && !d.since(def.Since, keyPath(path, key), key) {
+		return op
+	}
 	if !d.onlyOptions(m, path, key, def.Options) {
 		return op
 	}

@@ -2,8 +2,17 @@ package scenario
 
 import "github.com/cbcsim/cbcsim/sched"
 
-// Version is the only scenario format version this package reads.
-const Version = 1
+// Version is the newest scenario format version this package reads, and
+// MinVersion the oldest. Version 2 adds what issue 25 needed to test the
+// seeds' cancellation statements (docs/scenarios.md#format-version-2):
+// spawn's `into`, the nursery option `timeout_fails`, the operations
+// `cancel_self` and `if_cancelled`, and the expectations `state` and
+// `transitions` of a nursery and `[expect.task.NAME]`. A version-1 file
+// loads as before; one that uses a version-2 feature is refused, located.
+const (
+	Version    = 2
+	MinVersion = 1
+)
 
 // Scheduler profiles (the `profile` key of [scheduler]).
 const (
@@ -136,6 +145,12 @@ type Op struct {
 	MaxConcurrent int             // 0 = unlimited
 	NurseryBudget *BudgetOverride // nil = the owner's remaining budget
 	Catch         bool
+	TimeoutFails  bool // version 2: a passed timeout fails the nursery (N2001)
+
+	// spawn option (version 2): the label of a nursery the spawning task
+	// was handed (its own, or one its ancestors are inside), spawned into
+	// with GoFrom; "" spawns into the innermost enclosing nursery.
+	Into string
 
 	// recharge options
 	Recharge BudgetOverride
@@ -195,6 +210,9 @@ type Expect struct {
 
 	Nursery       map[string]*ExpectNursery // by label
 	NurseryLabels []string                  // sorted
+
+	Task      map[string]*ExpectTask // by task name (version 2)
+	TaskNames []string               // sorted
 }
 
 // ExpectNursery is one [expect.nursery.LABEL] table. It applies to every
@@ -205,4 +223,15 @@ type ExpectNursery struct {
 
 	Results    [][]string // per child in spawn order; alternatives of each
 	HasResults bool
+
+	// Version 2.
+	State          []string // the final state: Closed | Cancelled | *; nil = any
+	Transitions    []string // every transition in order, "FROM->TO"; meaningful only if HasTransitions
+	HasTransitions bool
+}
+
+// ExpectTask is one [expect.task.NAME] table (version 2): it applies to
+// every task spawned as NAME (main for task.main).
+type ExpectTask struct {
+	Result []string // a child result pattern; nil = any
 }
