@@ -84,3 +84,20 @@ func (c *goCtx) wait(t *sched.Task) error {
 	_, _, err := c.done.Recv(t)
 	return err
 }
+
+// mutex is sync.Mutex as a task sees it.
+//
+// Until sched has a Mutex it is a capacity-1 Chan: a send takes the
+// lock, a receive gives it back.
+type mutex struct{ c *sched.Chan[struct{}] }
+
+func newMutex(t *sched.Task, name string) *mutex {
+	return &mutex{sched.NewChan[struct{}](t.Scheduler(), name, 1)}
+}
+
+func (m *mutex) lock(t *sched.Task) error { return m.c.Send(t, struct{}{}) }
+
+func (m *mutex) unlock(t *sched.Task) error {
+	_, _, err := m.c.Recv(t)
+	return err
+}
