@@ -134,12 +134,19 @@ func (t *Task) Context() context.Context {
 	e := t.ext()
 	if e.ctx == nil {
 		ctx, cancel := context.WithCancelCause(context.Background())
+		tc := &taskCtx{Context: ctx, done: NewChan[struct{}](t.s, "context "+t.name, 0)}
+		// The done channel (DoneCase) is closed with the context, by
+		// whoever cancels it, from its worker when it has one.
+		cancelDone := func(cause error) {
+			cancel(cause)
+			tc.closeDone(nil)
+		}
 		t.mu.Lock() // markCancel reads cancel under t.mu
-		e.ctx, e.ctxCancel = ctx, cancel
+		e.ctx, e.ctxCancel = tc, cancelDone
 		t.mu.Unlock()
 		// Marked before markCancel could see cancel: cancel here.
 		if r := t.marked(); r != 0 {
-			cancel(&CancelError{Reason: nursery.Reason(r)})
+			cancelDone(&CancelError{Reason: nursery.Reason(r)})
 		}
 	}
 	return e.ctx

@@ -45,6 +45,9 @@ func (c *Chan[T]) Send(t *Task, v T) error {
 	if err := t.pointChan(); err != nil {
 		return err
 	}
+	if ch.s != t.s {
+		return ch.foreignErr()
+	}
 	for {
 		held := ch.shared(t)          // else no lock (channel.shared)
 		if held && !ch.mu.TryLock() { // ch.lock(), written out
@@ -57,6 +60,10 @@ func (c *Chan[T]) Send(t *Task, v T) error {
 		if r := ch.recvq.pop(); r != nil {
 			r.waitVal = c.slot(v)
 			ch.handed(r, t.w)
+			ch.unlock(held)
+			return nil
+		}
+		if len(ch.sel) > 0 && c.sendToSelect(v, t.w, nil) {
 			ch.unlock(held)
 			return nil
 		}
@@ -93,6 +100,9 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 	if err := t.pointChan(); err != nil {
 		return v, false, err
 	}
+	if ch.s != t.s {
+		return v, false, ch.foreignErr()
+	}
 	for {
 		held := ch.shared(t)          // else no lock (channel.shared)
 		if held && !ch.mu.TryLock() { // ch.lock(), written out
@@ -108,6 +118,8 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 				c.buf[(ch.head+ch.n)%ch.cap] = c.value(s.waitVal)
 				ch.n++
 				ch.complete(s, waitDone, t.w)
+			} else if len(ch.sel) > 0 {
+				c.refill(t.w)
 			}
 			ch.unlock(held)
 			return v, true, nil
@@ -117,6 +129,12 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 			ch.complete(s, waitDone, t.w)
 			ch.unlock(held)
 			return v, true, nil
+		}
+		if len(ch.sel) > 0 {
+			if sv, ok := c.recvFromSelect(t.w, nil); ok {
+				ch.unlock(held)
+				return sv, true, nil
+			}
 		}
 		if ch.closed {
 			ch.unlock(held)
@@ -144,7 +162,12 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 }
 
 // Close closes the channel: receivers drain what is left, then get ok == false.
-func (c *Chan[T]) Close(t *Task) error { return t.ops().Close(c.c) }
+func (c *Chan[T]) Close(t *Task) error {
+	if c.c.s != t.s {
+		return c.c.foreignErr()
+	}
+	return t.ops().Close(c.c)
+}
 
 // slot is v as a parked task's value slot holds it: the word itself, or
 // the token of a place in the table. Called with c.c.mu held.

@@ -26,8 +26,11 @@ type channel struct {
 	head   int
 	n      int
 	closed bool
-	recvq  waitq // blocked receivers, FIFO
-	sendq  waitq // blocked senders, FIFO; their value is in t.waitVal (see Chan for a typed one)
+	recvq  waitq      // blocked receivers, FIFO
+	sendq  waitq      // blocked senders, FIFO; their value is in t.waitVal (see Chan for a typed one)
+	sel    []selEntry // selects waiting on the channel (select.go); typed Chans only
+
+	id uint64 // the order Select locks channels in; immutable
 
 	// blockers are the channel's four blockers, one for each direction and
 	// interruptibility (see blocker). Every task blocking on the channel
@@ -48,7 +51,7 @@ func newChannel(s *Scheduler, name string, capacity, bufCap int) *channel {
 	if capacity < 0 {
 		panic("sched: NewChannel: negative capacity")
 	}
-	c := &channel{s: s, name: name, cap: capacity, stepped: s.cfg.Mode.Stepped(), buf: make([]int64, bufCap)}
+	c := &channel{s: s, name: name, cap: capacity, stepped: s.cfg.Mode.Stepped(), buf: make([]int64, bufCap), id: s.nextChanID.Add(1)}
 	for send := range 2 {
 		for interruptible := range 2 {
 			b := &c.blockers[send][interruptible]
@@ -148,6 +151,9 @@ func (b *chanWait) park(t *Task, w *worker) bool {
 		could = c.closed || c.recvq.len() > 0 || c.n < c.cap
 	} else {
 		could = c.closed || c.n > 0 || c.sendq.len() > 0
+	}
+	if !could && len(c.sel) > 0 {
+		_, could = c.waiting(b.send, nil) // a select came to wait on the other side meanwhile
 	}
 	parked := !could && b.parkHeld(t)
 	c.mu.Unlock()
@@ -508,6 +514,9 @@ func (view *taskOps) Close(c *channel) error {
 	for s := c.sendq.pop(); s != nil; s = c.sendq.pop() {
 		c.complete(s, waitClosed, t.w)
 	}
+	if len(c.sel) > 0 {
+		c.closeSelects(t.w)
+	}
 	return nil
 }
 
@@ -574,6 +583,12 @@ func (t *Task) channelWaitErr() error {
 		return t.observe()
 	}
 	return nil
+}
+
+// foreignErr is the error of an operation on c by a task of another
+// scheduler.
+func (c *channel) foreignErr() error {
+	return &SchedError{Code: CodeForeignChan, Detail: "channel " + c.name + " belongs to another scheduler"}
 }
 
 // closedErr is the error of an operation (what, "send on" or "close of")

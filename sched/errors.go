@@ -51,6 +51,9 @@ const (
 	CodeChannelClosed        = "ChannelClosed"        // a send on, or a second close of, a closed channel
 	CodeNurseryNotActive     = "NurseryNotActive"     // a spawn into a nursery that no longer admits the caller
 	CodeNurseryTimeout       = "NurseryTimeout"       // a nursery with TimeoutFails ran out of time
+	CodeForeignChan          = "ForeignChan"          // an operation on a Chan made by another Scheduler
+	CodeForeignContext       = "ForeignContext"       // a Select that would wait on a context the scheduler does not drive
+	CodeSchedulerUsed        = "SchedulerUsed"        // Run (or RunContext) on a scheduler that has already run
 )
 
 // The sentinels: errors.Is(err, sched.ErrCapabilityDenied) is true for every
@@ -62,6 +65,9 @@ var (
 	ErrChannelClosed        = &SchedError{Code: CodeChannelClosed}
 	ErrNurseryNotActive     = &SchedError{Code: CodeNurseryNotActive}
 	ErrNurseryTimeout       = &SchedError{Code: CodeNurseryTimeout}
+	ErrForeignChan          = &SchedError{Code: CodeForeignChan}
+	ErrForeignContext       = &SchedError{Code: CodeForeignContext}
+	ErrSchedulerUsed        = &SchedError{Code: CodeSchedulerUsed}
 )
 
 // SchedError is a failure the scheduler imposes on a task.

@@ -19,7 +19,9 @@ func (view *driverView) LimitHit() bool {
 
 // Run runs fn as the root task on the scheduler's workers, one goroutine
 // each (real mode), and returns the root's result when it and therefore
-// every task has finished. The scheduler is spent afterwards.
+// every task has finished. The scheduler is spent afterwards: a second
+// Run returns the result err:SchedulerUsed. RunContext is Run with a
+// context and an error value.
 func (s *Scheduler) Run(name string, fn Func) Result {
 	return s.drv().RunWith(name, fn, nil)
 }
@@ -27,6 +29,15 @@ func (s *Scheduler) Run(name string, fn Func) Result {
 // RunWith is Run with a hook that sees the root task before any worker
 // starts (to set its capabilities, say).
 func (view *driverView) RunWith(name string, fn Func, before func(root *Task)) Result {
+	s := (*Scheduler)(view)
+	if !s.used.CompareAndSwap(false, true) {
+		return nursery.Err(CodeSchedulerUsed)
+	}
+	return view.runWith(name, fn, before)
+}
+
+// runWith is RunWith once the scheduler is known to be unused.
+func (view *driverView) runWith(name string, fn Func, before func(root *Task)) Result {
 	s := (*Scheduler)(view)
 	if s.clock == nil {
 		s.clock = &wallClock{start: time.Now()}

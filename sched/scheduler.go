@@ -22,9 +22,11 @@ type Scheduler struct {
 
 	nextTaskID    atomic.Uint64
 	nextNurseryID atomic.Uint64
-	live          atomic.Int64 // tasks created minus tasks finished outside any worker; see Live
+	nextChanID    atomic.Uint64 // channel.id: Select's lock order
+	live          atomic.Int64  // tasks created minus tasks finished outside any worker; see Live
 
 	root       *Task
+	used       atomic.Bool // Run or RunContext was called: a scheduler runs once
 	rootDone   atomic.Bool
 	aborting   atomic.Bool
 	steps      atomic.Int64 // real-mode steps, counted only with MaxSteps

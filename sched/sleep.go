@@ -127,6 +127,8 @@ func (view *driverView) FireTimers(now uint64) {
 			if wake {
 				s.wakeFrom(nil, tm.task)
 			}
+		case timerFunc:
+			tm.fn(now)
 		case timerTimeout:
 			if s.em.on() {
 				s.em.emit(trace.KindNote, trace.I(trace.KeyNursery, int64(tm.n.id)), trace.S(trace.KeyTimeout, tm.n.label))

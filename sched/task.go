@@ -388,10 +388,24 @@ func (t *Task) observe() error {
 
 // Yield is an explicit yield: the task goes to the back of the global queue.
 // It is a checkpoint and costs no budget (seed 001 section 4.2.2).
+//
+// Only t's own body may call it, while it runs: Yield on a task that has
+// finished panics with a message that says so (there is no fiber left to
+// suspend), as does any call outside a task body that the scheduler can
+// tell (docs/semantics.md).
 func (t *Task) Yield() error {
+	if t.fib == nil || t.w == nil {
+		t.notRunning("Yield")
+	}
 	t.yields++
 	t.turn(reasonYield)
 	return t.observe()
+}
+
+// notRunning panics for a call of op on t that only t's running body may
+// make.
+func (t *Task) notRunning(op string) {
+	panic(fmt.Sprintf("sched: Task.%s: task %d (%s) is not running: it has finished, or the call is not made by its own body", op, t.id, t.name))
 }
 
 // turn is suspend for a yield (why is reasonYield or reasonInterval): when

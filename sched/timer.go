@@ -12,6 +12,7 @@ type timerKind uint8
 const (
 	timerSleep   timerKind = iota + 1 // wake a sleeping task
 	timerTimeout                      // a nursery's timeout
+	timerFunc                         // a Timer's or Ticker's firing (vtime.go)
 )
 
 // timer is one pending timer. dead timers (the sleeper was cancelled, the
@@ -23,6 +24,7 @@ type timer struct {
 	kind    timerKind
 	task    *Task
 	n       *Nursery
+	fn      func(now uint64) // timerFunc's
 	dead    bool
 	fired   bool
 	waiting bool // a sleeper is parked on it
@@ -84,11 +86,28 @@ func (ts *timers) add(when uint64, kind timerKind, t *Task, n *Nursery) *timer {
 	return tm
 }
 
-// kill marks tm dead so it never fires.
-func (ts *timers) kill(tm *timer) {
+// addFunc registers a timer that calls fn when it fires, at when.
+func (ts *timers) addFunc(when uint64, fn func(now uint64)) *timer {
 	ts.mu.Lock()
+	ts.seq++
+	tm := &timer{when: when, seq: ts.seq, kind: timerFunc, fn: fn}
+	heap.Push(&ts.h, tm)
+	ts.setNext()
+	ts.mu.Unlock()
+	if ts.wake != nil { // real mode's clock goroutine
+		ts.wakeClock()
+	}
+	return tm
+}
+
+// kill marks tm dead so it never fires, and reports whether it was
+// still pending (neither fired nor killed).
+func (ts *timers) kill(tm *timer) bool {
+	ts.mu.Lock()
+	pending := !tm.dead && !tm.fired
 	tm.dead = true
 	ts.mu.Unlock()
+	return pending
 }
 
 // next returns the time of the earliest live timer.

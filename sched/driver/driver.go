@@ -57,6 +57,7 @@ const (
 	DecideHandOff   = link.DecideHandOff
 	DecideOwnerNext = link.DecideOwnerNext
 	DecideCredit    = link.DecideCredit
+	DecideSelect    = link.DecideSelect
 )
 
 // ParseDecision returns the decision named s (a decide event's key).

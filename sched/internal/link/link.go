@@ -191,10 +191,15 @@ const (
 	// DecideCredit: the owner of a lean nursery admits its spawns ahead,
 	// in a batch (yes), or one spawn at a time under the lock (no).
 	DecideCredit
+	// DecideSelect: a Select with several cases ready takes the next of
+	// them, in the order of its cases (yes), or passes it over (no); the
+	// last ready case takes no decision. Real mode draws the case uniform
+	// from the worker's generator.
+	DecideSelect
 	decisionEnd
 )
 
-var decisionNames = [...]string{DecideNextSlot: "next-slot", DecideStealNext: "steal-next", DecideHandOff: "hand-off", DecideOwnerNext: "owner-next", DecideCredit: "credit"}
+var decisionNames = [...]string{DecideNextSlot: "next-slot", DecideStealNext: "steal-next", DecideHandOff: "hand-off", DecideOwnerNext: "owner-next", DecideCredit: "credit", DecideSelect: "select"}
 
 // String is the decision's name in a trace's decide event.
 func (d Decision) String() string {
