@@ -1,5 +1,3 @@
-//go:build goker_i27a
-
 package goker
 
 import "github.com/cbcsim/cbcsim/sched"
