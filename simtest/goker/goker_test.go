@@ -61,7 +61,7 @@ func firstFailure(t testing.TB, body sched.Func, workers []int, opts ...simtest.
 func TestGoKer(t *testing.T) {
 	for _, k := range Kernels() {
 		t.Run(k.ID, func(t *testing.T) {
-			run, msg := firstFailure(t, k.Body(false), simtest.DefaultWorkers())
+			run, msg := firstFailure(t, k.Body(false), simtest.DefaultWorkers(), k.options()...)
 			if run == 0 {
 				t.Errorf("%s: simtest did not find the bug in %d runs", k.ID, simtest.DefaultSeeds*len(simtest.DefaultWorkers()))
 			} else if testing.Verbose() {
@@ -70,7 +70,7 @@ func TestGoKer(t *testing.T) {
 			if k.FixHangs != "" {
 				return
 			}
-			if run, msg := firstFailure(t, k.Body(true), simtest.DefaultWorkers(), simtest.Seeds(fixedSeeds)); run != 0 {
+			if run, msg := firstFailure(t, k.Body(true), simtest.DefaultWorkers(), append(k.options(), simtest.Seeds(fixedSeeds))...); run != 0 {
 				t.Errorf("%s: the fixed version failed:\n%s", k.ID, msg)
 			}
 		})
@@ -87,3 +87,11 @@ func firstLine(s string) string {
 // fixedSeeds bounds the seeds a fixed kernel runs in TestGoKer, to keep
 // the suite within its time budget.
 const fixedSeeds = simtest.DefaultSeeds
+
+// options are the simtest options the kernel asks for.
+func (k Kernel) options() []simtest.Option {
+	if k.MaxSteps > 0 {
+		return []simtest.Option{simtest.MaxSteps(k.MaxSteps)}
+	}
+	return nil
+}

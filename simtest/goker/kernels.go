@@ -15,6 +15,11 @@ type Kernel struct {
 	// one when fixed is true.
 	Body func(fixed bool) sched.Func
 
+	// MaxSteps, when not zero, bounds a run's busy steps (simtest's
+	// MaxSteps) for a kernel whose bug is a task that never stops: the
+	// run is then a livelock, found sooner than at simtest's default.
+	MaxSteps int64
+
 	// FixHangs, when not empty, says why the fixed version still fails
 	// under simtest (the fix itself blocks on some interleaving); the
 	// suite then does not require it to pass.

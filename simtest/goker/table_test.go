@@ -52,10 +52,10 @@ func TestGoKerTable(t *testing.T) {
 	for _, k := range Kernels() {
 		r := tableRow{k: k, native: native[k.ID]}
 		for _, s := range strategies {
-			run, _ := firstFailure(t, k.Body(false), simtest.DefaultWorkers(), simtest.Strategy(s))
+			run, _ := firstFailure(t, k.Body(false), simtest.DefaultWorkers(), append(k.options(), simtest.Strategy(s))...)
 			r.first = append(r.first, run)
 		}
-		r.fixedRun, _ = firstFailure(t, k.Body(true), simtest.DefaultWorkers())
+		r.fixedRun, _ = firstFailure(t, k.Body(true), simtest.DefaultWorkers(), k.options()...)
 		rows = append(rows, r)
 	}
 	var b bytes.Buffer
@@ -75,8 +75,9 @@ type tableRow struct {
 
 // strategySupported reports whether simtest accepts the strategy.
 func strategySupported(t *testing.T, name string) bool {
-	_, msg := firstFailure(t, func(*sched.Task) error { return nil }, []int{1}, simtest.Strategy(name), simtest.Seeds(1))
-	return !strings.Contains(msg, "Strategy(")
+	rec := &recorder{TB: t}
+	simtest.Check(rec, func(*sched.Task) error { return nil }, simtest.Strategy(name), simtest.Seeds(1), simtest.Workers(1))
+	return !strings.Contains(strings.Join(rec.msgs, "\n"), "Strategy(")
 }
 
 func writeTable(w io.Writer, rows []tableRow, strategies []string) {
