@@ -84,12 +84,12 @@ func firstLine(s string) string {
 	return s
 }
 
-// fixedSeeds bounds the seeds a fixed kernel runs in TestGoKer (30 seeds
-// on workers 1, 2, 4: 90 runs, each executed twice), to keep the whole
+// fixedSeeds bounds the seeds a fixed kernel runs in TestGoKer (20 seeds
+// on workers 1, 2, 4: 60 runs, each executed twice), to keep the whole
 // suite within 60 s under -race on the project's 2-core machine. The
 // table (TestGoKerTable) runs every fixed version over the default 300
 // runs.
-const fixedSeeds = 30
+const fixedSeeds = 20
 
 // options are the simtest options the kernel asks for.
 func (k Kernel) options() []simtest.Option {
