@@ -113,3 +113,24 @@ func (tm *timer) stop() bool {
 	tm.stopped = true
 	return true
 }
+
+// once is sync.Once: a second Do waits while the first runs, as Go's
+// does (its slow path is a mutex).
+type once struct {
+	m    *mutex
+	done bool
+}
+
+func newOnce(t *sched.Task, name string) *once { return &once{m: newMutex(t, name)} }
+
+func (o *once) do(t *sched.Task, fn sched.Func) error {
+	if err := o.m.lock(t); err != nil {
+		return err
+	}
+	defer o.m.unlock(t)
+	if o.done {
+		return nil
+	}
+	o.done = true
+	return fn(t)
+}
