@@ -61,7 +61,11 @@ func firstFailure(t testing.TB, body sched.Func, workers []int, opts ...simtest.
 func TestGoKer(t *testing.T) {
 	for _, k := range Kernels() {
 		t.Run(k.ID, func(t *testing.T) {
-			run, msg := firstFailure(t, k.Body(false), simtest.DefaultWorkers(), k.options()...)
+			opts := k.options()
+			if k.Strategy != "" {
+				opts = append(opts, simtest.Strategy(k.Strategy))
+			}
+			run, msg := firstFailure(t, k.Body(false), simtest.DefaultWorkers(), opts...)
 			if run == 0 {
 				t.Errorf("%s: simtest did not find the bug in %d runs", k.ID, simtest.DefaultSeeds*len(simtest.DefaultWorkers()))
 			} else if testing.Verbose() {

@@ -15,6 +15,11 @@ type Kernel struct {
 	// one when fixed is true.
 	Body func(fixed bool) sched.Func
 
+	// Strategy, when not empty, is the simtest strategy TestGoKer finds
+	// the bug with, for a kernel the default (random) does not find
+	// within the default runs.
+	Strategy string
+
 	// MaxSteps, when not zero, bounds a run's busy steps (simtest's
 	// MaxSteps) for a kernel whose bug is a task that never stops: the
 	// run is then a livelock, found sooner than at simtest's default.
