@@ -338,7 +338,23 @@ func (f *Fiber) Close() {
 	// so the sequence function always returns normally, and it does
 	// return: the coroutine sees closed wherever it was suspended.
 	next()
+	// A deferred call of the unwound body that yields (a task's deferred
+	// unlock that blocks) suspends the body again, and would never be
+	// resumed: its coroutine would outlive the fiber. Resume it, and its
+	// Yield panics as the first did, until the body is unwound. Each
+	// round runs at least one deferred call to its end, so the rounds are
+	// bounded by the body's deferred calls; closeRoundsMax is a guard.
+	for round := 0; f.inBody; round++ {
+		if round == closeRoundsMax {
+			panic("fiber: Close: the body yields again at every unwinding")
+		}
+		next()
+	}
 }
+
+// closeRoundsMax bounds the resumptions Close makes of a body whose
+// deferred calls yield while it is unwound.
+const closeRoundsMax = 1 << 20
 
 // rebind gives a finished fiber a new body; the next Resume starts it on the
 // same coroutine.

@@ -749,3 +749,35 @@ func TestAgainRunsBodiesInARow(t *testing.T) {
 	}
 	g.Close()
 }
+
+// TestCloseUnwindsDeferredYields: a body whose deferred calls yield while
+// Close unwinds it (a task's deferred unlock that blocks, in a deadlocked
+// run's teardown) is unwound to its end: Close returns, every deferred
+// call ran up to its Yield, the fiber is Done, and no goroutine is left.
+func TestCloseUnwindsDeferredYields(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 100 {
+		deferred := 0
+		f := New(BodyFunc(func(f *Fiber) {
+			for range 3 {
+				defer func() {
+					deferred++
+					f.Yield(1) // parks again while unwound
+					t.Error("Yield returned while the body was unwound")
+				}()
+			}
+			f.Yield(1)
+		}))
+		if _, st := f.Resume(); st != Suspended {
+			t.Fatalf("status %v, want Suspended", st)
+		}
+		f.Close()
+		if deferred != 3 {
+			t.Fatalf("%d deferred calls ran, want 3", deferred)
+		}
+		if f.Status() != Done {
+			t.Fatalf("status after Close %v, want Done", f.Status())
+		}
+	}
+	waitGoroutines(t, before)
+}

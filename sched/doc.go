@@ -32,7 +32,16 @@
 //     nursery's *ChildError joins them (errors.Join, the first first).
 //   - Timeouts: NurseryOptions.Timeout cancels the children (Trio's
 //     move_on_after); with TimeoutFails it is ErrNurseryTimeout (fail_after).
-//   - Typed channels between tasks: Chan.
+//   - Typed channels between tasks: Chan; Go's select: Select, with
+//     Chan.SendCase, Chan.RecvCase, DefaultCase, and Chan.TrySend,
+//     Chan.TryRecv for the one-case non-blocking forms.
+//   - sync.Mutex, RWMutex, Cond, WaitGroup: Mutex, RWMutex, Cond,
+//     WaitGroup, whose waits park the task, not the worker, and whose
+//     unlocks never fail (a deferred Unlock is always right).
+//   - time.Sleep, time.After, time.Timer, time.Ticker: Task.SleepFor,
+//     After, NewTimer, NewTicker, on the scheduler's clock (virtual under
+//     the seeded driver); `case <-ctx.Done()`: DoneCase.
+//   - Run with an error value and a context: Scheduler.RunContext.
 //
 // The choices, stated once (docs/semantics.md has the reasons and the
 // differences from errgroup, conc, Trio and the JDK):

@@ -11,6 +11,13 @@ import "fmt"
 // counters, the run event, in that order) is done here instead, without
 // the two fiber switches. Keep the two in step.
 func (t *Task) endStep() {
+	if t.s.aborting.Load() {
+		// Abort is unwinding t (a deferred call made a checkpoint): the
+		// run is over, so the driver is not asked; the suspension panics
+		// at once (fiber.Yield on a closed fiber) and the unwinding goes
+		// on.
+		t.suspend(reasonCheckpoint)
+	}
 	if st := t.s.stepper; st != nil {
 		w := t.w
 		// t stays in state running while the driver decides: between two

@@ -35,6 +35,7 @@ import (
 
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim"
+	"github.com/cbcsim/cbcsim/sim/explore"
 )
 
 // Defaults of the options.
@@ -55,7 +56,7 @@ func DefaultWorkers() []int { return []int{1, 2, 4} }
 var (
 	flagSeed     = flag.String("simtest.seed", "", "run only this seed (the rerun of a failure)")
 	flagWorkers  = flag.Int("simtest.workers", 0, "run only this worker count")
-	flagStrategy = flag.String("simtest.strategy", "", "the driver's strategy, random or pct (overrides Strategy)")
+	flagStrategy = flag.String("simtest.strategy", "", "the driver's strategy, random, pct or explore (overrides Strategy)")
 	flagSeeds    = flag.Int("simtest.seeds", 0, "seeds per worker count (overrides Seeds)")
 	flagTrace    = flag.String("simtest.trace", "", "with -simtest.seed: write the run's trace to this file, passing or not")
 	flagFailures = flag.String("simtest.failures", "", "directory for the traces of failures (default: simtest-failures under the OS temp directory)")
@@ -65,13 +66,15 @@ var (
 type Option func(*config)
 
 type config struct {
-	seeds     int
-	seedStart uint64
-	workers   []int
-	strategy  string
-	repeat    int
-	maxSteps  int64
-	stall     time.Duration
+	seeds       int
+	seedStart   uint64
+	workers     []int
+	strategy    string
+	pctDepth    int
+	preemptions int
+	repeat      int
+	maxSteps    int64
+	stall       time.Duration
 }
 
 // Seeds sets the number of seeds run per worker count (default 100).
@@ -80,12 +83,31 @@ func Seeds(n int) Option { return func(c *config) { c.seeds = n } }
 // Workers sets the worker counts (default 1, 2, 4).
 func Workers(ws ...int) Option { return func(c *config) { c.workers = append([]int(nil), ws...) } }
 
-// Strategy sets the seeded driver's strategy: "random" (the default) or
-// "pct", as `cbcsim check --strategy` does. pct (probabilistic concurrency
-// testing) finds bugs that need a few preemptions at the right places
-// with a known probability; each pct run executes the body once more to
-// measure it.
+// Strategy sets the seeded driver's strategy: "random" (the default),
+// "pct" or "explore", as `cbcsim check --strategy` and `cbcsim explore`
+// do. pct (probabilistic concurrency testing) finds bugs that need a few
+// preemptions at the right places with a known probability; each pct run
+// executes the body once more to measure it. explore is the systematic
+// search of package sim/explore on the body: every schedule with at most
+// Preemptions preemptions (default 2), fewest first, up to Seeds
+// schedules per worker count, its policy decisions (Select's choice
+// among ready cases included) explored too; a failure is shrunk to its
+// fewest preemptions and steps before it is reported. The seed (StartSeed)
+// is then the one seed every schedule runs with.
 func Strategy(name string) Option { return func(c *config) { c.strategy = name } }
+
+// PCTDepth sets pct's depth d, the number of preemptions a run makes
+// (d-1 change points; default 3, at most 64), as `cbcsim check
+// --pct-depth` does. Only with Strategy("pct").
+func PCTDepth(d int) Option { return func(c *config) { c.pctDepth = d } }
+
+// Preemptions sets explore's preemption bound (default 2). Only with
+// Strategy("explore").
+func Preemptions(k int) Option { return func(c *config) { c.preemptions = k } }
+
+// StartSeed sets the first seed: Check runs seeds s, s+1, ... s+Seeds-1
+// (default 0). A rerun's -simtest.seed overrides it.
+func StartSeed(s uint64) Option { return func(c *config) { c.seedStart = s } }
 
 // Repeat sets how many times each run is executed and its traces compared
 // (default 2; 1 turns the nondeterminism check off and halves the cost).
@@ -101,7 +123,7 @@ func Stall(d time.Duration) Option { return func(c *config) { c.stall = d } }
 
 func newConfig(opts []Option) (*config, error) {
 	c := &config{seeds: DefaultSeeds, workers: DefaultWorkers(), strategy: sim.StrategyRandom,
-		repeat: DefaultRepeat, maxSteps: DefaultMaxSteps, stall: DefaultStall}
+		preemptions: explore.DefaultPreemptions, repeat: DefaultRepeat, maxSteps: DefaultMaxSteps, stall: DefaultStall}
 	for _, o := range opts {
 		o(c)
 	}
@@ -128,8 +150,16 @@ func newConfig(opts []Option) (*config, error) {
 		return nil, fmt.Errorf("Seeds(%d): want at least 1", c.seeds)
 	case len(c.workers) == 0:
 		return nil, errors.New("Workers(): want at least one worker count")
-	case c.strategy != sim.StrategyRandom && c.strategy != sim.StrategyPCT:
-		return nil, fmt.Errorf("Strategy(%q): want %q or %q", c.strategy, sim.StrategyRandom, sim.StrategyPCT)
+	case c.strategy != sim.StrategyRandom && c.strategy != sim.StrategyPCT && c.strategy != sim.StrategyExplore:
+		return nil, fmt.Errorf("Strategy(%q): want %q, %q or %q", c.strategy, sim.StrategyRandom, sim.StrategyPCT, sim.StrategyExplore)
+	case c.pctDepth != 0 && c.strategy != sim.StrategyPCT:
+		return nil, fmt.Errorf("PCTDepth(%d) needs Strategy(%q), not %q", c.pctDepth, sim.StrategyPCT, c.strategy)
+	case c.pctDepth < 0 || c.pctDepth > sim.PCTDepthMax:
+		return nil, fmt.Errorf("PCTDepth(%d): want 1..%d", c.pctDepth, sim.PCTDepthMax)
+	case c.preemptions < 0 || c.preemptions > explore.PreemptionsMax:
+		return nil, fmt.Errorf("Preemptions(%d): want 0..%d", c.preemptions, explore.PreemptionsMax)
+	case c.seedStart > 1<<63-1 || c.seedStart+uint64(c.seeds)-1 > 1<<63-1:
+		return nil, fmt.Errorf("StartSeed(%d) with Seeds(%d): the seeds must stay in 0..%d", c.seedStart, c.seeds, uint64(1<<63-1))
 	case c.repeat < 1:
 		return nil, fmt.Errorf("Repeat(%d): want at least 1", c.repeat)
 	case c.maxSteps < 1:
@@ -158,21 +188,26 @@ func Check(t testing.TB, body func(*sched.Task) error, opts ...Option) {
 		t.Errorf("simtest: %v", err)
 		return
 	}
+	if c.strategy == sim.StrategyExplore {
+		for _, w := range c.workers {
+			rep, f, err := c.explore(t.Name(), body, w, nil)
+			if err != nil {
+				t.Errorf("simtest: workers %d, strategy explore: %v", w, err)
+				return
+			}
+			if f != nil {
+				t.Error(f.message(t.Name(), c))
+				return
+			}
+			t.Logf("simtest: workers %d, strategy explore: %d schedules, none failed%s", w, rep.Schedules, exhaustiveNote(rep))
+		}
+		return
+	}
 	for i := 0; i < c.seeds; i++ {
 		seed := c.seedStart + uint64(i)
 		for _, w := range c.workers {
-			f, tr := c.run(t.Name(), body, seed, w)
-			if *flagTrace != "" && tr != nil {
-				path := *flagTrace
-				if len(c.workers) > 1 {
-					path = fmt.Sprintf("%s.w%d", path, w)
-				}
-				if err := writeFile(path, tr); err != nil {
-					t.Errorf("simtest: %v", err)
-				} else {
-					t.Logf("simtest: seed %d workers %d: trace written to %s", seed, w, path)
-				}
-			}
+			f, tr := c.run(t.Name(), body, seed, w, true)
+			c.keepTrace(t, tr, seed, w)
 			if f != nil {
 				t.Error(f.message(t.Name(), c))
 				return
@@ -181,26 +216,45 @@ func Check(t testing.TB, body func(*sched.Task) error, opts ...Option) {
 	}
 }
 
+// keepTrace writes a run's trace where -simtest.trace says.
+func (c *config) keepTrace(t testing.TB, tr []byte, seed uint64, w int) {
+	if *flagTrace == "" || tr == nil {
+		return
+	}
+	path := *flagTrace
+	if len(c.workers) > 1 {
+		path = fmt.Sprintf("%s.w%d", path, w)
+	}
+	if err := writeFile(path, tr); err != nil {
+		t.Errorf("simtest: %v", err)
+	} else {
+		t.Logf("simtest: seed %d workers %d: trace written to %s", seed, w, path)
+	}
+}
+
 // failure is a run that failed.
 type failure struct {
-	seed    uint64
-	workers int
-	what    string   // one line: what failed
-	details []string // more lines: main's result, broken invariants, trace lines
-	traces  []string // files written
-	rerun   bool     // the rerun command reproduces it (false for a stall)
+	seed     uint64
+	workers  int
+	strategy string
+	schedule string   // explore: which schedule, its preemptions and steps
+	what     string   // one line: what failed
+	details  []string // more lines: main's result, broken invariants, trace lines
+	traces   []string // files written
+	rerun    bool     // the rerun command reproduces it (false for a stall)
 }
 
 // run executes one (seed, workers) run c.repeat times and judges it. It
 // returns the failure, if any, and the first execution's trace (nil if it
 // did not finish).
-func (c *config) run(name string, body func(*sched.Task) error, seed uint64, workers int) (*failure, []byte) {
+// Its trace is saved to a file when it fails and save is set.
+func (c *config) run(name string, body func(*sched.Task) error, seed uint64, workers int, save bool) (*failure, []byte) {
 	var first *sim.BodyRun
 	var firstTrace []byte
 	for i := 0; i < c.repeat; i++ {
-		r, tr, err := c.execute(name, body, seed, workers)
+		r, tr, err := c.execute(c.body(name, seed, workers), body)
 		if err != nil {
-			f := &failure{seed: seed, workers: workers, what: err.Error(), rerun: !errors.Is(err, errStall)}
+			f := &failure{seed: seed, workers: workers, strategy: c.strategy, what: err.Error(), rerun: !errors.Is(err, errStall)}
 			return f, nil
 		}
 		if i == 0 {
@@ -208,21 +262,25 @@ func (c *config) run(name string, body func(*sched.Task) error, seed uint64, wor
 			continue
 		}
 		if line, a, b, differ := diffLine(firstTrace, tr); differ {
-			f := &failure{seed: seed, workers: workers,
+			f := &failure{seed: seed, workers: workers, strategy: c.strategy,
 				what: "nondeterministic: two executions of the same seed wrote different traces; " +
 					"the body used something the simulator does not control (a real goroutine, the clock, " +
 					"map iteration order, a global random source), so no seed can replay it",
 				details: []string{fmt.Sprintf("first difference at trace line %d:", line),
 					"  first:  " + a, "  second: " + b}}
-			f.save(name, firstTrace, "first")
-			f.save(name, tr, "second")
+			if save {
+				f.save(name, firstTrace, "first")
+				f.save(name, tr, "second")
+			}
 			return f, firstTrace
 		}
 	}
 	f := judge(first, firstTrace, seed, workers)
 	if f != nil {
-		f.rerun = true
-		f.save(name, firstTrace, "")
+		f.rerun, f.strategy = true, c.strategy
+		if save {
+			f.save(name, firstTrace, "")
+		}
 	}
 	return f, firstTrace
 }
@@ -307,20 +365,26 @@ func (e *goroutineError) Error() string {
 		"schedules it, not when the seed says, so no seed can replay the run: start a task instead (Nursery.Go)"
 }
 
-// execute runs the body once and returns the run and its trace. The run
-// goes on a goroutine of its own so that a run blocked outside the
-// scheduler can be reported; that goroutine is then left behind, blocked,
-// since nothing can stop it.
-func (c *config) execute(name string, body func(*sched.Task) error, seed uint64, workers int) (*sim.BodyRun, []byte, error) {
-
-	watch, labels := newGoroutineWatch()
-	pb := &progressBuffer{watch: watch}
+// body is the sim.Body of one run of the strategy random or pct.
+func (c *config) body(name string, seed uint64, workers int) sim.Body {
 	b := sim.Body{Name: name, Source: "go test body " + name + "\n", Seed: seed,
 		Sched:    sched.Config{Workers: workers, Budget: sched.Unlimited},
-		MaxSteps: c.maxSteps, Trace: pb}
+		MaxSteps: c.maxSteps}
 	if c.strategy == sim.StrategyPCT {
-		b.Strategy = sim.StrategyPCT
+		b.Strategy, b.PCTDepth = sim.StrategyPCT, c.pctDepth
 	}
+	return b
+}
+
+// execute runs the body once as b says and returns the run and its
+// trace (b.Trace, if set, gets a copy). The run goes on a goroutine of its
+// own so that a run blocked outside the scheduler can be reported; that
+// goroutine is then left behind, blocked, since nothing can stop it.
+func (c *config) execute(b sim.Body, body func(*sched.Task) error) (*sim.BodyRun, []byte, error) {
+	watch, labels := newGoroutineWatch()
+	pb := &progressBuffer{watch: watch}
+	out := b.Trace
+	b.Trace = pb
 	type result struct {
 		r   *sim.BodyRun
 		err error
@@ -346,6 +410,11 @@ func (c *config) execute(name string, body func(*sched.Task) error, seed uint64,
 			if watch.found != "" {
 				return nil, nil, &goroutineError{watch.found}
 			}
+			if out != nil {
+				if _, err := out.Write(pb.buf.Bytes()); err != nil {
+					return nil, nil, err
+				}
+			}
 			return res.r, pb.buf.Bytes(), nil
 		case now := <-tick.C:
 			if n := pb.n.Load(); n != last {
@@ -360,7 +429,7 @@ func (c *config) execute(name string, body func(*sched.Task) error, seed uint64,
 // save writes a trace of the failure to the failures directory.
 func (f *failure) save(name string, tr []byte, suffix string) {
 	dir := failuresDir()
-	base := fmt.Sprintf("%s-seed%d-w%d", fileSafe(name), f.seed, f.workers)
+	base := fmt.Sprintf("%s-%s-seed%d-w%d", fileSafe(name), f.strategy, f.seed, f.workers)
 	if suffix != "" {
 		base += "-" + suffix
 	}
@@ -397,7 +466,7 @@ func fileSafe(s string) string { return unsafeFileChars.ReplaceAllString(s, "_")
 
 func (f *failure) message(name string, c *config) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "simtest: seed %d, workers %d, strategy %s: %s", f.seed, f.workers, c.strategy, f.what)
+	fmt.Fprintf(&b, "simtest: seed %d, workers %d, strategy %s%s: %s", f.seed, f.workers, c.strategy, f.schedule, f.what)
 	for _, d := range f.details {
 		b.WriteString("\n    " + d)
 	}

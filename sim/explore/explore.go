@@ -126,6 +126,11 @@ func Run(sc *scenario.Scenario, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	return runResolved(sc, o, cfg)
+}
+
+// runResolved is Run under cfg, resolved, with o normalized.
+func runResolved(sc *scenario.Scenario, o Options, cfg sim.Config) (*Report, error) {
 	s := newSearch(sc, o, cfg)
 	exhaustive, err := s.run()
 	if err != nil {

@@ -121,7 +121,13 @@ func (sh *shrinker) search(k int) (*candidate, error) {
 			}
 			return nil
 		}}
-	rep, err := Run(sh.sc, o)
+	var rep *Report
+	var err error
+	if sh.sc != nil {
+		rep, err = Run(sh.sc, o)
+	} else if err = o.normalize(); err == nil {
+		rep, err = runResolved(nil, o, sh.cfg) // a Go body's (RunExec)
+	}
 	if err != nil {
 		return nil, err
 	}
