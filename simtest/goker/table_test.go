@@ -11,8 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cbcsim/cbcsim/sched"
-	"github.com/cbcsim/cbcsim/sim"
+		"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/simtest"
 )
 
@@ -44,18 +43,14 @@ func TestGoKerTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	strategies := []string{sim.StrategyRandom, sim.StrategyPCT}
-	if strategySupported(t, sim.StrategyExplore) {
-		strategies = append(strategies, sim.StrategyExplore)
-	}
+	strategies := []string{sim.StrategyRandom, sim.StrategyPCT, sim.StrategyExplore}
 	var rows []tableRow
 	for _, k := range Kernels() {
 		r := tableRow{k: k, native: native[k.ID]}
 		for _, s := range strategies {
-			run, _ := firstFailure(t, k.Body(false), simtest.DefaultWorkers(), append(k.options(), simtest.Strategy(s))...)
-			r.first = append(r.first, run)
+			r.tallies = append(r.tallies, simtest.Count(t, k.Body(false), append(k.options(), simtest.Strategy(s))...))
 		}
-		r.fixedRun, _ = firstFailure(t, k.Body(true), simtest.DefaultWorkers(), k.options()...)
+		r.fixed = simtest.Count(t, k.Body(true), k.options()...)
 		rows = append(rows, r)
 	}
 	var b bytes.Buffer
@@ -67,10 +62,10 @@ func TestGoKerTable(t *testing.T) {
 }
 
 type tableRow struct {
-	k        Kernel
-	first    []int // per strategy; 0: not found
-	fixedRun int   // 0: the fixed version passed
-	native   string
+	k       Kernel
+	tallies []simtest.Tally // the buggy version's, per strategy
+	fixed   simtest.Tally   // the fixed version's, random
+	native  string
 }
 
 // found reports whether the kernel's strategy (random by default) found
@@ -82,17 +77,10 @@ func (r tableRow) found(strategies []string) bool {
 	}
 	for i, s := range strategies {
 		if s == want {
-			return r.first[i] > 0
+			return r.tallies[i].First > 0
 		}
 	}
 	return false
-}
-
-// strategySupported reports whether simtest accepts the strategy.
-func strategySupported(t *testing.T, name string) bool {
-	rec := &recorder{TB: t}
-	simtest.Check(rec, func(*sched.Task) error { return nil }, simtest.Strategy(name), simtest.Seeds(1), simtest.Workers(1))
-	return !strings.Contains(strings.Join(rec.msgs, "\n"), "Strategy(")
 }
 
 func writeTable(w io.Writer, rows []tableRow, strategies []string) {
@@ -102,7 +90,7 @@ func writeTable(w io.Writer, rows []tableRow, strategies []string) {
 		if r.found(strategies) {
 			found++
 		}
-		if r.fixedRun == 0 {
+		if r.fixed.Failed == 0 {
 			fixedClean++
 		}
 	}
@@ -110,7 +98,7 @@ func writeTable(w io.Writer, rows []tableRow, strategies []string) {
 		len(rows), gokerTotal, found, runs, fixedClean)
 	fmt.Fprintf(w, "| kernel | GoBench subtype | found |")
 	for _, s := range strategies {
-		fmt.Fprintf(w, " first failing run, %s |", s)
+		fmt.Fprintf(w, " %s: first failing run (failing/runs) |", s)
 	}
 	fmt.Fprintf(w, " fixed version | plain `go test` shows the original |\n|---|---|---|")
 	for range strategies {
@@ -125,19 +113,19 @@ func writeTable(w io.Writer, rows []tableRow, strategies []string) {
 			foundCol = "yes (" + r.k.Strategy + ")"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s |", r.k.ID, r.k.Subtype, foundCol)
-		for _, run := range r.first {
-			if run == 0 {
-				fmt.Fprintf(w, " %s |", notFoundCol)
+		for _, ty := range r.tallies {
+			if ty.First == 0 {
+				fmt.Fprintf(w, " %s (0/%d) |", notFoundCol, ty.Runs)
 			} else {
-				fmt.Fprintf(w, " %d |", run)
+				fmt.Fprintf(w, " %d (%d/%d) |", ty.First, ty.Failed, ty.Runs)
 			}
 		}
-		fixed := fmt.Sprintf("clean (%d runs)", runs)
+		fixed := fmt.Sprintf("clean (%d runs)", r.fixed.Runs)
 		switch {
 		case r.k.FixHangs != "":
 			fixed = "still hangs: " + r.k.FixHangs
-		case r.fixedRun != 0:
-			fixed = fmt.Sprintf("FAILS at run %d", r.fixedRun)
+		case r.fixed.Failed != 0:
+			fixed = fmt.Sprintf("FAILS %d/%d, first at run %d", r.fixed.Failed, r.fixed.Runs, r.fixed.First)
 		}
 		native := r.native
 		if native == "" {
