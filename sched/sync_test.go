@@ -479,20 +479,37 @@ func TestTimersReal(t *testing.T) {
 // context.Background's case is never ready.
 func TestDoneCase(t *testing.T) {
 	underBoth(t, 16, func(t *Task) error {
+		// The watched task's nursery is cancelled by its owner, holder,
+		// not by main: cancelling a nursery cancels its whole scope, the
+		// canceller's own code in it too (docs/semantics.md), and main
+		// must stay out of that scope to wait on the context.
 		ctxs := NewChan[context.Context](t.s, "ctx", 1)
+		own := NewChan[context.Context](t.s, "own", 1)
 		err := t.Nursery(NurseryOptions{}, func(n *Nursery) error {
-			n.Go("watched", func(t *Task) error {
-				if err := ctxs.Send(t, context.WithValue(t.Context(), struct{}{}, 1)); err != nil {
-					return err
-				}
-				_, err := Select(t, NewChan[int](t.s, "never", 0).RecvCase(nil, nil))
-				return err
+			n.Go("holder", func(t *Task) error {
+				return t.Nursery(NurseryOptions{}, func(m *Nursery) error {
+					m.Go("watched", func(t *Task) error {
+						if err := own.Send(t, context.WithValue(t.Context(), struct{}{}, 1)); err != nil {
+							return err
+						}
+						_, err := Select(t, NewChan[int](t.s, "never", 0).RecvCase(nil, nil))
+						return err
+					})
+					ctx, _, err := own.Recv(t)
+					if err != nil {
+						return err
+					}
+					if err := ctxs.Send(t, ctx); err != nil {
+						return err
+					}
+					m.Cancel(t)
+					return nil
+				})
 			})
 			ctx, _, err := ctxs.Recv(t)
 			if err != nil {
 				return err
 			}
-			n.Cancel(t)
 			if i, err := Select(t, DoneCase(ctx), DoneCase(context.Background())); err != nil || i != 0 {
 				return fmt.Errorf("DoneCase: %d %v", i, err)
 			}
