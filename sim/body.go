@@ -42,6 +42,11 @@ type Body struct {
 	// Chooser drives the run from outside (the explorer), as
 	// Options.Chooser.
 	Chooser Chooser
+	// Sites records the Go source line of the sched call each step runs
+	// (the trace's at= fields, docs/trace-format.md): a Go body's, whose
+	// lines are deterministic; a C program's Go calls would all name the
+	// C ABI's own lines, so it leaves them off.
+	Sites bool
 }
 
 // DefaultBodyMaxSteps bounds a body's run when Body.MaxSteps is 0. It is
@@ -80,7 +85,9 @@ func RunBody(b Body, body sched.Func) (*BodyRun, error) {
 	}
 	sk := newSink(c.Workers, tw)
 	sk.tab = newTables() // a Go program's code path keeps no task: the tables come from the events
-	cfg := driver.Config{Config: b.Sched, Mode: driver.Seeded, Sink: sk, Clock: sk, Victims: victims}
+	cfg := driver.Config{Config: b.Sched, Mode: driver.Seeded, Sink: sk, Clock: sk, Victims: victims,
+		Story: true, Sites: b.Sites}
+	sk.story = true
 	cfg.Decisions, _ = victims.(driver.DecisionSource)
 	cfg.Seed, cfg.Workers, cfg.YieldInterval = c.Seed, c.Workers, c.YieldInterval
 	s, err := driver.New(cfg)

@@ -346,6 +346,9 @@ func finish(run *Run, s *driver.Scheduler, sk *sink, tw *trace.Writer, step int6
 		if sk.tab != nil { // no task kept: the tasks without a result, from the events
 			run.Stuck = sk.tab.stuck()
 		}
+		if sk.story {
+			run.Waits = sk.waits.Analysis()
+		}
 		s.Abort()
 	}
 	run.Result = driver.Result(s.Root())

@@ -27,26 +27,26 @@ const (
 
 // Waker is a task that could end a wait, and why.
 type Waker struct {
-	Task int64
-	Name string
-	Why  string // "holds lock_b", "sent on c before", "child of n", ...
+	Task int64  `json:"task"`
+	Name string `json:"name"`
+	Why  string `json:"why"` // "holds lock_b", "sent on c before", "child of n", ...
 }
 
 // Wait is one unfinished task and what it waits on.
 type Wait struct {
-	Task    int64
-	Name    string
-	Kind    Kind
-	On      string // the block event's `on` as written ("recv c", "nursery n (n1)")
-	Object  string // the channel's name, or the nursery's label
-	Nursery int64  // KindNursery: the nursery's id
-	Until   int64  // KindSleep: the tick it wakes at, -1 when the trace does not say
-	At      string // the scenario op or Go file:line of the call it waits in, "" when not recorded
-	Since   uint64 // the step its wait began
-	Wakers  []Waker
+	Task    int64   `json:"task"`
+	Name    string  `json:"name"`
+	Kind    Kind    `json:"kind"`
+	On      string  `json:"on,omitempty"`      // the block event's `on` as written ("recv c", "nursery n (n1)")
+	Object  string  `json:"object,omitempty"`  // the channel's name, or the nursery's label
+	Nursery int64   `json:"nursery,omitempty"` // KindNursery: the nursery's id
+	Until   int64   `json:"until"`             // KindSleep: the tick it wakes at, -1 when the trace does not say
+	At      string  `json:"at,omitempty"`      // the scenario op or Go file:line of the call it waits in, "" when not recorded
+	Since   uint64  `json:"since"`             // the step its wait began
+	Wakers  []Waker `json:"wakers,omitempty"`
 	// Nobody is why a wait has no task to wake it, "" when Wakers
 	// is not empty: "the clock", "no unfinished task has used c".
-	Nobody string
+	Nobody string `json:"nobody,omitempty"`
 }
 
 // Analysis is the explanation of a run's end.
@@ -57,8 +57,21 @@ type Analysis struct {
 	names   map[int64]string
 }
 
-// Stuck reports whether any task was left unfinished.
-func (a *Analysis) Stuck() bool { return len(a.Waits) > 0 }
+// Stuck reports whether any task was left unfinished; false for a nil
+// Analysis.
+func (a *Analysis) Stuck() bool { return a != nil && len(a.Waits) > 0 }
+
+// CycleNames is the wait-for cycle by task name, nil when there is none.
+func (a *Analysis) CycleNames() []string {
+	if a == nil || len(a.Cycle) == 0 {
+		return nil
+	}
+	names := make([]string, len(a.Cycle))
+	for i, id := range a.Cycle {
+		names[i] = a.Name(id)
+	}
+	return names
+}
 
 // Name is task id's name in the run ("t<id>" for a task without one).
 func (a *Analysis) Name(id int64) string {
@@ -73,21 +86,23 @@ func (a *Analysis) Name(id int64) string {
 // (runnable)".
 func (w *Wait) What() string {
 	switch w.Kind {
-	case KindRecv, KindSend:
-		return string(w.Kind) + " on channel " + w.Object
+	case KindRecv:
+		return "to receive on channel " + w.Object
+	case KindSend:
+		return "to send on channel " + w.Object
 	case KindNursery:
-		return "the end of nursery " + w.Object
+		return "for the end of nursery " + w.Object
 	case KindSleep:
 		if w.Until >= 0 {
-			return "sleep until tick " + strconv.FormatInt(w.Until, 10)
+			return "in a sleep until tick " + strconv.FormatInt(w.Until, 10)
 		}
-		return "sleep"
+		return "in a sleep"
 	case KindRecharge:
-		return "a recharge (its budget ran out)"
+		return "for a recharge (its budget ran out)"
 	case KindBlocking:
-		return "a Blocking call"
+		return "in a Blocking call"
 	case KindRunnable:
-		return "nothing: runnable"
+		return "for nothing: it is runnable"
 	}
 	return w.On
 }
@@ -105,12 +120,12 @@ func (a *Analysis) Write(out io.Writer) {
 		if w.At != "" {
 			at = " at " + w.At
 		}
-		fmt.Fprintf(out, "  %s (t%d) waits on %s%s, since step %d\n", w.Name, w.Task, w.What(), at, w.Since)
+		fmt.Fprintf(out, "  %s (t%d) waits %s%s, since step %d\n", w.Name, w.Task, w.What(), at, w.Since)
 		if w.Nobody != "" {
-			fmt.Fprintf(out, "      woken by: %s\n", w.Nobody)
+			fmt.Fprintf(out, "      could wake it: %s\n", w.Nobody)
 			continue
 		}
-		fmt.Fprintf(out, "      woken by: %s\n", a.wakerList(w))
+		fmt.Fprintf(out, "      could wake it: %s\n", a.wakerList(w))
 	}
 	if len(a.Cycle) > 0 {
 		fmt.Fprintf(out, "  wait-for cycle: %s\n", a.cycleText())
@@ -142,7 +157,7 @@ func (a *Analysis) Summary() string {
 		w := &a.Waits[i]
 		s := w.Name + ": " + w.short()
 		if len(w.Wakers) > 0 && (w.Kind == KindRecv || w.Kind == KindSend) {
-			s += " (" + w.Wakers[0].Why + " by " + w.Wakers[0].Name
+			s += " (" + w.Wakers[0].Name + " " + w.Wakers[0].Why
 			if len(w.Wakers) > 1 {
 				s += " +" + strconv.Itoa(len(w.Wakers)-1)
 			}
@@ -163,12 +178,19 @@ func (w *Wait) short() string {
 		return string(w.Kind) + " " + w.Object
 	case KindNursery:
 		return "nursery " + w.Object
+	case KindSleep:
+		if w.Until >= 0 {
+			return "sleep until " + strconv.FormatInt(w.Until, 10)
+		}
+		return "sleep"
 	case KindRecharge:
 		return "recharge"
 	case KindBlocking:
 		return "blocking call"
+	case KindRunnable:
+		return "runnable"
 	}
-	return w.What()
+	return w.On
 }
 
 // Lines is the analysis as lines without indentation, for a report that
@@ -185,6 +207,12 @@ func (a *Analysis) Lines() []string {
 
 // Builder reads a run's events one by one.
 type Builder struct {
+	// Story says the events record every completed channel operation
+	// (a version-3 run's, docs/trace-format.md). Without it, and
+	// without any chan or at= in the events, a channel wait's wakers
+	// are reported unknown rather than none.
+	Story bool
+
 	tasks     map[int64]*task
 	nurseries map[int64]*nurseryRec
 	chans     map[string]map[int64]*use // channel name -> task -> its operations there
@@ -241,6 +269,9 @@ func (b *Builder) task(id int64) *task {
 // block event is copied, with its fields).
 func (b *Builder) Add(e *trace.Event) {
 	id, hasTask := intField(e, trace.KeyTask)
+	if !b.Story && (e.Kind == trace.KindChan || e.Kind == trace.KindBlock && hasField(e, trace.KeyAt)) {
+		b.Story = true
+	}
 	switch e.Kind {
 	case trace.KindSpawn:
 		t := b.task(id)
@@ -420,8 +451,8 @@ func (b *Builder) chanWakers(a *Analysis, w *Wait) {
 			peer = "received from"
 		}
 		w.Nobody = "no unfinished task has " + peer + " " + w.Object
-		if len(b.chans) == 0 {
-			w.Nobody = "unknown: the trace records no channel operation (a trace before chan events)"
+		if !b.Story {
+			w.Nobody = "unknown: the trace does not record channel operations (recorded before chan events)"
 		}
 	}
 }
@@ -520,6 +551,15 @@ func sortedKeys(m map[int64]*use) []int64 {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+func hasField(e *trace.Event, key string) bool {
+	for i := range e.Fields {
+		if e.Fields[i].Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func cloneEvent(e *trace.Event) trace.Event {

@@ -43,19 +43,19 @@ func TestLockOrder(t *testing.T) {
 	if a.Outcome != "deadlock" || len(a.Waits) != 3 {
 		t.Fatalf("outcome %q, %d waits, want deadlock and 3", a.Outcome, len(a.Waits))
 	}
-	want := "main: nursery n; a_to_b: recv lock_b (holds lock_b by b_to_a); b_to_a: recv lock_a (holds lock_a by a_to_b); cycle a_to_b -> b_to_a -> a_to_b"
+	want := "main: nursery n; a_to_b: recv lock_b (b_to_a holds lock_b); b_to_a: recv lock_a (a_to_b holds lock_a); cycle a_to_b -> b_to_a -> a_to_b"
 	if got := a.Summary(); got != want {
 		t.Errorf("Summary:\n got %s\nwant %s", got, want)
 	}
 	var b strings.Builder
 	a.Write(&b)
 	wantText := `Waits (who waits on what, who could wake it)
-  main (t1) waits on the end of nursery n at task.main.ops[0], since step 3
-      woken by: a_to_b (t2, child of n), b_to_a (t3, child of n)
-  a_to_b (t2) waits on recv on channel lock_b at task.a_to_b.ops[1], since step 6
-      woken by: b_to_a (t3, holds lock_b)
-  b_to_a (t3) waits on recv on channel lock_a at task.b_to_a.ops[1], since step 7
-      woken by: a_to_b (t2, holds lock_a)
+  main (t1) waits for the end of nursery n at task.main.ops[0], since step 3
+      could wake it: a_to_b (t2, child of n), b_to_a (t3, child of n)
+  a_to_b (t2) waits to receive on channel lock_b at task.a_to_b.ops[1], since step 6
+      could wake it: b_to_a (t3, holds lock_b)
+  b_to_a (t3) waits to receive on channel lock_a at task.b_to_a.ops[1], since step 7
+      could wake it: a_to_b (t2, holds lock_a)
   wait-for cycle: a_to_b -> b_to_a -> a_to_b
 `
 	if b.String() != wantText {
@@ -86,7 +86,7 @@ func TestNobodyAndOthers(t *testing.T) {
 	}
 	want := []string{
 		"main|nursery|",
-		"receiver|recv|unknown: the trace records no channel operation (a trace before chan events)",
+		"receiver|recv|unknown: the trace does not record channel operations (recorded before chan events)",
 		"sleeper|sleep|the clock",
 		"worker|recharge|",
 		"spinner|runnable|any worker (it is ready to run)",
@@ -94,7 +94,7 @@ func TestNobodyAndOthers(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("waits:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if a.Waits[2].What() != "sleep until tick 40" || a.Waits[3].Wakers[0].Name != "main" || len(a.Cycle) != 2 {
+	if a.Waits[2].What() != "in a sleep until tick 40" || a.Waits[3].Wakers[0].Name != "main" || len(a.Cycle) != 2 {
 		t.Errorf("sleep %q, recharge wakers %v, cycle %v", a.Waits[2].What(), a.Waits[3].Wakers, a.Cycle)
 	}
 	// main waits for worker to end, worker for main to recharge it.
