@@ -28,7 +28,7 @@ type channel struct {
 	closed bool
 	from   []uint64 // story runs: the sender of each value in buf, by slot (sched/story.go)
 	recvq  waitq    // blocked receivers, FIFO
-	sendq  waitq // blocked senders, FIFO; their value is in t.waitVal (see Chan for a typed one)
+	sendq  waitq    // blocked senders, FIFO; their value is in t.waitVal (see Chan for a typed one)
 
 	// blockers are the channel's four blockers, one for each direction and
 	// interruptibility (see blocker). Every task blocking on the channel

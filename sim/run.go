@@ -90,10 +90,10 @@ type Run struct {
 	// who could wake it (package waits). Nil for a run that ended, and
 	// for a real-mode run or a replay of a version-1 or 2 trace, whose
 	// events do not tell the story.
-	Waits *waits.Analysis
-	Crash     string   // the scheduler's own panic, when Outcome is crash
-	Limit     string   // livelock: the resource limit the run passed, if not max_steps
-	Checks    []Check  // invariants, then expectations
+	Waits  *waits.Analysis
+	Crash  string  // the scheduler's own panic, when Outcome is crash
+	Limit  string  // livelock: the resource limit the run passed, if not max_steps
+	Checks []Check // invariants, then expectations
 }
 
 // TaskRow is one line of the task table.
