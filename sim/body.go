@@ -10,6 +10,7 @@ import (
 
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sched/driver"
+	"github.com/cbcsim/cbcsim/sim/waits"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -62,6 +63,10 @@ type BodyRun struct {
 	Steps   int64
 	Crash   string
 	Checks  []Check // the invariants, checked on the run's events
+	// Waits explains a run that did not end by itself: each unfinished
+	// task, what it waits on, at which Go line (with Body.Sites), and who
+	// could wake it (package waits). Nil for a run that ended.
+	Waits *waits.Analysis
 }
 
 // RunBody runs body as the root task under the seeded driver and checks the
@@ -104,7 +109,7 @@ func RunBody(b Body, body sched.Func) (*BodyRun, error) {
 		return nil, err
 	}
 	return &BodyRun{Config: c, Outcome: run.Outcome, Result: run.Result, Steps: run.Steps, Crash: run.Crash,
-		Checks: checkInvariants(run, sk.hist, false)}, nil
+		Checks: checkInvariants(run, sk.hist, false), Waits: run.Waits}, nil
 }
 
 // resolve is the run's configuration: the scheduler's, with the defaults

@@ -255,6 +255,11 @@ func judge(r *sim.BodyRun, tr []byte, seed uint64, workers int) *failure {
 	}
 	f.details = append(f.details, broken...)
 	f.details = append(f.details, fmt.Sprintf("steps %d, main's result %s", r.Steps, r.Result))
+	if r.Waits.Stuck() {
+		// Who waits on what, by task name and Go line: what a deadlock
+		// needs explained, which the trace's tail rarely shows.
+		f.details = append(f.details, r.Waits.Lines()...)
+	}
 	lines := strings.Split(strings.TrimRight(string(tr), "\n"), "\n")
 	if len(lines) > traceTailLines {
 		f.details = append(f.details, fmt.Sprintf("the last %d of %d trace lines:", traceTailLines, len(lines)))
@@ -317,7 +322,7 @@ func (c *config) execute(name string, body func(*sched.Task) error, seed uint64,
 	pb := &progressBuffer{watch: watch}
 	b := sim.Body{Name: name, Source: "go test body " + name + "\n", Seed: seed,
 		Sched:    sched.Config{Workers: workers, Budget: sched.Unlimited},
-		MaxSteps: c.maxSteps, Trace: pb}
+		MaxSteps: c.maxSteps, Trace: pb, Sites: true}
 	if c.strategy == sim.StrategyPCT {
 		b.Strategy = sim.StrategyPCT
 	}

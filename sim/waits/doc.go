@@ -28,9 +28,11 @@
 // Who could wake a task:
 //
 //   - a receive on X: the unfinished tasks that hold a value received from
-//     X and not given back (a lock's holder, for a capacity-1 channel used
-//     as a lock), else those that sent on X before;
-//   - a send on X: the unfinished tasks that received from X before;
+//     X and not sent back (a lock's holder, for a capacity-1 channel whose
+//     token is taken by a receive), else those that sent on X before;
+//   - a send on X: the unfinished tasks that sent on X more often than
+//     they received (a lock's holder, for a lock taken by a send), else
+//     those that received from X before;
 //   - a nursery's end: its unfinished children;
 //   - a recharge: the owner of the nursery the task runs in (a supervisor
 //     recharges its children), or a pool;

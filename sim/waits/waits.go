@@ -430,7 +430,10 @@ func (b *Builder) chanWakers(a *Analysis, w *Wait) {
 		}
 		k := Waker{Task: id, Name: a.Name(id)}
 		switch {
-		case w.Kind == KindRecv && u.recvs > u.sends:
+		case w.Kind == KindRecv && u.recvs > u.sends, w.Kind == KindSend && u.sends > u.recvs:
+			// A value it took (a token received) or put (sent) and has
+			// not given back: a lock's holder, whichever way the lock
+			// is taken.
 			k.Why = "holds " + w.Object
 			holders = append(holders, k)
 		case w.Kind == KindRecv && u.sends > 0:
