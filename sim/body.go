@@ -67,6 +67,9 @@ type BodyRun struct {
 	// task, what it waits on, at which Go line (with Body.Sites), and who
 	// could wake it (package waits). Nil for a run that ended.
 	Waits *waits.Analysis
+	// Decisions is the run's policy decisions (Run.Decisions): at one
+	// worker, none means every seed gives this same run.
+	Decisions int64
 }
 
 // RunBody runs body as the root task under the seeded driver and checks the
@@ -109,7 +112,7 @@ func RunBody(b Body, body sched.Func) (*BodyRun, error) {
 		return nil, err
 	}
 	return &BodyRun{Config: c, Outcome: run.Outcome, Result: run.Result, Steps: run.Steps, Crash: run.Crash,
-		Checks: checkInvariants(run, sk.hist, false), Waits: run.Waits}, nil
+		Checks: checkInvariants(run, sk.hist, false), Waits: run.Waits, Decisions: run.Decisions}, nil
 }
 
 // resolve is the run's configuration: the scheduler's, with the defaults

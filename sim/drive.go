@@ -352,6 +352,7 @@ func finish(run *Run, s *driver.Scheduler, sk *sink, tw *trace.Writer, step int6
 		s.Abort()
 	}
 	run.Result = driver.Result(s.Root())
+	run.Decisions = sk.decisions
 	sk.step = uint64(step)
 	sk.Emit(-1, trace.KindOutcome, []trace.Field{trace.S(trace.KeyOutcome, string(run.Outcome)), trace.S(trace.KeyResult, run.Result.String())})
 	if tw != nil {

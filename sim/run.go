@@ -69,6 +69,10 @@ type Config struct {
 	// depth (see strategy.go).
 	Strategy string
 	PCTDepth int
+	// Portfolio says the strategy is the portfolio's arm for the seed
+	// (StrategyPortfolio): Strategy and PCTDepth are that arm's, and the
+	// trace header records them, so that the run replays as they say.
+	Portfolio bool `json:",omitempty"`
 
 	RealTimeout time.Duration // real modes: the wall-time bound (Options.RealTimeout)
 }
@@ -90,10 +94,14 @@ type Run struct {
 	// who could wake it (package waits). Nil for a run that ended, and
 	// for a real-mode run or a replay of a version-1 or 2 trace, whose
 	// events do not tell the story.
-	Waits  *waits.Analysis
-	Crash  string  // the scheduler's own panic, when Outcome is crash
-	Limit  string  // livelock: the resource limit the run passed, if not max_steps
-	Checks []Check // invariants, then expectations
+	Waits *waits.Analysis
+	// Decisions is the number of policy decisions the run made (its
+	// decide events). At one worker they are the only thing a seed
+	// changes: a run without any is the same run for every seed.
+	Decisions int64
+	Crash     string  // the scheduler's own panic, when Outcome is crash
+	Limit     string  // livelock: the resource limit the run passed, if not max_steps
+	Checks    []Check // invariants, then expectations
 }
 
 // TaskRow is one line of the task table.

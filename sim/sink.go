@@ -32,6 +32,9 @@ type sink struct {
 	siteMap  map[uint64]string // the same, for larger ids
 	waits    *waits.Builder
 	storyBuf []trace.Field // Emit's fields with at= appended
+	// decisions counts the policy decisions (decide events): at one
+	// worker the only choices a seed makes (Run.Decisions).
+	decisions int64
 }
 
 // runTail is a task's run line tail, "ACTOR run task=ID\n", encoded once
@@ -66,6 +69,9 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 		}
 	}
 	s.ev = trace.Event{Step: s.step, Tick: s.tick, Actor: s.actor(worker), Kind: kind, Fields: fields}
+	if kind == trace.KindDecide {
+		s.decisions++
+	}
 	s.waits.Add(&s.ev)
 	s.hist.add(&s.ev)
 	if s.tab != nil {
