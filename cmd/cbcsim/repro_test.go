@@ -168,3 +168,19 @@ func TestReplayFailingTraceExits1(t *testing.T) {
 		t.Errorf("stderr: %q", errOut)
 	}
 }
+
+// run --json carries the waits of a deadlocked run, by task name, and the
+// wait-for cycle.
+func TestRunJSONWaits(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI("run", "../../scenarios/bugs/lock_order.toml", "--seed", "2", "--json")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{`"name": "a_to_b"`, `"kind": "recv"`, `"object": "lock_b"`, `"why": "holds lock_b"`,
+		`"wait_cycle": [`, `"at": "task.a_to_b.ops[1]"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("JSON lacks %s:\n%s", want, out)
+		}
+	}
+}
