@@ -26,6 +26,7 @@ type channel struct {
 	head   int
 	n      int
 	closed bool
+	from   []uint64   // story runs: the sender of each value in buf, by slot (sched/story.go)
 	recvq  waitq      // blocked receivers, FIFO
 	sendq  waitq      // blocked senders, FIFO; their value is in t.waitVal (see Chan for a typed one)
 	sel    []selEntry // selects waiting on the channel (select.go); typed Chans only
@@ -383,12 +384,18 @@ func sendOn(t *Task, ca any, v int64) error {
 		}
 		if r := c.recvq.pop(); r != nil {
 			r.waitVal = v
+			if t.w.story() {
+				c.chanSend(t, r)
+			}
 			c.handed(r, t.w)
 			c.unlock(held)
 			return nil
 		}
 		if c.n < c.cap {
 			c.buf[(c.head+c.n)%c.cap] = v
+			if t.w.story() {
+				c.chanSend(t, nil)
+			}
 			c.n++
 			c.unlock(held)
 			return nil
@@ -459,10 +466,16 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 		}
 		if c.n > 0 {
 			v = c.buf[c.head]
+			if t.w.story() {
+				c.chanRecvBuffered(t)
+			}
 			c.head = (c.head + 1) % c.cap
 			c.n--
 			if s := c.sendq.pop(); s != nil {
 				c.buf[(c.head+c.n)%c.cap] = s.waitVal
+				if t.w.story() {
+					c.chanSendParked(t, s)
+				}
 				c.n++
 				c.complete(s, waitDone, t.w)
 			}
@@ -471,6 +484,9 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 		}
 		if s := c.sendq.pop(); s != nil {
 			v = s.waitVal
+			if t.w.story() {
+				c.chanRecvDirect(t, s)
+			}
 			c.complete(s, waitDone, t.w)
 			c.unlock(held)
 			return v, true, nil
@@ -508,6 +524,9 @@ func (view *taskOps) Close(c *channel) error {
 		return c.closedErr("close of")
 	}
 	c.closed = true
+	if t.w.story() {
+		c.chanClose(t)
+	}
 	for r := c.recvq.pop(); r != nil && !mutant.On(mutant.CloseLosesReceiver); r = c.recvq.pop() {
 		c.complete(r, waitClosed, t.w)
 	}

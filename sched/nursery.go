@@ -995,6 +995,7 @@ func (n *Nursery) await(t *Task) {
 			n.mu.Unlock()
 		}
 		t.w.blockOn = n
+		t.siteHere()
 		t.suspend(reasonParked)
 		return
 	}
@@ -1003,6 +1004,7 @@ func (n *Nursery) await(t *Task) {
 	}
 	if !done && !mutant.On(mutant.OrphanEscapes) {
 		t.w.blockOn = n
+		t.siteHere()
 		t.suspend(reasonBlock)
 	}
 }

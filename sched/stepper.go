@@ -18,6 +18,9 @@ func (t *Task) endStep() {
 		// on.
 		t.suspend(reasonCheckpoint)
 	}
+	if t.w.mode&modeSites != 0 {
+		t.site()
+	}
 	if st := t.s.stepper; st != nil {
 		w := t.w
 		// t stays in state running while the driver decides: between two

@@ -45,7 +45,7 @@ func Count(t testing.TB, body func(*sched.Task) error, opts ...Option) Tally {
 		seed := c.seedStart + uint64(i)
 		for _, w := range c.workers {
 			tl.Runs++
-			f, tr := c.run(t.Name(), body, seed, w, tl.First == 0)
+			f, tr, _ := c.run(t.Name(), body, seed, w, tl.First == 0)
 			c.keepTrace(t, tr, seed, w)
 			if f == nil {
 				continue

@@ -56,7 +56,7 @@ func DefaultWorkers() []int { return []int{1, 2, 4} }
 var (
 	flagSeed     = flag.String("simtest.seed", "", "run only this seed (the rerun of a failure)")
 	flagWorkers  = flag.Int("simtest.workers", 0, "run only this worker count")
-	flagStrategy = flag.String("simtest.strategy", "", "the driver's strategy, random, pct or explore (overrides Strategy)")
+	flagStrategy = flag.String("simtest.strategy", "", "the driver's strategy, portfolio, random, pct or explore (overrides Strategy)")
 	flagSeeds    = flag.Int("simtest.seeds", 0, "seeds per worker count (overrides Seeds)")
 	flagTrace    = flag.String("simtest.trace", "", "with -simtest.seed: write the run's trace to this file, passing or not")
 	flagFailures = flag.String("simtest.failures", "", "directory for the traces of failures (default: simtest-failures under the OS temp directory)")
@@ -83,9 +83,12 @@ func Seeds(n int) Option { return func(c *config) { c.seeds = n } }
 // Workers sets the worker counts (default 1, 2, 4).
 func Workers(ws ...int) Option { return func(c *config) { c.workers = append([]int(nil), ws...) } }
 
-// Strategy sets the seeded driver's strategy: "random" (the default),
-// "pct" or "explore", as `cbcsim check --strategy` and `cbcsim explore`
-// do. pct (probabilistic concurrency testing) finds bugs that need a few
+// Strategy sets the seeded driver's strategy: "portfolio" (the default),
+// "random", "pct" or "explore", as `cbcsim check --strategy` and `cbcsim
+// explore` do. The portfolio runs each seed under one of random and pct
+// at several depths, chosen by the seed (sim.Portfolio), since no single
+// strategy finds every ordering bug (docs/explore.md#which-strategy). pct
+// (probabilistic concurrency testing) finds bugs that need a few
 // preemptions at the right places with a known probability; each pct run
 // executes the body once more to measure it. explore is the systematic
 // search of package sim/explore on the body: every schedule with at most
@@ -122,7 +125,7 @@ func MaxSteps(n int64) Option { return func(c *config) { c.maxSteps = n } }
 func Stall(d time.Duration) Option { return func(c *config) { c.stall = d } }
 
 func newConfig(opts []Option) (*config, error) {
-	c := &config{seeds: DefaultSeeds, workers: DefaultWorkers(), strategy: sim.StrategyRandom,
+	c := &config{seeds: DefaultSeeds, workers: DefaultWorkers(), strategy: sim.StrategyPortfolio,
 		preemptions: explore.DefaultPreemptions, repeat: DefaultRepeat, maxSteps: DefaultMaxSteps, stall: DefaultStall}
 	for _, o := range opts {
 		o(c)
@@ -150,8 +153,8 @@ func newConfig(opts []Option) (*config, error) {
 		return nil, fmt.Errorf("Seeds(%d): want at least 1", c.seeds)
 	case len(c.workers) == 0:
 		return nil, errors.New("Workers(): want at least one worker count")
-	case c.strategy != sim.StrategyRandom && c.strategy != sim.StrategyPCT && c.strategy != sim.StrategyExplore:
-		return nil, fmt.Errorf("Strategy(%q): want %q, %q or %q", c.strategy, sim.StrategyRandom, sim.StrategyPCT, sim.StrategyExplore)
+	case c.strategy != sim.StrategyRandom && c.strategy != sim.StrategyPCT && c.strategy != sim.StrategyExplore && c.strategy != sim.StrategyPortfolio:
+		return nil, fmt.Errorf("Strategy(%q): want %q, %q, %q or %q", c.strategy, sim.StrategyPortfolio, sim.StrategyRandom, sim.StrategyPCT, sim.StrategyExplore)
 	case c.pctDepth != 0 && c.strategy != sim.StrategyPCT:
 		return nil, fmt.Errorf("PCTDepth(%d) needs Strategy(%q), not %q", c.pctDepth, sim.StrategyPCT, c.strategy)
 	case c.pctDepth < 0 || c.pctDepth > sim.PCTDepthMax:
@@ -203,10 +206,21 @@ func Check(t testing.TB, body func(*sched.Task) error, opts ...Option) {
 		}
 		return
 	}
+	once := false // one worker, and the first seed's run made no decision
 	for i := 0; i < c.seeds; i++ {
 		seed := c.seedStart + uint64(i)
 		for _, w := range c.workers {
-			f, tr := c.run(t.Name(), body, seed, w, true)
+			if w == 1 && once {
+				continue
+			}
+			f, tr, decisions := c.run(t.Name(), body, seed, w, true)
+			if w == 1 && i == 0 && f == nil && decisions == 0 && c.seeds > 1 {
+				// At one worker a seed changes only the policy
+				// decisions; a run that made none is every seed's run.
+				once = true
+				t.Logf("simtest: workers 1: run once (seed %d): the run made no policy decision, "+
+					"and at one worker the decisions are all a seed changes, so every seed gives the same run", seed)
+			}
 			c.keepTrace(t, tr, seed, w)
 			if f != nil {
 				t.Error(f.message(t.Name(), c))
@@ -245,17 +259,17 @@ type failure struct {
 }
 
 // run executes one (seed, workers) run c.repeat times and judges it. It
-// returns the failure, if any, and the first execution's trace (nil if it
-// did not finish).
-// Its trace is saved to a file when it fails and save is set.
-func (c *config) run(name string, body func(*sched.Task) error, seed uint64, workers int, save bool) (*failure, []byte) {
+// returns the failure, if any, the first execution's trace (nil if it
+// did not finish) and its policy decisions. Its trace is saved to a file
+// when it fails and save is set.
+func (c *config) run(name string, body func(*sched.Task) error, seed uint64, workers int, save bool) (*failure, []byte, int64) {
 	var first *sim.BodyRun
 	var firstTrace []byte
 	for i := 0; i < c.repeat; i++ {
 		r, tr, err := c.execute(c.body(name, seed, workers), body)
 		if err != nil {
 			f := &failure{seed: seed, workers: workers, strategy: c.strategy, what: err.Error(), rerun: !errors.Is(err, errStall)}
-			return f, nil
+			return f, nil, 0
 		}
 		if i == 0 {
 			first, firstTrace = r, tr
@@ -272,7 +286,7 @@ func (c *config) run(name string, body func(*sched.Task) error, seed uint64, wor
 				f.save(name, firstTrace, "first")
 				f.save(name, tr, "second")
 			}
-			return f, firstTrace
+			return f, firstTrace, 0
 		}
 	}
 	f := judge(first, firstTrace, seed, workers)
@@ -282,7 +296,7 @@ func (c *config) run(name string, body func(*sched.Task) error, seed uint64, wor
 			f.save(name, firstTrace, "")
 		}
 	}
-	return f, firstTrace
+	return f, firstTrace, first.Decisions
 }
 
 // judge returns the failure of a finished run, or nil if it passed.
@@ -313,6 +327,11 @@ func judge(r *sim.BodyRun, tr []byte, seed uint64, workers int) *failure {
 	}
 	f.details = append(f.details, broken...)
 	f.details = append(f.details, fmt.Sprintf("steps %d, main's result %s", r.Steps, r.Result))
+	if r.Waits.Stuck() {
+		// Who waits on what, by task name and Go line: what a deadlock
+		// needs explained, which the trace's tail rarely shows.
+		f.details = append(f.details, r.Waits.Lines()...)
+	}
 	lines := strings.Split(strings.TrimRight(string(tr), "\n"), "\n")
 	if len(lines) > traceTailLines {
 		f.details = append(f.details, fmt.Sprintf("the last %d of %d trace lines:", traceTailLines, len(lines)))
@@ -365,13 +384,17 @@ func (e *goroutineError) Error() string {
 		"schedules it, not when the seed says, so no seed can replay the run: start a task instead (Nursery.Go)"
 }
 
-// body is the sim.Body of one run of the strategy random or pct.
+// body is the sim.Body of one run of the strategy portfolio, random or
+// pct.
 func (c *config) body(name string, seed uint64, workers int) sim.Body {
-	b := sim.Body{Name: name, Source: "go test body " + name + "\n", Seed: seed,
+	b := sim.Body{Name: name, Source: sim.GoTestSourcePrefix + name + "\n", Seed: seed,
 		Sched:    sched.Config{Workers: workers, Budget: sched.Unlimited},
-		MaxSteps: c.maxSteps}
-	if c.strategy == sim.StrategyPCT {
+		MaxSteps: c.maxSteps, Sites: true}
+	switch c.strategy {
+	case sim.StrategyPCT:
 		b.Strategy, b.PCTDepth = sim.StrategyPCT, c.pctDepth
+	case sim.StrategyPortfolio:
+		b.Strategy = sim.StrategyPortfolio
 	}
 	return b
 }
@@ -466,7 +489,12 @@ func fileSafe(s string) string { return unsafeFileChars.ReplaceAllString(s, "_")
 
 func (f *failure) message(name string, c *config) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "simtest: seed %d, workers %d, strategy %s%s: %s", f.seed, f.workers, c.strategy, f.schedule, f.what)
+	strategy := c.strategy
+	if strategy == sim.StrategyPortfolio {
+		arm := sim.PortfolioArm(f.seed)
+		strategy += ", this seed's arm " + sim.StrategyName(arm.Strategy, arm.PCTDepth)
+	}
+	fmt.Fprintf(&b, "simtest: seed %d, workers %d, strategy %s%s: %s", f.seed, f.workers, strategy, f.schedule, f.what)
 	for _, d := range f.details {
 		b.WriteString("\n    " + d)
 	}
@@ -482,17 +510,9 @@ func (f *failure) message(name string, c *config) string {
 
 // RerunCommand is the go test command line, run in the test's package
 // directory, that reruns exactly one run of the test named name (t.Name()).
+// It is sim.GoTestRerun, which cbcsim replay prints for a simtest trace.
 func RerunCommand(name string, seed uint64, workers int, strategy string) string {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	cmd := fmt.Sprintf("go test -run '%s' -simtest.seed=%d -simtest.workers=%d",
-		strings.Join(parts, "/"), seed, workers)
-	if strategy != "" && strategy != sim.StrategyRandom {
-		cmd += " -simtest.strategy=" + strategy
-	}
-	return cmd
+	return sim.GoTestRerun(name, seed, workers, strategy)
 }
 
 // diffLine finds the first line where a and b differ.
