@@ -5,10 +5,23 @@ FUZZTIME ?= 60s
 FUZZSEEDS ?= 20000
 HOSTILE_N ?= 5500
 
-.PHONY: build test vet bench bench-real bench-compare run fuzz mutants hostile clean cabi cabi-test cabi-bench stress
+.PHONY: build install chromium doccheck test vet bench bench-real bench-compare run fuzz mutants hostile clean cabi cabi-test cabi-bench stress
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cbcsim
+
+# cbcsim on PATH: go install puts it in $(go env GOBIN), or
+# $(go env GOPATH)/bin when GOBIN is unset; the commands the tool prints
+# (reproduce, replay) then work as printed (README.md).
+install:
+	$(GO) install ./cmd/cbcsim
+
+# Debian's Chromium, for the test that renders the HTML reports in a real
+# browser (trace/htmlreport/browser_test.go, docs/report.md); it skips
+# without one. Needs root (apt-get).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+		{ apt-get update && apt-get install -y chromium; }
 
 # The C ABI: bin/libjanus_sched.so, for C programs that include
 # cabi/janus_sched.h (docs/c-abi.md).

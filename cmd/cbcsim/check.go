@@ -17,6 +17,7 @@ import (
 	"github.com/cbcsim/cbcsim/sim/check"
 	"github.com/cbcsim/cbcsim/sim/gen"
 	"github.com/cbcsim/cbcsim/sim/scenario"
+	"github.com/cbcsim/cbcsim/trace/htmlreport"
 )
 
 // checkFlags are check's flags: the sweep vocabulary and its own.
@@ -28,6 +29,8 @@ type checkFlags struct {
 	resample int
 	reports  reportFlags
 	timeout  realTimeout
+	quiet    bool   // --quiet: failures and the summary only
+	page     string // --report FILE.html
 }
 
 func init() { subcommand(newCheckCmd) }
@@ -65,6 +68,8 @@ input, 130 or 143 when a signal stopped a check whose runs made all passed.`,
 	f.BoolVar(&cf.lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (main's expectations only)")
 	f.StringVar(&cf.out, "out", "repro", `directory for repro directories ("" writes none)`)
 	f.IntVar(&cf.resample, "resample", check.DefaultResample, "runs per scenario executed twice and compared byte for byte (0: none)")
+	f.BoolVar(&cf.quiet, "quiet", false, "print only the failures and the summary (not the table of each scenario)")
+	onceStringVar(cmd, &cf.page, "report", "", "write an HTML page here: the pass and fail grid of scenarios by workers, the failures, the first failing run drawn (docs/report.md)")
 	cf.reports.add(cmd)
 	cf.timeout.add(cmd)
 	return cmd
@@ -90,6 +95,14 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 	if err := cf.reports.prepare(append(append([]string(nil), paths...), traces...)); err != nil {
 		return err
 	}
+	if cf.page != "" {
+		if err := outfile.Check(cf.page); err != nil {
+			return badInput(fmt.Errorf("--report %s: %w", cf.page, err))
+		}
+		if err := outfile.Distinct(append([]string{cf.page}, cf.reports.paths()...), append(append([]string(nil), paths...), traces...)); err != nil {
+			return badInput(fmt.Errorf("--report: %w", err))
+		}
+	}
 	if !cmd.Flags().Changed("seeds") {
 		paths = nil // the recorded runs alone
 	}
@@ -103,6 +116,9 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 		return badInput(err)
 	}
 	stderr := cmd.ErrOrStderr()
+	if cf.quiet && !isTerminal(stderr) {
+		stderr = io.Discard // a progress line every two seconds is not quiet; a terminal's one rewritten line stays
+	}
 	report, err := check.Scenarios(scs, paths, check.Options{
 		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Mode: sim.ModeOf(cf.real, cf.lean), RealTimeout: cf.timeout.d,
 		Jobs: cf.sw.jobs, Resample: cf.resample, ReproDir: cf.out, ProgressTerminal: isTerminal(stderr), Shard: cf.sw.shardOf,
@@ -112,7 +128,11 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 	if err != nil {
 		return badInput(err)
 	}
-	if err := report.Write(cmd.OutOrStdout()); err != nil {
+	write := report.Write
+	if cf.quiet {
+		write = report.WriteQuiet
+	}
+	if err := write(cmd.OutOrStdout()); err != nil {
 		return err
 	}
 	var verdict error
@@ -120,7 +140,23 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 		verdict = &exitError{code: 1, err: fmt.Errorf("%d of %d runs failed, %d nondeterministic",
 			report.FailedRuns, report.Runs, len(report.Nondeterminism))}
 	}
-	return withOutputError(verdict, cf.reports.write(report.CI()))
+	return withOutputError(verdict, errors.Join(cf.reports.write(report.CI()), cf.writePage(report)))
+}
+
+// writePage writes --report FILE.html: the grid, the failures and the
+// first failure's run (docs/report.md).
+func (cf *checkFlags) writePage(report *check.Report) error {
+	if cf.page == "" {
+		return nil
+	}
+	p, err := report.Page()
+	if err == nil {
+		err = htmlreport.WriteFile(cf.page, p)
+	}
+	if err != nil {
+		return fmt.Errorf("the HTML report %s: %w", cf.page, err)
+	}
+	return nil
 }
 
 // check refuses missing, out-of-range and conflicting flags.
