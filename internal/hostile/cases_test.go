@@ -617,7 +617,9 @@ func outputCases(c *corpus) []*kase {
 	tr := c.traces[0]
 	isTrace := func(b []byte) bool { return bytes.HasPrefix(b, []byte("# cbcsim-trace ")) }
 	isJSON := func(b []byte) bool { return bytes.HasPrefix(b, []byte("{")) || bytes.HasPrefix(b, []byte("[")) }
-	isHTML := func(b []byte) bool { return bytes.HasPrefix(b, []byte("<!DOCTYPE html>")) && bytes.HasSuffix(b, []byte("</html>\n")) }
+	isHTML := func(b []byte) bool {
+		return bytes.HasPrefix(b, []byte("<!DOCTYPE html>")) && bytes.HasSuffix(b, []byte("</html>\n"))
+	}
 	var cases []*kase
 	for _, w := range []struct {
 		name   string
