@@ -23,6 +23,13 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 		{ apt-get update && apt-get install -y chromium; }
 
+# Every command README.md and docs/*.md show, run as written in a copy of
+# the repository with bin/cbcsim built and on PATH, and the outputs they
+# show compared (internal/doccheck, docs/contributing.md#runnable-docs).
+# DOCS=REGEXP checks only the matching documents (DOCS=workflow).
+doccheck:
+	$(GO) test -count=1 -timeout 60m -run TestDocs ./internal/doccheck -doccheck -doccheck.files '$(DOCS)' -v
+
 # The C ABI: bin/libjanus_sched.so, for C programs that include
 # cabi/janus_sched.h (docs/c-abi.md).
 cabi:

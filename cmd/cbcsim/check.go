@@ -85,12 +85,15 @@ func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
 
 // sweep is run's body, under the interrupt's context.
 func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []string) error {
-	paths, traces, err := expandScenarioPaths(args)
+	paths, traces, empty, err := expandScenarioPaths(args, cmd.Flags().Changed("seeds"))
 	if err != nil {
 		return badInput(err)
 	}
-	if err := cf.check(cmd, len(traces) > 0); err != nil {
+	if err := cf.check(cmd, len(traces) > 0 || len(empty) > 0); err != nil {
 		return err
+	}
+	for _, dir := range empty {
+		fmt.Fprintf(cmd.OutOrStdout(), "check: %s holds no recorded runs yet (an empty corpus: fuzz --corpus found nothing to save)\n", dir)
 	}
 	if err := cf.reports.prepare(append(append([]string(nil), paths...), traces...)); err != nil {
 		return err
@@ -105,6 +108,10 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 	}
 	if !cmd.Flags().Changed("seeds") {
 		paths = nil // the recorded runs alone
+	}
+	if len(paths) == 0 && len(traces) == 0 { // empty corpora only
+		fmt.Fprintln(cmd.OutOrStdout(), "ok: no recorded runs to check")
+		return nil
 	}
 	if cf.out != "" {
 		if err := outfile.CheckDir(cf.out); err != nil {
@@ -190,8 +197,11 @@ func (cf *checkFlags) check(cmd *cobra.Command, recorded bool) error {
 // into one level deep for repro directories, so that `check repro`
 // replays everything a campaign wrote. A path that is not a directory is
 // kept as it is, a recorded run if it ends in .trace: loading it reports
-// whether it exists.
-func expandScenarioPaths(args []string) (scenarios, traces []string, err error) {
+// whether it exists. A directory with none of these is an error, except
+// without --seeds (seeded false): then it is a regression corpus with no
+// entries yet (fuzz --corpus creates it empty when it finds nothing), and
+// it is returned in empty.
+func expandScenarioPaths(args []string, seeded bool) (scenarios, traces, empty []string, err error) {
 	seen := map[string]bool{}
 	add := func(p string) {
 		if c := filepath.Clean(p); !seen[c] {
@@ -211,7 +221,7 @@ func expandScenarioPaths(args []string) (scenarios, traces []string, err error) 
 		}
 		entries, err := os.ReadDir(arg) // sorted by name
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading directory %s: %w", arg, err)
+			return nil, nil, nil, fmt.Errorf("reading directory %s: %w", arg, err)
 		}
 		if isReproDir(entries) {
 			add(filepath.Join(arg, reproTrace))
@@ -229,17 +239,20 @@ func expandScenarioPaths(args []string) (scenarios, traces []string, err error) 
 				}
 			case (strings.HasSuffix(e.Name(), ".toml") || check.IsTrace(e.Name())) && !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0:
 				// A FIFO in a corpus would block the read: named, not opened.
-				return nil, nil, fmt.Errorf("%s: not a regular file (%s): a directory's scenarios and traces must be", name, e.Type())
+				return nil, nil, nil, fmt.Errorf("%s: not a regular file (%s): a directory's scenarios and traces must be", name, e.Type())
 			case strings.HasSuffix(e.Name(), ".toml") || check.IsTrace(e.Name()):
 				add(name)
 				n++
 			}
 		}
+		if n == 0 && seeded {
+			return nil, nil, nil, fmt.Errorf("%s: the directory has no *.toml or *.trace files and no repro directories", arg)
+		}
 		if n == 0 {
-			return nil, nil, fmt.Errorf("%s: the directory has no *.toml or *.trace files and no repro directories", arg)
+			empty = append(empty, arg)
 		}
 	}
-	return scenarios, traces, nil
+	return scenarios, traces, empty, nil
 }
 
 // reproTrace is the failing run in a repro directory.

@@ -301,3 +301,22 @@ func TestCheckQuietAndReport(t *testing.T) {
 		t.Errorf("--report over an input: exit %d, want 2", code)
 	}
 }
+
+// fuzz --corpus makes the corpus even when it finds nothing, and check
+// of an empty corpus passes: the CI steps fuzz --corpus DIR; check DIR
+// work on a project whose fuzzing finds nothing (docs/ci.md).
+func TestCheckEmptyCorpus(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "testdata", "corpus")
+	if code, stdout, stderr := runCLI("fuzz", "--seeds", "3", "--workers", "1", "--out", filepath.Join(dir, "out"), "--corpus", corpus); code != 0 {
+		t.Fatalf("fuzz: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := runCLI("check", corpus)
+	if code != 0 || !strings.Contains(stdout, "holds no recorded runs yet") || !strings.Contains(stdout, "ok: no recorded runs to check") {
+		t.Fatalf("check of the empty corpus: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, _ := runCLI("check", corpus, "--seeds", "2"); code != 2 {
+		t.Errorf("an empty directory with --seeds: exit %d, want 2 (no scenarios)", code)
+	}
+}
