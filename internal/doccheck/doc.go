@@ -18,10 +18,16 @@
 //	<!-- doccheck: skip: the CI job's script, run by Kubernetes -->
 //	<!-- doccheck: not-run make test; not-run make bench: minutes -->
 //
+// not-run takes a prefix of the command (its # comment aside), or with
+// "=" the whole command: "not-run =cbcsim bench" leaves out that command
+// but not "cbcsim bench --quick".
+//
 // Output is compared line by line after trailing spaces are removed:
 // every shown line must appear, in order, in what the command printed
 // (stdout and stderr); lines the document leaves out may be missing, a
 // line "..." says so for a reader, and "[...]" inside a line matches any
-// text (a time, a rate). A command must exit 0 or 1 (1: a failure found,
-// traces that differ); 2 (bad input) or anything else is a problem.
+// text (a time, a rate). A command must exit 0; a cbcsim command may also
+// exit 1 (a failure found, traces that differ: what a worked example
+// shows); 2 (bad input) or anything else is a problem. "echo $?" shows the
+// status of the command before it.
 package doccheck

@@ -122,7 +122,7 @@ func copyFile(from, to string, mode os.FileMode) error {
 
 func TestParse(t *testing.T) {
 	src := "intro\n```sh\nbin/cbcsim run a.toml \\\n  --seed 3   # a comment\n# only a comment\nmake test\n```\n\n" +
-		"<!-- doccheck: not-run make bench; not-run go test -c: minutes -->\n```sh\nmake bench\ncbcsim validate x.toml\n```\n" +
+		"<!-- doccheck: not-run make bench; not-run =cbcsim bench: minutes -->\n```sh\nmake bench\ncbcsim validate x.toml\ncbcsim bench   # all\ncbcsim bench --quick\n```\n" +
 		"```\ncbcsim check FILE|DIR... --seeds N\n```\n" +
 		"<!-- doccheck: skip: a Kubernetes job -->\n```\n$ cbcsim diff a b\nline one\n\n...\nrate [...] runs/s\n\n$ echo hi\nhi\n```\n"
 	blocks, err := Parse("x.md", []byte(src))
@@ -139,8 +139,10 @@ func TestParse(t *testing.T) {
 	if why, skip := b.skipped(b.Cmds[0]); !skip || why != "minutes" {
 		t.Errorf("make bench: skipped %v (%q)", skip, why)
 	}
-	if _, skip := b.skipped(b.Cmds[1]); skip {
-		t.Errorf("validate is skipped")
+	for i, want := range []bool{true, false, true, false} {
+		if _, skip := b.skipped(b.Cmds[i]); skip != want {
+			t.Errorf("%q: skipped %v, want %v", b.Cmds[i].Text, skip, want)
+		}
 	}
 	s := blocks[2]
 	if s.Skip != "a Kubernetes job" || len(s.Cmds) != 2 || strings.Join(s.Cmds[0].Want, "|") != "line one||...|rate [...] runs/s" || s.Cmds[1].Want[0] != "hi" {
