@@ -71,6 +71,7 @@ test: vet
 	$(GO) test -tags mutants -count=1 -run TestMutantsCorpus ./cmd/cbcsim
 	$(MAKE) cabi-test
 	$(MAKE) stress STRESS_ROUNDS=1 STRESS_PKGS=./sched
+	$(MAKE) doccheck
 
 # The race suites of the concurrent packages under load: STRESS_ROUNDS
 # passes (default 3) of sched, simtest, sim and cabi under -race, each
