@@ -44,6 +44,7 @@ func (t *Task) Blocking(fn func(ctx context.Context) error) error {
 	t.s.blockingN.Add(1) // before fn can end: the deadlock check must see the call
 	go b.run(ctx, fn)
 	t.w.blockOn = b
+	t.siteHere()
 	t.suspend(reasonBlock)
 	// fn has returned: the worker found it done when it parked the task, or
 	// its goroutine woke the task. b's fields were written before either.

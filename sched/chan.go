@@ -56,12 +56,18 @@ func (c *Chan[T]) Send(t *Task, v T) error {
 		}
 		if r := ch.recvq.pop(); r != nil {
 			r.waitVal = c.slot(v)
+			if t.w.story() {
+				ch.chanSend(t, r)
+			}
 			ch.handed(r, t.w)
 			ch.unlock(held)
 			return nil
 		}
 		if ch.n < ch.cap {
 			c.buf[(ch.head+ch.n)%ch.cap] = v
+			if t.w.story() {
+				ch.chanSend(t, nil)
+			}
 			ch.n++
 			ch.unlock(held)
 			return nil
@@ -100,12 +106,18 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 		}
 		if ch.n > 0 {
 			v = c.buf[ch.head]
+			if t.w.story() {
+				ch.chanRecvBuffered(t)
+			}
 			var zero T
 			c.buf[ch.head] = zero
 			ch.head = (ch.head + 1) % ch.cap
 			ch.n--
 			if s := ch.sendq.pop(); s != nil {
 				c.buf[(ch.head+ch.n)%ch.cap] = c.value(s.waitVal)
+				if t.w.story() {
+					ch.chanSendParked(t, s)
+				}
 				ch.n++
 				ch.complete(s, waitDone, t.w)
 			}
@@ -114,6 +126,9 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 		}
 		if s := ch.sendq.pop(); s != nil {
 			v = c.value(s.waitVal)
+			if t.w.story() {
+				ch.chanRecvDirect(t, s)
+			}
 			ch.complete(s, waitDone, t.w)
 			ch.unlock(held)
 			return v, true, nil

@@ -26,8 +26,9 @@ type channel struct {
 	head   int
 	n      int
 	closed bool
-	recvq  waitq // blocked receivers, FIFO
-	sendq  waitq // blocked senders, FIFO; their value is in t.waitVal (see Chan for a typed one)
+	from   []uint64 // story runs: the sender of each value in buf, by slot (sched/story.go)
+	recvq  waitq    // blocked receivers, FIFO
+	sendq  waitq    // blocked senders, FIFO; their value is in t.waitVal (see Chan for a typed one)
 
 	// blockers are the channel's four blockers, one for each direction and
 	// interruptibility (see blocker). Every task blocking on the channel
@@ -377,12 +378,18 @@ func sendOn(t *Task, ca any, v int64) error {
 		}
 		if r := c.recvq.pop(); r != nil {
 			r.waitVal = v
+			if t.w.story() {
+				c.chanSend(t, r)
+			}
 			c.handed(r, t.w)
 			c.unlock(held)
 			return nil
 		}
 		if c.n < c.cap {
 			c.buf[(c.head+c.n)%c.cap] = v
+			if t.w.story() {
+				c.chanSend(t, nil)
+			}
 			c.n++
 			c.unlock(held)
 			return nil
@@ -453,10 +460,16 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 		}
 		if c.n > 0 {
 			v = c.buf[c.head]
+			if t.w.story() {
+				c.chanRecvBuffered(t)
+			}
 			c.head = (c.head + 1) % c.cap
 			c.n--
 			if s := c.sendq.pop(); s != nil {
 				c.buf[(c.head+c.n)%c.cap] = s.waitVal
+				if t.w.story() {
+					c.chanSendParked(t, s)
+				}
 				c.n++
 				c.complete(s, waitDone, t.w)
 			}
@@ -465,6 +478,9 @@ func recvOn(t *Task, ca any) (v int64, ok bool, err error) {
 		}
 		if s := c.sendq.pop(); s != nil {
 			v = s.waitVal
+			if t.w.story() {
+				c.chanRecvDirect(t, s)
+			}
 			c.complete(s, waitDone, t.w)
 			c.unlock(held)
 			return v, true, nil
@@ -502,6 +518,9 @@ func (view *taskOps) Close(c *channel) error {
 		return c.closedErr("close of")
 	}
 	c.closed = true
+	if t.w.story() {
+		c.chanClose(t)
+	}
 	for r := c.recvq.pop(); r != nil && !mutant.On(mutant.CloseLosesReceiver); r = c.recvq.pop() {
 		c.complete(r, waitClosed, t.w)
 	}

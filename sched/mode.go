@@ -25,6 +25,12 @@ const (
 	// modeLegacy2: a replay of a version-2 trace (link.Options.Legacy2):
 	// every policy answers no, unrecorded.
 	modeLegacy2
+	// modeStory: the run writes its story's events (link.Options.Story,
+	// sched/story.go).
+	modeStory
+	// modeSites: a story run that tells its sink each suspension's Go
+	// source line (link.Options.Sites, Task.site).
+	modeSites
 )
 
 // resolveMode is the mode of cfg's workers.
@@ -41,6 +47,12 @@ func resolveMode(cfg *config) workerMode {
 	}
 	if cfg.Legacy2 {
 		m |= modeLegacy2
+	}
+	if cfg.Story && cfg.Sink != nil && cfg.Mode.Stepped() {
+		m |= modeStory
+		if cfg.Sites {
+			m |= modeSites
+		}
 	}
 	return m
 }

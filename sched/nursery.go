@@ -922,6 +922,7 @@ func (n *Nursery) await(t *Task) {
 			n.mu.Unlock()
 		}
 		t.w.blockOn = n
+		t.siteHere()
 		t.suspend(reasonParked)
 		return
 	}
@@ -930,6 +931,7 @@ func (n *Nursery) await(t *Task) {
 	}
 	if !done && !mutant.On(mutant.OrphanEscapes) {
 		t.w.blockOn = n
+		t.siteHere()
 		t.suspend(reasonBlock)
 	}
 }

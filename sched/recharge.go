@@ -42,6 +42,7 @@ func (t *Task) exhausted(comp Component, c Cost) error {
 		rw := &rechargeWait{t: t, interruptible: t.wait.interruptible}
 		rw.ref.b = rw
 		t.w.blockOn = rw
+		t.siteHere()
 		t.suspend(reasonBlock)
 		if t.wait.state == waitCancelled || (t.wait.interruptible && t.marked() != 0) {
 			return t.observe()

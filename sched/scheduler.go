@@ -52,6 +52,7 @@ type Scheduler struct {
 	// at the slots only when some hold one.
 	slotted int
 
+	sites   siteCache    // Options.Sites: each pc's site (Task.site)
 	stepper link.Stepper // stepped modes: the Sink, when it decides steps in a task (see Task.endStep)
 	// inStepper is set while the driver's own code runs on a task's fiber
 	// (Task.endStep), and stepperPanic holds a panic raised there: a bug

@@ -31,6 +31,7 @@ func (t *Task) Sleep(ticks int64) error {
 	sw.ref.b = sw
 	for {
 		t.w.blockOn = sw
+		t.siteHere()
 		t.suspend(reasonBlock)
 		switch {
 		case t.wait.state == waitDone:

@@ -11,6 +11,9 @@ import "fmt"
 // counters, the run event, in that order) is done here instead, without
 // the two fiber switches. Keep the two in step.
 func (t *Task) endStep() {
+	if t.w.mode&modeSites != 0 {
+		t.site()
+	}
 	if st := t.s.stepper; st != nil {
 		w := t.w
 		// t stays in state running while the driver decides: between two

@@ -327,6 +327,17 @@ func (t *Task) protect(fn func() error) (err error, p *PanicError) {
 // (see inline.go).
 func (t *Task) suspend(why fiber.Reason) { t.fib.Yield(why) }
 
+// siteHere records where t suspends next, in a run that wants Go sites
+// (modeSites): called before a block that no checkpoint of the same call
+// preceded (a checkpoint records its own, in endStep). suspend itself
+// stays one call, which the compiler inlines
+// (docs/performance.md#parked-stacks).
+func (t *Task) siteHere() {
+	if t.w.mode&modeSites != 0 {
+		t.site()
+	}
+}
+
 // Checkpoint observes cancellation: it returns a *CancelError if the task has
 // been marked, nil otherwise. In the seeded simulator it is also a step
 // boundary. Inside a cleanup it never reports cancellation.
@@ -401,6 +412,7 @@ func (t *Task) Yield() error {
 // which stays inlined: a frame more under every parked task is what a
 // million of them pay for at each collection.
 func (t *Task) turn(why fiber.Reason) {
+	t.siteHere()
 	if w := t.w; w.alone() && w.c.loopFib != nil && t.fib != w.c.loopFib {
 		if w.host(t, why) {
 			return

@@ -531,6 +531,11 @@ func (w *worker) blocked(t *Task, b blocker) {
 
 // emitBlock writes t's block event.
 func (w *worker) emitBlock(t *Task, b blocker) {
+	if sw, ok := b.(*sleepWait); ok && w.story() {
+		w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOn, b.describe()),
+			trace.I(trace.KeyUntil, int64(sw.tm.when)))
+		return
+	}
 	w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOn, b.describe()))
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sched/driver"
+	"github.com/cbcsim/cbcsim/sim/waits"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -42,6 +43,11 @@ type Body struct {
 	// Chooser drives the run from outside (the explorer), as
 	// Options.Chooser.
 	Chooser Chooser
+	// Sites records the Go source line of the sched call each step runs
+	// (the trace's at= fields, docs/trace-format.md): a Go body's, whose
+	// lines are deterministic; a C program's Go calls would all name the
+	// C ABI's own lines, so it leaves them off.
+	Sites bool
 }
 
 // DefaultBodyMaxSteps bounds a body's run when Body.MaxSteps is 0. It is
@@ -57,6 +63,13 @@ type BodyRun struct {
 	Steps   int64
 	Crash   string
 	Checks  []Check // the invariants, checked on the run's events
+	// Waits explains a run that did not end by itself: each unfinished
+	// task, what it waits on, at which Go line (with Body.Sites), and who
+	// could wake it (package waits). Nil for a run that ended.
+	Waits *waits.Analysis
+	// Decisions is the run's policy decisions (Run.Decisions): at one
+	// worker, none means every seed gives this same run.
+	Decisions int64
 }
 
 // RunBody runs body as the root task under the seeded driver and checks the
@@ -80,7 +93,9 @@ func RunBody(b Body, body sched.Func) (*BodyRun, error) {
 	}
 	sk := newSink(c.Workers, tw)
 	sk.tab = newTables() // a Go program's code path keeps no task: the tables come from the events
-	cfg := driver.Config{Config: b.Sched, Mode: driver.Seeded, Sink: sk, Clock: sk, Victims: victims}
+	cfg := driver.Config{Config: b.Sched, Mode: driver.Seeded, Sink: sk, Clock: sk, Victims: victims,
+		Story: true, Sites: b.Sites}
+	sk.story = true
 	cfg.Decisions, _ = victims.(driver.DecisionSource)
 	cfg.Seed, cfg.Workers, cfg.YieldInterval = c.Seed, c.Workers, c.YieldInterval
 	s, err := driver.New(cfg)
@@ -97,7 +112,7 @@ func RunBody(b Body, body sched.Func) (*BodyRun, error) {
 		return nil, err
 	}
 	return &BodyRun{Config: c, Outcome: run.Outcome, Result: run.Result, Steps: run.Steps, Crash: run.Crash,
-		Checks: checkInvariants(run, sk.hist, false)}, nil
+		Checks: checkInvariants(run, sk.hist, false), Waits: run.Waits, Decisions: run.Decisions}, nil
 }
 
 // resolve is the run's configuration: the scheduler's, with the defaults

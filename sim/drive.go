@@ -346,9 +346,13 @@ func finish(run *Run, s *driver.Scheduler, sk *sink, tw *trace.Writer, step int6
 		if sk.tab != nil { // no task kept: the tasks without a result, from the events
 			run.Stuck = sk.tab.stuck()
 		}
+		if sk.story {
+			run.Waits = sk.waits.Analysis()
+		}
 		s.Abort()
 	}
 	run.Result = driver.Result(s.Root())
+	run.Decisions = sk.decisions
 	sk.step = uint64(step)
 	sk.Emit(-1, trace.KindOutcome, []trace.Field{trace.S(trace.KeyOutcome, string(run.Outcome)), trace.S(trace.KeyResult, run.Result.String())})
 	if tw != nil {

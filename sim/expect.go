@@ -21,7 +21,11 @@ func checkExpect(x *scenario.Expect, run *Run) []Check {
 	}
 	if x.Outcome != nil {
 		ok := scenario.Match(x.Outcome, string(run.Outcome))
-		add("expect.outcome", ok, fmt.Sprintf("want %s, got %s (main: %s)", strings.Join(x.Outcome, "|"), run.Outcome, run.Result))
+		detail := fmt.Sprintf("want %s, got %s (main: %s)", strings.Join(x.Outcome, "|"), run.Outcome, run.Result)
+		if !ok && run.Waits.Stuck() {
+			detail += "; waits: " + run.Waits.Summary() // who waits on what (package waits)
+		}
+		add("expect.outcome", ok, detail)
 	}
 	if x.Value != nil {
 		ok := run.Result.Kind == nursery.KindOK && run.Result.HasValue && run.Result.Value == *x.Value

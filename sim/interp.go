@@ -17,6 +17,7 @@ type program struct {
 	funcs    map[string]sched.Func
 	channels map[string]driver.Channel
 	lim      realLimits // real mode only
+	sites    *sink      // a story run's sink, told the op each task is at (sink.Site); nil otherwise
 }
 
 func newProgram(sc *scenario.Scenario, s *driver.Scheduler) *program {
@@ -41,12 +42,23 @@ func budgetOf(b scenario.Budget) sched.Budget { return scenario.SchedBudget(b) }
 
 // Run runs ops in t, inside the nurseries sc, each by its definition's
 // Exec. It returns scenario.ErrReturn when a `return` ended the body.
+//
+// In a story run the sink is told each op's path before it runs, and the
+// enclosing op's again when a nested body ends: a nursery's owner then
+// waits for its children at the nursery op, not at its body's last op.
 func (p *program) Run(t *sched.Task, sc scenario.Scope, ops []scenario.Op) error {
+	if p.sites != nil {
+		enclosing := p.sites.site(t.ID())
+		defer p.sites.Site(t.ID(), enclosing)
+	}
 	for i := range ops {
 		op := &ops[i]
 		d := op.Kind.Def()
 		if d == nil {
 			panic(fmt.Sprintf("sim: Run: unknown operation %d at %s", op.Kind, op.Path))
+		}
+		if p.sites != nil {
+			p.sites.Site(t.ID(), op.Path)
 		}
 		if err := d.Exec(p, t, sc, op); err != nil {
 			return err

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
+
+	"github.com/cbcsim/cbcsim/sim/waits"
 )
 
 // WriteTables prints the run's summary: tasks, nurseries, workers, then every
@@ -94,6 +96,10 @@ func (r *Run) writeEnding(w io.Writer) {
 			fmt.Fprintln(w, "  "+s)
 		}
 	}
+	if r.Waits.Stuck() {
+		fmt.Fprintln(w)
+		r.Waits.Write(w)
+	}
 	fmt.Fprintln(w, "\nChecks")
 	for _, c := range r.Checks {
 		mark := "pass"
@@ -123,6 +129,8 @@ type jsonRun struct {
 	Nurseries []NurseryRow `json:"nurseries"`
 	Workers   []WorkerRow  `json:"workers"`
 	Stuck     []string     `json:"stuck,omitempty"`
+	Waits     []waits.Wait `json:"waits,omitempty"`
+	Cycle     []string     `json:"wait_cycle,omitempty"`
 	Limit     string       `json:"limit,omitempty"`
 	Checks    []Check      `json:"checks"`
 	Replay    string       `json:"replay"`
@@ -138,6 +146,9 @@ func (r *Run) WriteJSON(w io.Writer, replay string) error {
 	}
 	if j.Log == nil {
 		j.Log = []string{}
+	}
+	if r.Waits.Stuck() {
+		j.Waits, j.Cycle = r.Waits.Waits, r.Waits.CycleNames()
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -11,6 +11,7 @@ import (
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sched/driver"
 	"github.com/cbcsim/cbcsim/sim/scenario"
+	"github.com/cbcsim/cbcsim/sim/waits"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -68,6 +69,10 @@ type Config struct {
 	// depth (see strategy.go).
 	Strategy string
 	PCTDepth int
+	// Portfolio says the strategy is the portfolio's arm for the seed
+	// (StrategyPortfolio): Strategy and PCTDepth are that arm's, and the
+	// trace header records them, so that the run replays as they say.
+	Portfolio bool `json:",omitempty"`
 
 	RealTimeout time.Duration // real modes: the wall-time bound (Options.RealTimeout)
 }
@@ -84,9 +89,19 @@ type Run struct {
 	Nurseries []NurseryRow
 	Workers   []WorkerRow
 	Stuck     []string // deadlock: the tasks that can never run again
-	Crash     string   // the scheduler's own panic, when Outcome is crash
-	Limit     string   // livelock: the resource limit the run passed, if not max_steps
-	Checks    []Check  // invariants, then expectations
+	// Waits explains a run that did not end by itself (deadlock,
+	// livelock, a stopped run): what each unfinished task waits on and
+	// who could wake it (package waits). Nil for a run that ended, and
+	// for a real-mode run or a replay of a version-1 or 2 trace, whose
+	// events do not tell the story.
+	Waits *waits.Analysis
+	// Decisions is the number of policy decisions the run made (its
+	// decide events). At one worker they are the only thing a seed
+	// changes: a run without any is the same run for every seed.
+	Decisions int64
+	Crash     string  // the scheduler's own panic, when Outcome is crash
+	Limit     string  // livelock: the resource limit the run passed, if not max_steps
+	Checks    []Check // invariants, then expectations
 }
 
 // TaskRow is one line of the task table.
@@ -247,6 +262,10 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 		return nil, err
 	}
 	p := newProgram(sc, s)
+	if c.Mode == ModeSeeded {
+		p.sites = sk // the story: each step's op (docs/trace-format.md)
+		sk.story = true
+	}
 	startRoot(s, sc, p)
 
 	run := &Run{Scenario: sc, Config: c}
@@ -286,6 +305,7 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims driver.Vi
 			MaxSteps: c.MaxSteps, RootCaps: rootCaps(sc),
 		},
 		Mode: c.Mode.driver(), Victims: victims, Legacy2: c.Mode.legacy2(),
+		Story: c.Mode == ModeSeeded,
 	}
 	cfg.Decisions, _ = victims.(driver.DecisionSource)
 	if sink != nil {

@@ -3,6 +3,8 @@ package sim
 import (
 	"strconv"
 
+	"github.com/cbcsim/cbcsim/sim/waits"
+
 	"github.com/cbcsim/cbcsim/sched/driver"
 
 	"github.com/cbcsim/cbcsim/trace"
@@ -22,6 +24,17 @@ type sink struct {
 	loop       *stepLoop // the driver's loop while it runs (NextStep, in drive.go)
 	counted    bool      // an event other than a run came since limit last looked
 	tails      []runTail // by task id, under denseMax: the trace's run line tail of the task
+	// story is a version-3 seeded run's: its run and block events carry
+	// the op or Go line of the task (at=, from sites), and waits reads
+	// every event but the run events to explain a run that ends stuck.
+	story    bool
+	sites    []string          // by task id under denseMax: where the task is (Site)
+	siteMap  map[uint64]string // the same, for larger ids
+	waits    *waits.Builder
+	storyBuf []trace.Field // Emit's fields with at= appended
+	// decisions counts the policy decisions (decide events): at one
+	// worker the only choices a seed makes (Run.Decisions).
+	decisions int64
 }
 
 // runTail is a task's run line tail, "ACTOR run task=ID\n", encoded once
@@ -32,7 +45,8 @@ type runTail struct {
 }
 
 func newSink(workers int, w *trace.Writer) *sink {
-	s := &sink{w: w, hist: newHistory()}
+	s := &sink{w: w, hist: newHistory(), waits: waits.New()}
+	s.waits.Story = true // read only when the run is a story run (finish)
 	for i := 0; i < workers; i++ {
 		s.actors = append(s.actors, "w"+strconv.Itoa(i))
 	}
@@ -48,7 +62,17 @@ func (s *sink) actor(worker int) string {
 
 // Emit implements sched.Sink.
 func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
+	if kind == trace.KindBlock && s.story && len(fields) > 0 {
+		if at := s.site(uint64(fields[0].Int)); at != "" {
+			s.storyBuf = append(append(s.storyBuf[:0], fields...), trace.S(trace.KeyAt, at))
+			fields = s.storyBuf
+		}
+	}
 	s.ev = trace.Event{Step: s.step, Tick: s.tick, Actor: s.actor(worker), Kind: kind, Fields: fields}
+	if kind == trace.KindDecide {
+		s.decisions++
+	}
+	s.waits.Add(&s.ev)
 	s.hist.add(&s.ev)
 	if s.tab != nil {
 		s.tab.add(&s.ev)
@@ -90,6 +114,12 @@ func (s *sink) EmitRun(worker int, task uint64) {
 		r.ran()
 	}
 	if s.w != nil && s.err == nil {
+		if s.story {
+			if at := s.site(task); at != "" {
+				s.err = s.w.WriteRunAt(s.step, s.tick, s.actor(worker), int64(task), at)
+				return
+			}
+		}
 		if task < uint64(len(s.tails)) {
 			if r := &s.tails[task]; r.worker == worker+1 {
 				if err := s.w.WriteRunTail(s.step, s.tick, &r.tail); err != nil {
@@ -115,6 +145,30 @@ func (s *sink) writeRun(worker int, task uint64) {
 	r := &s.tails[task]
 	r.tail, r.worker = trace.NewRunTail(s.actor(worker), int64(task)), worker+1
 	s.err = s.w.WriteRunTail(s.step, s.tick, &r.tail)
+}
+
+// Site implements driver.SiteSink, and is how the interpreter tells the
+// op a task is at: where task is, for its next run and block events.
+func (s *sink) Site(task uint64, site string) {
+	if task < denseMax {
+		for uint64(len(s.sites)) <= task {
+			s.sites = append(s.sites, "")
+		}
+		s.sites[task] = site
+		return
+	}
+	if s.siteMap == nil {
+		s.siteMap = map[uint64]string{}
+	}
+	s.siteMap[task] = site
+}
+
+// site is where task is, "" when no one said.
+func (s *sink) site(task uint64) string {
+	if task < uint64(len(s.sites)) {
+		return s.sites[task]
+	}
+	return s.siteMap[task]
 }
 
 // Now implements sched.Clock: the virtual clock, one tick per step plus

@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sched/driver"
@@ -19,6 +21,13 @@ const (
 	// acts, and at D-1 random decisions the worker that acted last drops
 	// below every other.
 	StrategyPCT = "pct"
+	// StrategyPortfolio varies the strategy across seeds: each seed runs
+	// one arm of Portfolio (random, or pct at one of several depths),
+	// chosen by the seed, and its trace header records that arm, so the
+	// run replays as a plain random or pct run. No single strategy finds
+	// every ordering bug (docs/explore.md#which-strategy): the default of
+	// check, fuzz and simtest.
+	StrategyPortfolio = "portfolio"
 	// StrategyExplore marks a run driven by an external Chooser (the
 	// systematic explorer): it has no seed of its own, so its trace
 	// replays only with its recorded schedule.
@@ -31,11 +40,59 @@ const (
 	PCTDepthMax     = 64
 )
 
-// resolveStrategy fills c's strategy fields from o.
+// Arm is one strategy of the portfolio: random (PCTDepth 0) or pct at
+// PCTDepth.
+type Arm struct {
+	Strategy string
+	PCTDepth int
+}
+
+// Portfolio is the portfolio's arms; seed s runs Portfolio[s % len]. Five
+// consecutive seeds thus run every arm once. The depths are those that
+// found the bugs of scenarios/bugs soonest, measured seed by seed
+// (docs/explore.md#which-strategy): depth 2 and 3 find a run-ahead bug,
+// 5 and 8 a bug that needs several preemptions (dining philosophers);
+// random finds lock-order bugs that preempt anywhere.
+var Portfolio = []Arm{
+	{StrategyRandom, 0},
+	{StrategyPCT, 2},
+	{StrategyPCT, 3},
+	{StrategyPCT, 5},
+	{StrategyPCT, 8},
+}
+
+// PortfolioArm is the arm the portfolio runs for seed.
+func PortfolioArm(seed uint64) Arm { return Portfolio[seed%uint64(len(Portfolio))] }
+
+// PortfolioText names the portfolio's arms, for reports.
+func PortfolioText() string {
+	parts := make([]string, len(Portfolio))
+	for i, a := range Portfolio {
+		parts[i] = a.Strategy
+		if a.Strategy == StrategyPCT {
+			parts[i] += " " + strconv.Itoa(a.PCTDepth)
+		}
+	}
+	return "portfolio (seed mod " + strconv.Itoa(len(Portfolio)) + ": " + strings.Join(parts, ", ") + ")"
+}
+
+// resolveStrategy fills c's strategy fields from o. A portfolio resolves
+// to its arm for c.Seed, which must be resolved already.
 func resolveStrategy(c *Config, o Options) error {
-	c.Strategy, c.PCTDepth = o.Strategy, 0
+	c.Strategy, c.PCTDepth, c.Portfolio = o.Strategy, 0, false
 	if c.Strategy == "" {
 		c.Strategy = StrategyRandom
+	}
+	if c.Strategy == StrategyPortfolio {
+		if o.PCTDepth != 0 {
+			return fmt.Errorf("pct depth %d given with strategy portfolio (the portfolio chooses the depth by seed)", o.PCTDepth)
+		}
+		if c.Mode.Real() {
+			return fmt.Errorf("strategy %s drives the seeded simulator; real mode has no driver to steer", c.Strategy)
+		}
+		arm := PortfolioArm(c.Seed)
+		c.Strategy, c.Portfolio = arm.Strategy, true
+		o.PCTDepth = arm.PCTDepth
 	}
 	switch c.Strategy {
 	case StrategyRandom:
@@ -54,7 +111,7 @@ func resolveStrategy(c *Config, o Options) error {
 		// Only an explorer's Chooser or a recorded schedule can drive it;
 		// newChooser says so if neither is given.
 	default:
-		return fmt.Errorf("unknown strategy %q (want random or pct)", c.Strategy)
+		return fmt.Errorf("unknown strategy %q (want random, pct or portfolio)", c.Strategy)
 	}
 	if c.Mode.Real() && c.Strategy != StrategyRandom {
 		return fmt.Errorf("strategy %s drives the seeded simulator; real mode has no driver to steer", c.Strategy)
@@ -189,7 +246,7 @@ func (e *FieldError) Error() string { return e.Msg }
 // command line are acceptable for a seeded run.
 func CheckStrategy(strategy string, pctDepth int) error {
 	if strategy == StrategyExplore {
-		return fmt.Errorf("unknown strategy %q (want random or pct; cbcsim explore is its own command)", strategy)
+		return fmt.Errorf("unknown strategy %q (want random, pct or portfolio; cbcsim explore is its own command)", strategy)
 	}
 	var c Config
 	return resolveStrategy(&c, Options{Strategy: strategy, PCTDepth: pctDepth})

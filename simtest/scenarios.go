@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/check"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 )
@@ -40,9 +39,7 @@ func CheckScenarios(t *testing.T, glob string, opts ...Option) {
 			}
 			o := check.Options{Seeds: c.seeds, SeedStart: c.seedStart, Workers: c.workers, Jobs: 1,
 				Resample: check.DefaultResample, ReproDir: filepath.Join(failuresDir(), fileSafe(t.Name()))}
-			if c.strategy != sim.StrategyRandom {
-				o.Strategy = c.strategy
-			}
+			o.Strategy = c.strategy
 			r, err := check.Scenarios([]*scenario.Scenario{sc}, []string{path}, o, nil)
 			if err != nil {
 				t.Fatalf("simtest: %v", err)

@@ -55,7 +55,7 @@ func DefaultWorkers() []int { return []int{1, 2, 4} }
 var (
 	flagSeed     = flag.String("simtest.seed", "", "run only this seed (the rerun of a failure)")
 	flagWorkers  = flag.Int("simtest.workers", 0, "run only this worker count")
-	flagStrategy = flag.String("simtest.strategy", "", "the driver's strategy, random or pct (overrides Strategy)")
+	flagStrategy = flag.String("simtest.strategy", "", "the driver's strategy, portfolio, random or pct (overrides Strategy)")
 	flagSeeds    = flag.Int("simtest.seeds", 0, "seeds per worker count (overrides Seeds)")
 	flagTrace    = flag.String("simtest.trace", "", "with -simtest.seed: write the run's trace to this file, passing or not")
 	flagFailures = flag.String("simtest.failures", "", "directory for the traces of failures (default: simtest-failures under the OS temp directory)")
@@ -80,8 +80,11 @@ func Seeds(n int) Option { return func(c *config) { c.seeds = n } }
 // Workers sets the worker counts (default 1, 2, 4).
 func Workers(ws ...int) Option { return func(c *config) { c.workers = append([]int(nil), ws...) } }
 
-// Strategy sets the seeded driver's strategy: "random" (the default) or
-// "pct", as `cbcsim check --strategy` does. pct (probabilistic concurrency
+// Strategy sets the seeded driver's strategy: "portfolio" (the default),
+// "random" or "pct", as `cbcsim check --strategy` does. The portfolio runs
+// each seed under one of random and pct at several depths, chosen by the
+// seed (sim.Portfolio), since no single strategy finds every ordering bug
+// (docs/explore.md#which-strategy). pct (probabilistic concurrency
 // testing) finds bugs that need a few preemptions at the right places
 // with a known probability; each pct run executes the body once more to
 // measure it.
@@ -100,7 +103,7 @@ func MaxSteps(n int64) Option { return func(c *config) { c.maxSteps = n } }
 func Stall(d time.Duration) Option { return func(c *config) { c.stall = d } }
 
 func newConfig(opts []Option) (*config, error) {
-	c := &config{seeds: DefaultSeeds, workers: DefaultWorkers(), strategy: sim.StrategyRandom,
+	c := &config{seeds: DefaultSeeds, workers: DefaultWorkers(), strategy: sim.StrategyPortfolio,
 		repeat: DefaultRepeat, maxSteps: DefaultMaxSteps, stall: DefaultStall}
 	for _, o := range opts {
 		o(c)
@@ -128,8 +131,8 @@ func newConfig(opts []Option) (*config, error) {
 		return nil, fmt.Errorf("Seeds(%d): want at least 1", c.seeds)
 	case len(c.workers) == 0:
 		return nil, errors.New("Workers(): want at least one worker count")
-	case c.strategy != sim.StrategyRandom && c.strategy != sim.StrategyPCT:
-		return nil, fmt.Errorf("Strategy(%q): want %q or %q", c.strategy, sim.StrategyRandom, sim.StrategyPCT)
+	case c.strategy != sim.StrategyRandom && c.strategy != sim.StrategyPCT && c.strategy != sim.StrategyPortfolio:
+		return nil, fmt.Errorf("Strategy(%q): want %q, %q or %q", c.strategy, sim.StrategyPortfolio, sim.StrategyRandom, sim.StrategyPCT)
 	case c.repeat < 1:
 		return nil, fmt.Errorf("Repeat(%d): want at least 1", c.repeat)
 	case c.maxSteps < 1:
@@ -158,10 +161,21 @@ func Check(t testing.TB, body func(*sched.Task) error, opts ...Option) {
 		t.Errorf("simtest: %v", err)
 		return
 	}
+	once := false // one worker, and the first seed's run made no decision
 	for i := 0; i < c.seeds; i++ {
 		seed := c.seedStart + uint64(i)
 		for _, w := range c.workers {
-			f, tr := c.run(t.Name(), body, seed, w)
+			if w == 1 && once {
+				continue
+			}
+			f, tr, decisions := c.run(t.Name(), body, seed, w)
+			if w == 1 && i == 0 && f == nil && decisions == 0 && c.seeds > 1 {
+				// At one worker a seed changes only the policy
+				// decisions; a run that made none is every seed's run.
+				once = true
+				t.Logf("simtest: workers 1: run once (seed %d): the run made no policy decision, "+
+					"and at one worker the decisions are all a seed changes, so every seed gives the same run", seed)
+			}
 			if *flagTrace != "" && tr != nil {
 				path := *flagTrace
 				if len(c.workers) > 1 {
@@ -192,16 +206,16 @@ type failure struct {
 }
 
 // run executes one (seed, workers) run c.repeat times and judges it. It
-// returns the failure, if any, and the first execution's trace (nil if it
-// did not finish).
-func (c *config) run(name string, body func(*sched.Task) error, seed uint64, workers int) (*failure, []byte) {
+// returns the failure, if any, the first execution's trace (nil if it
+// did not finish) and its policy decisions.
+func (c *config) run(name string, body func(*sched.Task) error, seed uint64, workers int) (*failure, []byte, int64) {
 	var first *sim.BodyRun
 	var firstTrace []byte
 	for i := 0; i < c.repeat; i++ {
 		r, tr, err := c.execute(name, body, seed, workers)
 		if err != nil {
 			f := &failure{seed: seed, workers: workers, what: err.Error(), rerun: !errors.Is(err, errStall)}
-			return f, nil
+			return f, nil, 0
 		}
 		if i == 0 {
 			first, firstTrace = r, tr
@@ -216,7 +230,7 @@ func (c *config) run(name string, body func(*sched.Task) error, seed uint64, wor
 					"  first:  " + a, "  second: " + b}}
 			f.save(name, firstTrace, "first")
 			f.save(name, tr, "second")
-			return f, firstTrace
+			return f, firstTrace, 0
 		}
 	}
 	f := judge(first, firstTrace, seed, workers)
@@ -224,7 +238,7 @@ func (c *config) run(name string, body func(*sched.Task) error, seed uint64, wor
 		f.rerun = true
 		f.save(name, firstTrace, "")
 	}
-	return f, firstTrace
+	return f, firstTrace, first.Decisions
 }
 
 // judge returns the failure of a finished run, or nil if it passed.
@@ -255,6 +269,11 @@ func judge(r *sim.BodyRun, tr []byte, seed uint64, workers int) *failure {
 	}
 	f.details = append(f.details, broken...)
 	f.details = append(f.details, fmt.Sprintf("steps %d, main's result %s", r.Steps, r.Result))
+	if r.Waits.Stuck() {
+		// Who waits on what, by task name and Go line: what a deadlock
+		// needs explained, which the trace's tail rarely shows.
+		f.details = append(f.details, r.Waits.Lines()...)
+	}
 	lines := strings.Split(strings.TrimRight(string(tr), "\n"), "\n")
 	if len(lines) > traceTailLines {
 		f.details = append(f.details, fmt.Sprintf("the last %d of %d trace lines:", traceTailLines, len(lines)))
@@ -317,9 +336,9 @@ func (c *config) execute(name string, body func(*sched.Task) error, seed uint64,
 	pb := &progressBuffer{watch: watch}
 	b := sim.Body{Name: name, Source: "go test body " + name + "\n", Seed: seed,
 		Sched:    sched.Config{Workers: workers, Budget: sched.Unlimited},
-		MaxSteps: c.maxSteps, Trace: pb}
-	if c.strategy == sim.StrategyPCT {
-		b.Strategy = sim.StrategyPCT
+		MaxSteps: c.maxSteps, Trace: pb, Sites: true}
+	if c.strategy != sim.StrategyRandom {
+		b.Strategy = c.strategy
 	}
 	type result struct {
 		r   *sim.BodyRun
@@ -397,7 +416,12 @@ func fileSafe(s string) string { return unsafeFileChars.ReplaceAllString(s, "_")
 
 func (f *failure) message(name string, c *config) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "simtest: seed %d, workers %d, strategy %s: %s", f.seed, f.workers, c.strategy, f.what)
+	strategy := c.strategy
+	if strategy == sim.StrategyPortfolio {
+		arm := sim.PortfolioArm(f.seed)
+		strategy += ", this seed's arm " + sim.StrategyName(arm.Strategy, arm.PCTDepth)
+	}
+	fmt.Fprintf(&b, "simtest: seed %d, workers %d, strategy %s: %s", f.seed, f.workers, strategy, f.what)
 	for _, d := range f.details {
 		b.WriteString("\n    " + d)
 	}
@@ -420,8 +444,8 @@ func RerunCommand(name string, seed uint64, workers int, strategy string) string
 	}
 	cmd := fmt.Sprintf("go test -run '%s' -simtest.seed=%d -simtest.workers=%d",
 		strings.Join(parts, "/"), seed, workers)
-	if strategy != "" && strategy != sim.StrategyRandom {
-		cmd += " -simtest.strategy=" + strategy
+	if strategy != "" && strategy != sim.StrategyPortfolio {
+		cmd += " -simtest.strategy=" + strategy // the portfolio is the default: its seed chooses its arm again
 	}
 	return cmd
 }

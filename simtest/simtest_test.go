@@ -115,6 +115,18 @@ func assertReruns(t *testing.T, msg string, body sched.Func, opts ...Option) {
 func TestLockOrderDeadlock(t *testing.T) {
 	msg := checkFails(t, examples.LockOrder(false), "deadlock")
 	t.Logf("the failure, as a test prints it:\n%s", msg)
+	// Each stuck task by name, with the channel it waits on, the Go line
+	// of its sched call and who holds the lock; then the cycle.
+	for _, re := range []string{
+		`a_to_b \(t\d+\) waits to send on channel lock_b at bugs\.go:\d+, since step \d+\n\s+could wake it: b_to_a \(t\d+, holds lock_b\)`,
+		`b_to_a \(t\d+\) waits to send on channel lock_a at bugs\.go:\d+`,
+		`main \(t1\) waits for the end of nursery transfers at bugs\.go:\d+`,
+		`wait-for cycle: (a_to_b -> b_to_a -> a_to_b|b_to_a -> a_to_b -> b_to_a)`,
+	} {
+		if !regexp.MustCompile(re).MatchString(msg) {
+			t.Errorf("the failure message does not match %s", re)
+		}
+	}
 	assertReruns(t, msg, examples.LockOrder(false))
 }
 

@@ -343,6 +343,10 @@ type Writer struct {
 	// steps start at 0, and pre.step is the step an event must not go
 	// below.
 	pre prefix
+	// runAt is WriteRunAt's event, kept so that a story run's run line
+	// allocates nothing.
+	runAt   Event
+	runAtFs [2]Field
 }
 
 // bufSize is how much the Writer buffers before writing to the underlying
@@ -406,6 +410,15 @@ func (w *Writer) WriteRun(step, tick uint64, actor string, task int64) error {
 	}
 	t := newRunTail(actor, task)
 	return w.WriteRunTail(step, tick, &t)
+}
+
+// WriteRunAt writes the run event of task with where it is, its at= field
+// (a story run's run line, docs/trace-format.md): `STEP TICK ACTOR run
+// task=ID at=AT`.
+func (w *Writer) WriteRunAt(step, tick uint64, actor string, task int64, at string) error {
+	w.runAtFs = [2]Field{I(KeyTask, task), S(KeyAt, at)}
+	w.runAt = Event{Step: step, Tick: tick, Actor: actor, Kind: KindRun, Fields: w.runAtFs[:]}
+	return w.WriteEvent(&w.runAt)
 }
 
 // spill writes the buffer out once it holds bufSize bytes, and returns

@@ -46,6 +46,7 @@ const (
 	KindLivelock                  // the run passed its step bound
 	KindNote                      // free-form annotation
 	KindDecide                    // a policy decision of a worker (docs/explore.md, "Policy decisions")
+	KindChan                      // a channel operation completed, with its peer task (version 3)
 	KindEnd                       // one past the last kind; not a kind: the length of a table indexed by Kind
 )
 
@@ -75,6 +76,7 @@ var kindNames = [KindEnd]string{
 	KindLivelock:  "livelock",
 	KindNote:      "note",
 	KindDecide:    "decide",
+	KindChan:      "chan",
 }
 
 // kindOf returns the kind named b, or 0. A linear scan: most names differ

@@ -34,6 +34,12 @@ const (
 	KeyText     = "text"     // a log event's text
 	KeyTimeout  = "timeout"  // a nursery timeout note: the nursery's label
 	KeyWhy      = "why"      // why a task yielded: explicit or budget
+	KeyOp       = "op"       // a chan event's operation: send, recv or close
+	KeyCh       = "ch"       // a chan event's channel, by name
+	KeyPeer     = "peer"     // a chan event's other task: the receiver of a send, the sender of a received value
+	KeyVia      = "via"      // a chan event's value went through the channel's buffer (via=buffer)
+	KeyAt       = "at"       // where a task is: its scenario op's path, or the Go file:line of its sched call
+	KeyUntil    = "until"    // a sleep's block: the tick it wakes at
 	KeySlot     = "slot"     // where a woken task went: next (its waker's next slot) or current (its worker's current task); absent: the deque
 
 	// Header keys.

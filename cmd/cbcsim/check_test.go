@@ -27,7 +27,7 @@ func TestCheckBundledPasses(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{
-		"seeds 1..3 × workers 1,2, seeded mode: 12 runs",
+		"seeds 1..3 × workers 1,2, seeded portfolio (seed mod 5: random, pct 2, pct 3, pct 5, pct 8) mode: 12 runs",
 		`scenario "fail-fast cancels siblings" (../../scenarios/fail_fast.toml)`,
 		"WORKERS", "FIRST FAILING SEED", "│ all", "ok: all 12 runs passed",
 	} {

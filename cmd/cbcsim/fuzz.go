@@ -172,8 +172,11 @@ func printHeader(w io.Writer, o gen.FuzzOptions) {
 		bound += fmt.Sprintf(" (shard %s: every %d-th from %d)", o.Shard, o.Shard.N, o.SeedStart+uint64(o.Shard.K-1))
 	}
 	strategy := ""
-	if o.Strategy == sim.StrategyPCT {
+	switch o.Strategy {
+	case sim.StrategyPCT:
 		strategy = ", strategy " + sim.StrategyName(o.Strategy, o.PCTDepth)
+	case "", sim.StrategyPortfolio:
+		strategy = ", strategy " + sim.PortfolioText()
 	}
 	fmt.Fprintf(w, "fuzz: %s, workers %s, out %s, shrink budget %d, %d jobs%s\n",
 		bound, strings.Join(ws, ","), o.Out, o.ShrinkBudget, o.Jobs, strategy)

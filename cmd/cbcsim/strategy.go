@@ -15,7 +15,7 @@ type strategyFlags struct {
 
 func (s *strategyFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&s.name, "strategy", "", "how the seeded driver picks workers: random (default) or pct (docs/explore.md)")
+	f.StringVar(&s.name, "strategy", "", "how the seeded driver picks workers: portfolio (check's and fuzz's default: each seed one of random and pct at depths 2, 3, 5, 8), random (run's default) or pct (docs/explore.md#which-strategy)")
 	f.IntVar(&s.depth, "pct-depth", 0, "with --strategy pct: the bug depth D, D-1 priority change points (default 3)")
 }
 

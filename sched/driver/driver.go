@@ -105,7 +105,17 @@ type Config struct {
 	// StealHalf makes a successful steal take half of the victim's deque
 	// (at most StealBatchMax tasks) instead of one task.
 	StealHalf bool
+
+	// Story makes the run write the events that tell its story:
+	// completed channel operations with their peer, a sleep's wake-up
+	// tick (docs/trace-format.md). Sites, with Story, tells a Sink that
+	// implements SiteSink the Go source line each task suspends at.
+	Story, Sites bool
 }
+
+// SiteSink is a Sink told the Go source line of the sched call each task
+// suspends in (Config.Sites).
+type SiteSink = link.SiteSink
 
 // Worker is one of the scheduler's workers, stepped by the driver.
 type Worker interface {
@@ -227,6 +237,7 @@ func New(cfg Config) (*Scheduler, error) {
 	s, err := newSched(cfg.Config, link.Options{
 		Mode: cfg.Mode, Sink: cfg.Sink,
 		Clock: cfg.Clock, Victims: cfg.Victims, Decisions: cfg.Decisions, Legacy2: cfg.Legacy2, StealHalf: cfg.StealHalf,
+		Story: cfg.Story, Sites: cfg.Sites,
 	})
 	if err != nil {
 		return nil, err

@@ -79,9 +79,12 @@ type Options struct {
 	// zero value: all). The picks of runs executed twice are made over
 	// the whole check, so each shard executes twice exactly the picks it
 	// owns.
-	Shard    sweep.Shard
-	Strategy string // the seeded driver's strategy ("": random); the seed is its seed
-	PCTDepth int    // pct: 0 means sim.PCTDepthDefault
+	Shard sweep.Shard
+	// Strategy is the seeded driver's strategy; the seed is its seed. "":
+	// the portfolio (sim.StrategyPortfolio) in seeded mode, none in real
+	// mode.
+	Strategy string
+	PCTDepth int // pct: 0 means sim.PCTDepthDefault
 	// ShrinkSchedule, when set, minimises the schedule of each failure
 	// written to a repro directory (the run's trace in trace) and writes
 	// DIR/shrunk.trace; it returns the line the report and the README
@@ -152,6 +155,10 @@ type Row struct {
 	Outcomes      map[sim.Outcome]int64 // outcome name → runs
 	Resampled     int                   // runs executed twice
 	Differ        int                   // of those, how many gave different traces
+	// Undecided counts the runs that made no policy decision: at one
+	// worker such runs are the same run whatever the seed (the report
+	// says so).
+	Undecided int64
 }
 
 // Failure is one kind of failure of one (scenario, workers) row: the
@@ -247,11 +254,12 @@ type checker struct {
 
 // summary is what a check keeps of a run.
 type summary struct {
-	cfg     sim.Config
-	outcome sim.Outcome
-	main    string
-	steps   int64
-	failed  []sim.Check
+	cfg       sim.Config
+	outcome   sim.Outcome
+	main      string
+	steps     int64
+	decisions int64 // policy decisions (sim.Run.Decisions)
+	failed    []sim.Check
 }
 
 func (s *summary) signature() string {
@@ -312,6 +320,8 @@ func (o *Options) normalize(scenarios int) error {
 	}
 	if o.Mode.Real() {
 		o.Resample = 0 // real mode writes no trace to compare
+	} else if o.Strategy == "" {
+		o.Strategy = sim.StrategyPortfolio
 	}
 	switch {
 	case o.ReproMax < 0:

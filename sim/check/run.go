@@ -115,7 +115,7 @@ func runOne(sc *scenario.Scenario, o sim.Options, exec execFunc) (sum summary) {
 	if err == nil {
 		var run *sim.Run
 		if run, err = exec(sc, cfg, o); err == nil {
-			sum.outcome, sum.main, sum.steps = run.Outcome, run.Result.String(), run.Steps
+			sum.outcome, sum.main, sum.steps, sum.decisions = run.Outcome, run.Result.String(), run.Steps, run.Decisions
 			for _, ch := range run.Checks {
 				if !ch.OK {
 					sum.failed = append(sum.failed, ch)
@@ -138,6 +138,9 @@ func (a *rowAgg) add(c *checker, sc int, seed uint64, s *summary) {
 	r.StepsTotal += s.steps
 	r.StepsMax = max(r.StepsMax, s.steps)
 	r.Outcomes[s.outcome]++
+	if s.decisions == 0 {
+		r.Undecided++
+	}
 	if len(s.failed) == 0 {
 		r.Passed++
 		return

@@ -70,8 +70,11 @@ func (r *Report) writeHeader(b *bytes.Buffer) error {
 	for i, n := range o.Workers {
 		ws[i] = strconv.Itoa(n)
 	}
-	if o.Strategy == sim.StrategyPCT {
+	switch o.Strategy {
+	case sim.StrategyPCT:
 		mode += " " + sim.StrategyName(o.Strategy, o.PCTDepth)
+	case sim.StrategyPortfolio:
+		mode += " " + sim.PortfolioText()
 	}
 	if o.Seeds > 0 {
 		fmt.Fprintf(b, "check: %d scenario(s) × seeds %d..%d × workers %s, %s mode: %d runs",
@@ -103,6 +106,11 @@ func (r *Report) writeTables(b *bytes.Buffer) error {
 		}
 		if err := t.Render(); err != nil {
 			return err
+		}
+		for _, row := range s.Rows {
+			if row.Workers == 1 && row.Runs > 1 && row.Undecided == row.Runs && !r.Options.Mode.Real() {
+				fmt.Fprintf(b, "workers 1: the %d runs are one run: none made a policy decision, and at one worker those decisions are all a seed changes\n", row.Runs)
+			}
 		}
 	}
 	return nil

@@ -63,7 +63,7 @@ type FuzzOptions struct {
 	// ProgressTerminal makes the progress line rewrite itself.
 	ProgressTerminal bool
 	// Strategy and PCTDepth choose the seeded driver's strategy; each
-	// run's seed is its seed ("": random).
+	// run's seed is its seed ("": the portfolio, sim.StrategyPortfolio).
 	Strategy string
 	PCTDepth int
 	// Corpus, when set, is a regression corpus directory: the shrunk
@@ -280,6 +280,9 @@ func (o *FuzzOptions) Normalize() error {
 	}
 	if o.Failing == nil {
 		o.Failing = FailedChecks
+	}
+	if o.Strategy == "" {
+		o.Strategy = sim.StrategyPortfolio
 	}
 	return sim.CheckStrategy(o.Strategy, o.PCTDepth)
 }

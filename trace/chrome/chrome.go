@@ -339,6 +339,7 @@ var kinds = [trace.KindEnd]struct {
 	trace.KindLivelock:  {"sim", 'p'},
 	trace.KindNote:      {"sim", 't'},
 	trace.KindDecide:    {"sched", 't'},
+	trace.KindChan:      {"task", 't'},
 }
 
 // taskLabel is a task's id and, when known, its scenario name: "t3 slow_success".
@@ -417,6 +418,7 @@ var nameSuffixes = map[trace.Kind][]nameSuffix{
 	trace.KindLog:       {{": %", []string{"text", "msg"}}},
 	trace.KindOutcome:   {{" %", []string{"outcome", "status"}}, {" %", []string{"result", "err"}}},
 	trace.KindNote:      {{": %", []string{"text", "crash"}}},
+	trace.KindChan:      {{" %", []string{"op"}}, {" %", []string{"ch"}}},
 }
 
 func instantSuffix(b *strings.Builder, e *trace.Event) {

@@ -75,6 +75,24 @@ type Options struct {
 	// the first and queues the rest on its own deque. Off by default:
 	// docs/performance.md#steal-policy has the measurement that decided it.
 	StealHalf bool
+
+	// Story makes a stepped run write the events that tell its story
+	// (sched/story.go, docs/trace-format.md): completed channel
+	// operations with their peer, a sleep's wake-up tick. A replay of a
+	// version-1 or version-2 trace leaves it off.
+	Story bool
+
+	// Sites, with Story, tells a Sink that implements SiteSink the Go
+	// source line of the sched call each task suspends in: a Go body's
+	// sites (a scenario's interpreter names its ops itself).
+	Sites bool
+}
+
+// SiteSink is a Sink told where each task suspends (Options.Sites): site
+// is the file's base name and the line of the task's sched call.
+type SiteSink interface {
+	Sink
+	Site(task uint64, site string)
 }
 
 // Mode is how a scheduler is run: who steps its workers (Run's goroutines,
