@@ -18,7 +18,7 @@ line.tick{stroke:#eee}text.tick{fill:#888}
 rect.slice{stroke:#0003;stroke-width:.5}
 rect.blocked{fill:#bbb}
 rect.nursery{fill:#d9c8f0;stroke:#7b5ea7;stroke-width:.5}
-text.result{fill:#333}
+text.result{fill:#333}text.chanop{font-size:10px;fill:#000}
 line.arrow{stroke-width:1.2}line.arrow.spawn{stroke:#1565c0}line.arrow.wake{stroke:#2e7d32}
 marker path{fill:#555}
 line.divergence{stroke:#d50000;stroke-width:2;stroke-dasharray:4 2}
@@ -33,7 +33,8 @@ table.waits td,table.waits th,table.grid td,table.grid th{border:1px solid #ddd;
 td.pass{background:#e6f4ea}td.fail{background:#fde0e0;color:#b71c1c;font-weight:600}td.none{color:#999}
 svg.waitgraph{border:1px solid #eee;margin-top:8px}
 .wait-node circle{fill:#fff;stroke:#555}.wait-node.task circle{fill:#ffe0b2}.wait-node.resource circle{fill:#e1f5fe}
-line.wait-edge{stroke:#555;stroke-width:1.2}
+line.wait-edge{stroke:#555;stroke-width:1.2}line.wait-edge.cycle{stroke:#d50000;stroke-width:2}
+.wait-node.waker circle{fill:#e8f5e9}
 `
 
 // script zooms the timelines: it sets x (and width) of every element

@@ -60,7 +60,7 @@ func render(t *testing.T, browser, path string, flags ...string) []byte {
 
 func TestBrowserRendersFailingRun(t *testing.T) {
 	browser := chromium(t)
-	tr := load(t, "philosophers-deadlock.trace")
+	tr := load(t, "lock-order-deadlock.trace")
 	p := htmlreport.ForTraces([]string{"run.trace"}, []*trace.Trace{tr})
 	path := filepath.Join(t.TempDir(), "report.html")
 	if err := htmlreport.WriteFile(path, p); err != nil {
@@ -89,7 +89,7 @@ func TestBrowserRendersFailingRun(t *testing.T) {
 			t.Errorf("task %q is not in the DOM", task.Label())
 		}
 	}
-	for _, s := range []string{`class="slice"`, `class="waitgraph"`, "outcome=deadlock"} {
+	for _, s := range []string{`class="slice"`, `class="waitgraph"`, `class="wait-edge cycle"`, "outcome=deadlock", "wait-for cycle: a_to_b -&gt; b_to_a -&gt; a_to_b"} {
 		if !strings.Contains(dom, s) {
 			t.Errorf("the DOM lacks %s", s)
 		}

@@ -91,27 +91,26 @@ func TestSlicesSplitAtPreemption(t *testing.T) {
 	}
 }
 
-// A deadlock lists every unfinished task with what it waits on; a task
-// waiting on its nursery awaits the nursery's unfinished children.
+// A deadlock's page lists every unfinished task with what it waits on and
+// who could wake it (package waits), and draws the wait-for cycle.
 func TestWaitsOfDeadlock(t *testing.T) {
-	m := htmlreport.Build(load(t, "deadlock.trace"))
-	var got []string
-	for _, w := range m.Waits {
-		var fors []string
-		for _, f := range w.For {
-			fors = append(fors, m.Tasks[f].Label())
-		}
-		got = append(got, fmt.Sprintf("%s: %s [%s]", m.Tasks[w.Task].Label(), w.On, strings.Join(fors, ",")))
+	m := htmlreport.Build(load(t, "lock-order-deadlock.trace"))
+	want := "main: nursery n; a_to_b: recv lock_b (b_to_a holds lock_b); b_to_a: recv lock_a (a_to_b holds lock_a); cycle a_to_b -> b_to_a -> a_to_b"
+	if got := m.Waits.Summary(); got != want {
+		t.Errorf("waits %q, want %q", got, want)
 	}
-	want := "t1 main: nursery n (n1) [t2 receiver] | t2 receiver: recv c []"
-	if strings.Join(got, " | ") != want {
-		t.Errorf("waits %q, want %q", strings.Join(got, " | "), want)
-	}
-	html := page(t, htmlreport.ForTraces([]string{"deadlock.trace"}, []*trace.Trace{load(t, "deadlock.trace")}))
-	for _, s := range []string{`class="waitgraph"`, "Who waits on what", "recv c", "deadlock live=2"} {
+	html := page(t, htmlreport.ForTraces([]string{"lock.trace"}, []*trace.Trace{load(t, "lock-order-deadlock.trace")}))
+	for _, s := range []string{`class="waitgraph"`, "Who waits on what", "to receive on channel lock_b", "b_to_a (t3, holds lock_b)",
+		"wait-for cycle: a_to_b -&gt; b_to_a -&gt; a_to_b", `class="wait-edge cycle"`} {
 		if !strings.Contains(html, s) {
 			t.Errorf("page lacks %q", s)
 		}
+	}
+	if !strings.Contains(html, "t3 b_to_a: recv lock_b with t1 main at step 11 (buffer)") {
+		t.Error("page lacks b_to_a's receive of lock_b")
+	}
+	if n := strings.Count(html, `class="wait-edge cycle"`); n != 2 {
+		t.Errorf("%d cycle edges, want 2", n)
 	}
 }
 
@@ -130,7 +129,7 @@ func SelfContained(page string) error {
 }
 
 func TestSelfContained(t *testing.T) {
-	for _, name := range []string{"deadlock.trace", "philosophers-deadlock.trace", "rendezvous.trace"} {
+	for _, name := range []string{"deadlock.trace", "philosophers-deadlock.trace", "lock-order-deadlock.trace", "rendezvous.trace"} {
 		p := htmlreport.ForTraces([]string{name}, []*trace.Trace{load(t, name)})
 		p.Notes = []string{"reproduce: cbcsim run https://example.com/x.toml"} // escaped text is still text, but a URL must not appear
 		html := page(t, p)

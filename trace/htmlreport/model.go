@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cbcsim/cbcsim/sim/waits"
 	"github.com/cbcsim/cbcsim/trace"
 )
 
@@ -23,12 +24,16 @@ type Model struct {
 	Workers   []string // worker actors, "w0", "w1", ... by number
 	Tasks     []*Task  // in order of first appearance
 	Nurseries []*Nursery
-	Slices    []Slice // in trace order
-	Arrows    []Arrow // in trace order
+	Slices    []Slice  // in trace order
+	Arrows    []Arrow  // in trace order
+	ChanOps   []ChanOp // completed channel operations, in trace order
 
 	Outcome string // the outcome event's fields ("outcome=deadlock result=pending"), "" if none
 	Finding string // a deadlock or livelock event, as "deadlock live=2"; "" if none
-	Waits   []Wait // what each unfinished task waits on (deadlock, livelock or no outcome)
+	// Waits explains the unfinished tasks (a deadlock, a livelock, a
+	// trace cut short): what each waits on, who could wake it, the
+	// wait-for cycle. Package waits reads the same events.
+	Waits *waits.Analysis
 
 	taskOf    map[string]int // task id text -> index into Tasks; never ranged over
 	nurseryOf map[string]int
@@ -84,13 +89,13 @@ type Arrow struct {
 	From, To int // task indexes
 }
 
-// Wait is what an unfinished task waits on at the end of the run.
-type Wait struct {
-	Task int
-	On   string // "recv c", "nursery n (n1)"; "" when it is runnable or never blocked
-	// For holds the tasks whose finishing it awaits: the unfinished children
-	// of the nursery it waits on.
-	For []int
+// ChanOp is a completed channel operation (a chan event): Task sent or
+// received on Chan at Step, with Peer (-1 when the event names none).
+type ChanOp struct {
+	Step       uint64
+	Task, Peer int
+	Op, Chan   string // "send" or "recv"; the channel's name
+	Via        string // "buffer", "handoff", ... as the trace says
 }
 
 // Build reads t into a Model.
@@ -107,6 +112,7 @@ func Build(t *trace.Trace) *Model {
 		m.event(&t.Events[i])
 	}
 	m.finish()
+	m.Waits = waits.FromEvents(t.Events)
 	return m
 }
 
@@ -174,6 +180,8 @@ func (m *Model) event(e *trace.Event) {
 		m.result(e, task, w, isWorker)
 	case trace.KindNursery:
 		m.nursery(e, task)
+	case trace.KindChan:
+		m.chanOp(e, task)
 	case trace.KindOutcome:
 		m.Outcome = fieldsText(e)
 	case trace.KindDeadlock, trace.KindLivelock:
@@ -280,6 +288,25 @@ func (m *Model) result(e *trace.Event, task, w int, isWorker bool) {
 	}
 }
 
+func (m *Model) chanOp(e *trace.Event, task int) {
+	if task < 0 {
+		return
+	}
+	op := ChanOp{Step: e.Step, Task: task, Peer: -1}
+	for _, f := range []struct {
+		key string
+		to  *string
+	}{{"op", &op.Op}, {"ch", &op.Chan}, {"via", &op.Via}} {
+		if v, ok := get(e, f.key); ok {
+			*f.to = fieldText(v)
+		}
+	}
+	if v, ok := get(e, "peer"); ok {
+		op.Peer = m.task(v, e.Step)
+	}
+	m.ChanOps = append(m.ChanOps, op)
+}
+
 func (m *Model) nurseryIndex(f trace.Field, step uint64) int {
 	key := fieldText(f)
 	if i, ok := m.nurseryOf[key]; ok {
@@ -320,46 +347,20 @@ func (m *Model) nursery(e *trace.Event, task int) {
 	}
 }
 
-// finish closes what the run left open and lists the waits.
+// finish closes the blocks and nurseries the run left open.
 func (m *Model) finish() {
-	for ti, t := range m.Tasks {
+	for _, t := range m.Tasks {
 		for bi := range t.Blocks {
 			if !t.Blocks[bi].Woken {
 				t.Blocks[bi].To = m.Steps
 			}
 		}
-		if t.Result != "" {
-			continue
-		}
-		w := Wait{Task: ti}
-		if n := len(t.Blocks); n > 0 && !t.Blocks[n-1].Woken {
-			w.On = t.Blocks[n-1].On
-			w.For = m.childrenAwaited(ti, w.On)
-		}
-		m.Waits = append(m.Waits, w)
 	}
 	for _, n := range m.Nurseries {
 		if n.Outcome == "" {
 			n.End = m.Steps
 		}
 	}
-}
-
-// childrenAwaited returns, for a task blocked on a nursery, that
-// nursery's unfinished children.
-func (m *Model) childrenAwaited(task int, on string) []int {
-	var out []int
-	for ni, n := range m.Nurseries {
-		if n.Owner != task || !strings.HasPrefix(on, "nursery") || !strings.Contains(on, "("+n.ID+")") && on != "nursery "+n.Label {
-			continue
-		}
-		for ci, c := range m.Tasks {
-			if c.Nursery == ni && c.Result == "" {
-				out = append(out, ci)
-			}
-		}
-	}
-	return out
 }
 
 // Label is a task's id and name: "t3 slow_success".

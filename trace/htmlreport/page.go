@@ -19,7 +19,7 @@ import (
 // (docs/report.md, "Bounds"); past each, the page says what it left out.
 const (
 	// ElementsMax bounds the timeline's drawn elements (slices, block
-	// spans, arrows) over all runs; the timeline stops at the step where
+	// spans, arrows, channel operations) over all runs; the timeline stops at the step where
 	// the bound is reached.
 	ElementsMax = 20000
 	// TaskLanesMax bounds the task lanes of a run's timeline.

@@ -42,6 +42,9 @@ func newScale(runs []Run) scale {
 		for _, a := range m.Arrows {
 			starts = append(starts, a.Step)
 		}
+		for _, c := range m.ChanOps {
+			starts = append(starts, c.Step)
+		}
 		for _, t := range m.Tasks {
 			for _, b := range t.Blocks {
 				starts = append(starts, b.From)
@@ -66,7 +69,7 @@ func (sc scale) x(step uint64) float64 { return float64(step) * sc.px }
 func (pw *pageWriter) timelines(p *Page) {
 	sc := newScale(p.Runs)
 	pw.raw("<section class=\"timeline\"><h2>Timeline</h2>\n")
-	pw.printf("<p class=\"help\">x is the step, the order in which the driver ran the workers. A slice is a stretch of run steps of one task on one worker that no other worker's step interrupted; a new slice starts at every preemption. Grey: blocked (hover for on what). Arrows: spawn (blue), wake (green). Zoom: <input id=\"zoom\" type=\"range\" min=\"%s\" max=\"%s\" step=\"any\" value=\"%s\"></p>\n",
+	pw.printf("<p class=\"help\">x is the step, the order in which the driver ran the workers. A slice is a stretch of run steps of one task on one worker that no other worker's step interrupted; a new slice starts at every preemption. Grey: blocked (hover for on what). Arrows: spawn (blue), wake (green). ▲ a send, ▼ a receive completed (hover for the channel and the peer). Zoom: <input id=\"zoom\" type=\"range\" min=\"%s\" max=\"%s\" step=\"any\" value=\"%s\"></p>\n",
 		num(sc.px/8), num(max(sc.px*8, 24)), num(sc.px))
 	if sc.cut {
 		pw.printf("<p class=\"cut\">The timeline stops at step %d: drawing the whole run would take more than %d elements. The tree, the results and the waits below cover the whole run.</p>\n", sc.limit, ElementsMax)
@@ -114,6 +117,7 @@ func (pw *pageWriter) runTimeline(r *Run, sc scale, div *uint64, first bool) {
 	pw.blocksOf(m, l, sc)
 	pw.nurseriesOf(m, l, sc)
 	pw.arrowsOf(m, l, sc)
+	pw.chanOpsOf(m, l, sc)
 	if div != nil {
 		id := ""
 		if first {
@@ -247,6 +251,33 @@ func (pw *pageWriter) arrowsOf(m *Model, l lanes, sc scale) {
 		pw.printf("<line class=\"arrow %s\" data-s=\"%s\" x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\" marker-end=\"url(#arrowhead)\"><title>%s %s by %s at step %d</title></line>",
 			what, num(float64(a.Step)+0.5), num(x), num(x), num(from), num(to), what, esc(m.Tasks[a.To].Label()), esc(by), a.Step)
 	}
+}
+
+// chanOpsOf marks each completed channel operation on its task's lane:
+// a small triangle, up for a send, down for a receive.
+func (pw *pageWriter) chanOpsOf(m *Model, l lanes, sc scale) {
+	for _, c := range m.ChanOps {
+		if c.Step >= sc.limit {
+			break
+		}
+		if c.Task >= l.tasks {
+			continue
+		}
+		peer := ""
+		if c.Peer >= 0 {
+			peer = " with " + m.Tasks[c.Peer].Label()
+		}
+		title := fmt.Sprintf("%s: %s %s%s at step %d (%s)", m.Tasks[c.Task].Label(), c.Op, c.Chan, peer, c.Step, c.Via)
+		pw.printf("<text class=\"chanop %s\" data-a=\"%s\" x=\"%s\" y=\"%s\">%s<title>%s</title></text>",
+			esc(c.Op), num(float64(c.Step)+0.2), num(sc.x(c.Step)+sc.px*0.2+2), num(l.taskY(c.Task)+laneH-4), chanGlyph(c.Op), esc(title))
+	}
+}
+
+func chanGlyph(op string) string {
+	if op == "send" {
+		return "▲"
+	}
+	return "▼"
 }
 
 // rect draws [a, b) steps at y.

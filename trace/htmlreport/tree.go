@@ -4,8 +4,11 @@ package htmlreport
 // run with their wait-for graph.
 
 import (
+	"fmt"
 	"math"
 	"strings"
+
+	"github.com/cbcsim/cbcsim/sim/waits"
 )
 
 // tree lists the tasks as the run nested them: each task, the nurseries
@@ -117,59 +120,72 @@ func resultClass(r string) string {
 	return "bad"
 }
 
-// waits lists what each unfinished task waits on and draws the wait-for
-// graph: a task points at what it waits on, a nursery at its unfinished
-// children.
+// waits lists every unfinished task, what it waits on, where, and who
+// could wake it (package waits), then draws the wait-for graph.
 func (pw *pageWriter) waits(r *Run) {
-	m := r.Model
-	if len(m.Waits) == 0 {
+	a := r.Model.Waits
+	if !a.Stuck() {
 		return
 	}
-	pw.printf("<section class=\"waits\"><h2>Who waits on what: %s</h2>\n<table class=\"waits\"><tr><th>task</th><th>waits on</th><th>until these finish</th></tr>\n", esc(runTitle(r)))
-	for i, w := range m.Waits {
+	pw.printf("<section class=\"waits\"><h2>Who waits on what: %s</h2>\n<table class=\"waits\"><tr><th>task</th><th>waits</th><th>at</th><th>since step</th><th>could wake it</th></tr>\n", esc(runTitle(r)))
+	for i := range a.Waits {
 		if i == WaitsMax {
-			pw.printf("<tr><td colspan=\"3\">... %d more unfinished tasks not listed</td></tr>\n", len(m.Waits)-WaitsMax)
+			pw.printf("<tr><td colspan=\"5\">... %d more unfinished tasks not listed</td></tr>\n", len(a.Waits)-WaitsMax)
 			break
 		}
-		on := w.On
-		if on == "" {
-			on = "(not blocked: runnable or never run)"
-		}
-		var fors []string
-		for _, t := range w.For {
-			fors = append(fors, m.Tasks[t].Label())
-		}
-		pw.printf("<tr><td class=\"task\">%s</td><td>%s</td><td>%s</td></tr>\n", esc(m.Tasks[w.Task].Label()), esc(on), esc(strings.Join(fors, ", ")))
+		w := &a.Waits[i]
+		pw.printf("<tr><td class=\"task\">%s (t%d)</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n",
+			esc(w.Name), w.Task, esc(w.What()), esc(w.At), w.Since, esc(wakers(w)))
 	}
 	pw.raw("</table>\n")
-	pw.waitGraph(m)
+	if names := a.CycleNames(); len(names) > 0 {
+		pw.printf("<p class=\"cycle bad\">wait-for cycle: %s</p>\n", esc(strings.Join(append(names, names[0]), " -> ")))
+	}
+	pw.waitGraph(a)
 	pw.raw("</section>\n")
 }
 
-// waitGraph draws the waits as a graph on a circle: tasks and what they
-// wait on are the nodes.
-func (pw *pageWriter) waitGraph(m *Model) {
-	g := buildWaitGraph(m)
-	if len(g.nodes) == 0 {
+func wakers(w *waits.Wait) string {
+	if len(w.Wakers) == 0 {
+		return w.Nobody
+	}
+	parts := make([]string, len(w.Wakers))
+	for i, k := range w.Wakers {
+		parts[i] = fmt.Sprintf("%s (t%d, %s)", k.Name, k.Task, k.Why)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// waitGraph draws the wait-for graph on a circle: a node per unfinished
+// task and per task that could wake one, an edge from each waiting task
+// to each task that could wake it (labelled with the wait), the edges of
+// the cycle in red.
+func (pw *pageWriter) waitGraph(a *waits.Analysis) {
+	g := buildWaitGraph(a)
+	if len(g.edges) == 0 {
 		return
 	}
 	const size = 460.0
 	c, rad := size/2, size/2-70
 	at := func(i int) (float64, float64) {
-		a := 2*math.Pi*float64(i)/float64(len(g.nodes)) - math.Pi/2
-		return c + rad*math.Cos(a), c + rad*math.Sin(a)
+		t := 2*math.Pi*float64(i)/float64(len(g.nodes)) - math.Pi/2
+		return c + rad*math.Cos(t), c + rad*math.Sin(t)
 	}
 	pw.printf("<svg class=\"waitgraph\" width=\"%s\" height=\"%s\">", num(size), num(size))
+	pw.raw("<defs><marker id=\"waithead\" viewBox=\"0 0 6 6\" refX=\"6\" refY=\"3\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 z\"/></marker></defs>")
 	for _, e := range g.edges {
-		x1, y1 := at(e[0])
-		x2, y2 := at(e[1])
+		x1, y1 := at(e.from)
+		x2, y2 := at(e.to)
 		// Stop short of the node so that the arrowhead shows.
 		dx, dy := x2-x1, y2-y1
 		d := math.Max(math.Hypot(dx, dy), 1)
 		x2, y2 = x2-dx/d*16, y2-dy/d*16
-		pw.printf("<line class=\"wait-edge\" x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" marker-end=\"url(#waithead)\"/>", num(x1), num(y1), num(x2), num(y2))
+		class := "wait-edge"
+		if e.cycle {
+			class += " cycle"
+		}
+		pw.printf("<line class=\"%s\" x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" marker-end=\"url(#waithead)\"><title>%s</title></line>", class, num(x1), num(y1), num(x2), num(y2), esc(e.label))
 	}
-	pw.raw("<defs><marker id=\"waithead\" viewBox=\"0 0 6 6\" refX=\"6\" refY=\"3\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 z\"/></marker></defs>")
 	for i, n := range g.nodes {
 		x, y := at(i)
 		pw.printf("<g class=\"wait-node %s\"><circle cx=\"%s\" cy=\"%s\" r=\"12\"/><text x=\"%s\" y=\"%s\">%s</text></g>", n.class, num(x), num(y), num(x), num(y-16), esc(clip(n.label, 36)))
@@ -179,37 +195,50 @@ func (pw *pageWriter) waitGraph(m *Model) {
 
 type waitNode struct{ label, class string }
 
-type waitGraph struct {
-	nodes []waitNode
-	edges [][2]int
+type waitEdge struct {
+	from, to int
+	label    string
+	cycle    bool
 }
 
-// buildWaitGraph makes a node per waiting task and per distinct thing
-// waited on, an edge from each task to its wait, and from a nursery wait
-// to the children it awaits.
-func buildWaitGraph(m *Model) waitGraph {
+type waitGraph struct {
+	nodes []waitNode
+	edges []waitEdge
+}
+
+// buildWaitGraph makes the nodes and edges of the wait-for graph, at most
+// WaitsMax waits' worth.
+func buildWaitGraph(a *waits.Analysis) waitGraph {
 	var g waitGraph
-	index := map[string]int{} // node label -> index; never ranged over
-	node := func(label, class string) int {
-		if i, ok := index[label]; ok {
+	index := map[int64]int{} // task id -> node; never ranged over
+	waiting := map[int64]bool{}
+	for _, w := range a.Waits {
+		waiting[w.Task] = true
+	}
+	node := func(id int64) int {
+		if i, ok := index[id]; ok {
 			return i
 		}
-		index[label] = len(g.nodes)
-		g.nodes = append(g.nodes, waitNode{label, class})
+		index[id] = len(g.nodes)
+		class := "task"
+		if !waiting[id] {
+			class = "waker" // it could wake a task but is not itself stuck
+		}
+		g.nodes = append(g.nodes, waitNode{fmt.Sprintf("%s (t%d)", a.Name(id), id), class})
 		return len(g.nodes) - 1
 	}
-	for i, w := range m.Waits {
+	inCycle := map[[2]int64]bool{}
+	for i, id := range a.Cycle {
+		inCycle[[2]int64{id, a.Cycle[(i+1)%len(a.Cycle)]}] = true
+	}
+	for i := range a.Waits {
 		if i == WaitsMax {
 			break
 		}
-		t := node(m.Tasks[w.Task].Label(), "task")
-		if w.On == "" {
-			continue
-		}
-		on := node(w.On, "resource")
-		g.edges = append(g.edges, [2]int{t, on})
-		for _, c := range w.For {
-			g.edges = append(g.edges, [2]int{on, node(m.Tasks[c].Label(), "task")})
+		w := &a.Waits[i]
+		from := node(w.Task)
+		for _, k := range w.Wakers {
+			g.edges = append(g.edges, waitEdge{from: from, to: node(k.Task), label: fmt.Sprintf("%s waits %s; %s %s", w.Name, w.What(), k.Name, k.Why), cycle: inCycle[[2]int64{w.Task, k.Task}]})
 		}
 	}
 	return g
