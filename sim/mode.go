@@ -41,9 +41,19 @@ const (
 	// trace in it so that it reproduces byte for byte. No flag selects
 	// it.
 	ModeSeededV2
+	// ModeSeededPlain: ModeSeeded without the story events (chan, at=,
+	// until=, docs/trace-format.md): a replay of a version-3 trace
+	// recorded before they existed, so that it reproduces byte for
+	// byte. No flag selects it.
+	ModeSeededPlain
 )
 
-var modeNames = [...]string{ModeSeeded: "seeded", ModeSeededKeep: "seeded-keep", ModeReal: "real", ModeRealLean: "real-lean", ModeSeededV2: "seeded-v2"}
+var modeNames = [...]string{ModeSeeded: "seeded", ModeSeededKeep: "seeded-keep", ModeReal: "real", ModeRealLean: "real-lean",
+	ModeSeededV2: "seeded-v2", ModeSeededPlain: "seeded-plain"}
+
+// story reports whether m's runs write the story events: a version-3
+// seeded run's, unless it replays a trace from before them.
+func (m Mode) story() bool { return m == ModeSeeded }
 
 // ModeOf is the mode the flags --real and --lean select. --lean without
 // --real is the caller's to refuse; here it is seeded.

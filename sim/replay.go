@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim/scenario"
@@ -86,10 +88,8 @@ func traceConfig(tr *trace.Trace) (*scenario.Scenario, Config, error) {
 		}
 		return &trace.ParseError{Line: line, Msg: "header: " + fmt.Sprintf(format, args...)}
 	}
-	// A C program's trace (cabi's deterministic mode) embeds a note and
-	// the configuration, not the program: there is nothing to run again.
-	if f, ok := h.Get("name"); ok && !f.IsInt && f.Str == CProgramName {
-		return nil, Config{}, at("name", "a trace of a C program (name %q) is not replayable: the program is not in the trace; rerun it with the same seed and workers; cbcsim diff and cbcsim export read this trace", CProgramName)
+	if why := notReplayable(h); why != "" {
+		return nil, Config{}, at("name", "%s", why)
 	}
 	sc, err := scenario.Parse("embedded scenario", []byte(h.Source))
 	if err != nil {
@@ -148,6 +148,20 @@ func traceConfig(tr *trace.Trace) (*scenario.Scenario, Config, error) {
 	return sc, c, nil
 }
 
+// notReplayable says why the trace with header h holds no program to run
+// again, "" when it holds one. A C program's trace (cabi's deterministic
+// mode) embeds a note and the configuration, a simtest trace the test's
+// name: neither embeds the program.
+func notReplayable(h *trace.Header) string {
+	if f, ok := h.Get("name"); ok && !f.IsInt && f.Str == CProgramName {
+		return fmt.Sprintf("a trace of a C program (name %q) is not replayable: the program is not in the trace; rerun it with the same seed and workers; cbcsim diff and cbcsim export read this trace", CProgramName)
+	}
+	if name, ok := strings.CutPrefix(h.Source, GoTestSourcePrefix); ok {
+		return goTestTrace(h, strings.TrimSuffix(name, "\n"))
+	}
+	return ""
+}
+
 // embeddedError moves an error in the embedded scenario to the trace line
 // that holds it: source line i is trace line SourceLine+i, its text after
 // the "#| " prefix. An error with no line of its own is at "# source: N".
@@ -177,19 +191,14 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	if schedule {
 		sch = &Schedule{}
 	}
-	caught := false // some nursery open says catch=true
-	each := func(e *trace.Event, line int) error {
-		if e.Kind == trace.KindNursery && !caught {
-			for i := range e.Fields {
-				caught = caught || e.Fields[i].Key == trace.KeyCatch
-			}
-		}
+	var seen traceTraits
+	tr, err := trace.ParseEach(bytes.NewReader(data), func(e *trace.Event, line int) error {
+		seen.add(e)
 		if sch != nil {
 			return sch.add(e, line)
 		}
 		return nil
-	}
-	tr, err := trace.ParseEach(bytes.NewReader(data), each)
+	})
 	if err != nil {
 		return nil, &BadTraceError{File: file, Err: err}
 	}
@@ -198,7 +207,10 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 		return nil, err
 	}
 	var legacyCatch bool
-	c.Mode, legacyCatch = versionMode(tr.Version, c.Mode, caught, sc)
+	c.Mode, legacyCatch = versionMode(tr.Version, c.Mode, seen.caught, sc)
+	if c.Mode == ModeSeeded && !seen.story { // recorded before the story events, or with none to tell
+		c.Mode = ModeSeededPlain
+	}
 	if c.Strategy == StrategyExplore && !schedule {
 		return nil, &BadTraceError{File: file, Err: ErrExploreNeedsSchedule}
 	}
@@ -241,6 +253,25 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	return rep, nil
 }
 
+// traceTraits is what replay notes of a recorded trace as it is parsed:
+// the events of its version that it may lack.
+type traceTraits struct {
+	caught bool // some nursery open says catch=true
+	story  bool // some event tells the story: a chan event, an at= field
+}
+
+func (s *traceTraits) add(e *trace.Event) {
+	if !s.story && (e.Kind == trace.KindChan ||
+		(e.Kind == trace.KindRun || e.Kind == trace.KindBlock) && len(e.Fields) > 1 && e.Fields[len(e.Fields)-1].Key == trace.KeyAt) {
+		s.story = true
+	}
+	if e.Kind == trace.KindNursery && !s.caught {
+		for i := range e.Fields {
+			s.caught = s.caught || e.Fields[i].Key == trace.KeyCatch
+		}
+	}
+}
+
 // versionMode is the mode a trace of format version v replays in (mode
 // otherwise), and whether its nursery opens leave catch=true off: a
 // version-1 trace was recorded with every task and nursery kept, and the
@@ -273,8 +304,9 @@ func (r *ReplayReport) Write(w io.Writer, file string) error {
 	}
 	fmt.Fprintf(w, "replay %s: seed=%d workers=%d victim=%s (%s)\n", file, r.Config.Seed, r.Config.Workers, r.Config.Victim, mode)
 	if r.Identical {
-		_, err := fmt.Fprintf(w, "identical: %d steps, outcome %s\n", r.Run.Steps, r.Run.Outcome)
-		return err
+		fmt.Fprintf(w, "identical: %d steps, outcome %s\n", r.Run.Steps, r.Run.Outcome)
+		r.writeChecks(w)
+		return nil
 	}
 	if r.Line > 0 {
 		fmt.Fprintf(w, "first divergence at line %d:\n", r.Line)
@@ -293,4 +325,84 @@ func (r *ReplayReport) Write(w io.Writer, file string) error {
 		return err
 	}
 	return nil
+}
+
+// Failed reports whether the replayed run broke a check (an invariant or
+// the scenario's [expect]): the recorded run failed, and so did this one.
+func (r *ReplayReport) Failed() bool { return r.Run != nil && !r.Run.Passed() }
+
+// writeChecks prints the checks the replayed run broke, with the waits of
+// a run that did not end, or that every check held.
+func (r *ReplayReport) writeChecks(w io.Writer) {
+	if !r.Failed() {
+		fmt.Fprintf(w, "checks: all %d hold\n", len(r.Run.Checks))
+		return
+	}
+	failed := 0
+	for _, c := range r.Run.Checks {
+		if !c.OK {
+			failed++
+		}
+	}
+	fmt.Fprintf(w, "checks: %d of %d FAIL, as when it was recorded\n", failed, len(r.Run.Checks))
+	for _, c := range r.Run.Checks {
+		if !c.OK {
+			fmt.Fprintf(w, "  FAIL  %-9s %s\n        %s\n", c.Class, c.Name, c.Detail)
+		}
+	}
+	if r.Run.Waits.Stuck() {
+		fmt.Fprintln(w)
+		r.Run.Waits.Write(w)
+	}
+}
+
+// GoTestSourcePrefix begins the embedded source of a trace that simtest
+// wrote for a Go test body: the body is Go code, so the source names the
+// test instead ("go test body TestX\n").
+const GoTestSourcePrefix = "go test body "
+
+// goTestTrace is what replay says of a simtest trace: what it is, and the
+// go test command that reruns its run.
+func goTestTrace(h *trace.Header, name string) string {
+	var seed uint64
+	workers := 0
+	if f, ok := h.Get(trace.KeySeed); ok && f.IsInt {
+		seed = uint64(f.Int)
+	}
+	if f, ok := h.Get(trace.KeyWorkers); ok && f.IsInt {
+		workers = int(f.Int)
+	}
+	strategy := StrategyPortfolio
+	so, err := StrategyOptions(h)
+	if err == nil {
+		arm := Arm{Strategy: so.Strategy, PCTDepth: so.PCTDepth}
+		if arm.Strategy == "" {
+			arm.Strategy = StrategyRandom
+		}
+		if arm.Strategy == StrategyPCT && arm.PCTDepth == 0 {
+			arm.PCTDepth = PCTDepthDefault
+		}
+		if arm != PortfolioArm(seed) {
+			strategy = arm.Strategy // simtest's pct is depth 3, its only depth
+		}
+	}
+	return fmt.Sprintf("a trace of the Go test body %s (simtest): the body is Go code, which the trace does not hold, so cbcsim cannot run it again; "+
+		"rerun it in the test's package directory with: %s (cbcsim diff and cbcsim export read this trace)", name, GoTestRerun(name, seed, workers, strategy))
+}
+
+// GoTestRerun is the go test command line, run in the test's package
+// directory, that reruns exactly one run of the simtest test named name
+// (t.Name()): its seed, worker count and, unless it is the default
+// portfolio (whose seed chooses its arm again), its strategy.
+func GoTestRerun(name string, seed uint64, workers int, strategy string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	cmd := fmt.Sprintf("go test -run '%s' -simtest.seed=%d -simtest.workers=%d",
+		strings.Join(parts, "/"), seed, workers)
+	if strategy != "" && strategy != StrategyPortfolio {
+		cmd += " -simtest.strategy=" + strategy
+	}
+	return cmd
 }

@@ -2,11 +2,14 @@ package sim
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cbcsim/cbcsim/sched"
 )
 
 // TestReplayBundled: the trace of every bundled scenario replays
@@ -173,5 +176,61 @@ func TestReplayVersion2(t *testing.T) {
 	}
 	if differs == 0 {
 		t.Error("every version-2 trace relabelled version 3 replays identically: the policies change nothing")
+	}
+}
+
+// A version-3 trace recorded before the story events (chan, at=, until=)
+// replays byte for byte: replay sees none in it and leaves them off
+// (ModeSeededPlain). The traces in testdata/v3plain were written by the
+// tree before them.
+func TestReplayVersion3BeforeStory(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("testdata/v3plain/*.trace")
+	if err != nil || len(files) < 3 {
+		t.Fatalf("want the traces in testdata/v3plain: %v %v", files, err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, schedule := range []bool{false, true} {
+			rep, err := Replay(f, data, schedule, 2)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if !rep.Identical || rep.Config.Mode != ModeSeededPlain {
+				t.Errorf("%s (schedule %v): identical=%v mode=%v; line %d: want %q got %q", f, schedule, rep.Identical, rep.Config.Mode, rep.Line, rep.Want, rep.Got)
+			}
+		}
+	}
+}
+
+// A simtest trace is recognised: replay names the test and prints the go
+// test command that reruns its run, instead of failing on the embedded
+// "source".
+func TestReplaySimtestTrace(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	for _, strategy := range []string{StrategyPortfolio, StrategyRandom} {
+		buf.Reset()
+		b := Body{Name: "TestX/sub", Source: GoTestSourcePrefix + "TestX/sub\n", Seed: 7, Trace: &buf, Strategy: strategy,
+			Sched: sched.Config{Workers: 2, Budget: sched.Unlimited}}
+		if _, err := RunBody(b, func(t *sched.Task) error { return t.Checkpoint() }); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Replay("x.trace", buf.Bytes(), false, 2)
+		var bt *BadTraceError
+		if !errors.As(err, &bt) {
+			t.Fatalf("replay of a simtest trace: %v", err)
+		}
+		want := "a trace of the Go test body TestX/sub (simtest)"
+		rerun := "go test -run '^TestX$/^sub$' -simtest.seed=7 -simtest.workers=2"
+		if strategy == StrategyRandom { // seed 7's arm is pct 3: the rerun must ask for random
+			rerun += " -simtest.strategy=random"
+		}
+		if msg := err.Error(); !strings.Contains(msg, want) || !strings.Contains(msg, rerun+" (") {
+			t.Errorf("%s: message %q lacks %q or %q", strategy, msg, want, rerun)
+		}
 	}
 }

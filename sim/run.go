@@ -262,7 +262,7 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 		return nil, err
 	}
 	p := newProgram(sc, s)
-	if c.Mode == ModeSeeded {
+	if c.Mode.story() {
 		p.sites = sk // the story: each step's op (docs/trace-format.md)
 		sk.story = true
 	}
@@ -305,7 +305,7 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims driver.Vi
 			MaxSteps: c.MaxSteps, RootCaps: rootCaps(sc),
 		},
 		Mode: c.Mode.driver(), Victims: victims, Legacy2: c.Mode.legacy2(),
-		Story: c.Mode == ModeSeeded,
+		Story: c.Mode.story(),
 	}
 	cfg.Decisions, _ = victims.(driver.DecisionSource)
 	if sink != nil {

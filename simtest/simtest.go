@@ -334,7 +334,7 @@ func (c *config) execute(name string, body func(*sched.Task) error, seed uint64,
 
 	watch, labels := newGoroutineWatch()
 	pb := &progressBuffer{watch: watch}
-	b := sim.Body{Name: name, Source: "go test body " + name + "\n", Seed: seed,
+	b := sim.Body{Name: name, Source: sim.GoTestSourcePrefix + name + "\n", Seed: seed,
 		Sched:    sched.Config{Workers: workers, Budget: sched.Unlimited},
 		MaxSteps: c.maxSteps, Trace: pb, Sites: true}
 	if c.strategy != sim.StrategyRandom {
@@ -437,17 +437,9 @@ func (f *failure) message(name string, c *config) string {
 
 // RerunCommand is the go test command line, run in the test's package
 // directory, that reruns exactly one run of the test named name (t.Name()).
+// It is sim.GoTestRerun, which cbcsim replay prints for a simtest trace.
 func RerunCommand(name string, seed uint64, workers int, strategy string) string {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	cmd := fmt.Sprintf("go test -run '%s' -simtest.seed=%d -simtest.workers=%d",
-		strings.Join(parts, "/"), seed, workers)
-	if strategy != "" && strategy != sim.StrategyPortfolio {
-		cmd += " -simtest.strategy=" + strategy // the portfolio is the default: its seed chooses its arm again
-	}
-	return cmd
+	return sim.GoTestRerun(name, seed, workers, strategy)
 }
 
 // diffLine finds the first line where a and b differ.

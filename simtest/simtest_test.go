@@ -236,3 +236,22 @@ func TestTraceFlagPassingRun(t *testing.T) {
 		t.Fatal("the same seed wrote another trace")
 	}
 }
+
+// At one worker a body whose run makes no policy decision is the same run
+// for every seed: Check runs it once (and logs why), not once per seed.
+func TestOneWorkerNoDecisionRunsOnce(t *testing.T) {
+	calls := 0
+	body := func(t *sched.Task) error {
+		calls++
+		return t.Checkpoint()
+	}
+	Check(t, body, Workers(1), Seeds(10))
+	if calls != DefaultRepeat {
+		t.Errorf("the body ran %d times, want %d: one seed, executed %d times", calls, DefaultRepeat, DefaultRepeat)
+	}
+	calls = 0
+	Check(t, body, Workers(2), Seeds(3), Strategy("random"))
+	if calls != 3*DefaultRepeat {
+		t.Errorf("at 2 workers the body ran %d times, want %d", calls, 3*DefaultRepeat)
+	}
+}

@@ -76,6 +76,13 @@ type DiffResult struct {
 	// paths, say). Diff leaves them empty, and Write then says "A" and "B".
 	NameA, NameB string
 
+	// VersionA and VersionB are the traces' format versions. Diff
+	// compares them first: traces of different versions were recorded
+	// under different driver modes (docs/trace-format.md#versioning), so
+	// the same decisions may give other events, which is no
+	// nondeterminism.
+	VersionA, VersionB int
+
 	// Header lists the header fields that differ, in A's order and then
 	// B's. The embedded scenario source is compared separately, in Source.
 	Header []HeaderDiff
@@ -193,13 +200,17 @@ type ItemDiff struct {
 	A, B string
 }
 
-// Equal reports whether the two traces are identical: the same header, the
-// same scenario source and the same events. Traces with identical events but
-// different headers (two seeds of a one-worker run) are not Equal, though
-// their Verdict is Same.
+// Equal reports whether the two traces are identical: the same format
+// version, header, scenario source and events. Traces with identical
+// events but different headers (two seeds of a one-worker run) are not
+// Equal, though their Verdict is Same.
 func (d *DiffResult) Equal() bool {
-	return d.Verdict == Same && len(d.Header) == 0 && !d.Source.Differs
+	return d.Verdict == Same && len(d.Header) == 0 && !d.Source.Differs && !d.VersionDiffers()
 }
+
+// VersionDiffers reports whether the traces have different format
+// versions.
+func (d *DiffResult) VersionDiffers() bool { return d.VersionA != d.VersionB }
 
 // Diff compares a and b, with DefaultContext lines of context around the
 // first divergence. It is pure: the same traces give the same result.
@@ -209,7 +220,7 @@ func Diff(a, b *Trace) *DiffResult { return DiffContext(a, b, DefaultContext) }
 // the first divergence on each side.
 func DiffContext(a, b *Trace, n int) *DiffResult {
 	n = max(n, 0)
-	d := &DiffResult{}
+	d := &DiffResult{VersionA: a.Version, VersionB: b.Version}
 	d.Header = diffHeader(&a.Header, &b.Header)
 	d.Source = diffSource(a.Header.Source, b.Header.Source)
 	d.A, d.B = summarise(a), summarise(b)
@@ -230,6 +241,9 @@ func DiffContext(a, b *Trace, n int) *DiffResult {
 // is not one: it only feeds the PRNGs, whose choices are the decisions.
 func (d *DiffResult) configDiffers() []string {
 	var keys []string
+	if d.VersionDiffers() {
+		keys = append(keys, fmt.Sprintf("the format version (%d and %d: recorded under different driver modes)", d.VersionA, d.VersionB))
+	}
 	if d.Source.Differs {
 		keys = append(keys, "the scenario source")
 	}
@@ -283,6 +297,8 @@ func (d *DiffResult) classify(a, b *Trace) {
 		d.Verdict = ScheduleDiff
 		d.Reason = reason
 		switch {
+		case d.VersionDiffers():
+			d.Explain = append(d.Explain, "the runs differ in "+strings.Join(config, ", ")+", which can change the decisions")
 		case d.headerDiffers("seed"):
 			d.Explain = append(d.Explain, "the seeds differ, so different decisions are expected")
 		case len(config) > 0:

@@ -15,6 +15,8 @@ func (d *DiffResult) Headline() string {
 	switch {
 	case d.Equal():
 		return "identical"
+	case d.Verdict == Same && d.VersionDiffers() && len(d.Header) == 0 && !d.Source.Differs:
+		return "same events; the format versions differ"
 	case d.Verdict == Same:
 		return "same events; the headers differ"
 	case d.Verdict == Nondeterminism:
@@ -54,6 +56,10 @@ func (d *DiffResult) Write(w io.Writer) error {
 }
 
 func (d *DiffResult) writeHeader(b *strings.Builder) {
+	if d.VersionDiffers() {
+		fmt.Fprintf(b, "DIFFERENT FORMAT VERSIONS: A is version %d, B version %d; they were recorded under different driver modes "+
+			"(docs/trace-format.md#versioning), so the same decisions can give other events\n\n", d.VersionA, d.VersionB)
+	}
 	if src := d.Source; src.Differs {
 		b.WriteString("DIFFERENT PROGRAMS: the embedded scenario sources differ")
 		if src.Line == 0 {

@@ -56,7 +56,7 @@ func TestExploreFailureWritesRepro(t *testing.T) {
 	if !strings.Contains(string(readme), "cbcsim replay --schedule "+trace) {
 		t.Errorf("README lacks the replay command:\n%s", readme)
 	}
-	if code, out, errOut := runCLI("replay", "--schedule", trace); code != 0 || !strings.Contains(out, "identical") {
+	if code, out, errOut := runCLI("replay", "--schedule", trace); code != 1 || !strings.Contains(out, "identical") || !strings.Contains(out, "expect.nursery.n.results") {
 		t.Fatalf("replay --schedule: exit %d\n%s%s", code, out, errOut)
 	}
 	if code, _, errOut := runCLI("replay", trace); code != 2 || !strings.Contains(errOut, "--schedule") {
@@ -122,7 +122,8 @@ func TestCheckPCTShrinksSchedule(t *testing.T) {
 	if len(traces) != 1 {
 		t.Fatalf("shrunk traces: %v", traces)
 	}
-	if code, o, e := runCLI("replay", "--schedule", traces[0]); code != 0 {
+	// It reproduces the failure: exit 1, identical, the check named.
+	if code, o, e := runCLI("replay", "--schedule", traces[0]); code != 1 || !strings.Contains(o, "identical") || !strings.Contains(o, "FAIL") {
 		t.Fatalf("replay --schedule %s: exit %d\n%s%s", traces[0], code, o, e)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,7 @@ func newReplayCmd() *cobra.Command {
 		schedule bool
 		context  int
 		strategy strategyFlags
+		tables   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "replay TRACE",
@@ -27,7 +29,13 @@ with the file byte for byte. With --schedule the run follows the decisions
 recorded in the trace (which worker acted at each step, which victim each
 steal attempt chose) instead of the PRNG, so a trace stays replayable after
 the generator changes; a recorded decision that no longer applies is named
-with its step and line. Exit status: 0 identical, 1 diverged, 2 bad input.`,
+with its step and line. A replay that reproduces the run then reports its
+checks: the ones that failed, with what each stuck task waits on (--tables
+adds the task, nursery and worker tables). A trace of a Go test body
+(simtest) or of a C program holds no program to run: replay says so, and
+for simtest prints the go test command that reruns it. Exit status: 0
+identical and every check holds, 1 diverged or a check failed, 2 bad
+input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if context < 0 {
@@ -59,17 +67,34 @@ with its step and line. Exit status: 0 identical, 1 diverged, 2 bad input.`,
 			if err != nil {
 				return err
 			}
-			if err := rep.Write(cmd.OutOrStdout(), args[0]); err != nil {
-				return err
-			}
-			if !rep.Identical {
-				return &exitError{code: 1, err: fmt.Errorf("%s: replay diverged", args[0])}
-			}
-			return nil
+			return reportReplay(cmd.OutOrStdout(), args[0], rep, tables)
 		},
 	}
 	cmd.Flags().BoolVar(&schedule, "schedule", false, "follow the recorded decisions instead of the PRNG")
 	cmd.Flags().IntVar(&context, "context", 3, "lines of context before the first divergence")
+	cmd.Flags().BoolVar(&tables, "tables", false, "print the replayed run's task, nursery and worker tables and every check")
 	strategy.add(cmd)
 	return cmd
+}
+
+// reportReplay prints the replay's report (and with tables the run's
+// tables) and returns its exit status: 1 when the replay diverged or the
+// reproduced run fails a check.
+func reportReplay(w io.Writer, file string, rep *sim.ReplayReport, tables bool) error {
+	if err := rep.Write(w, file); err != nil {
+		return err
+	}
+	if tables && rep.Run != nil {
+		fmt.Fprintln(w)
+		if err := rep.Run.WriteTables(w); err != nil {
+			return err
+		}
+	}
+	if !rep.Identical {
+		return &exitError{code: 1, err: fmt.Errorf("%s: replay diverged", file)}
+	}
+	if rep.Failed() {
+		return &exitError{code: 1, err: fmt.Errorf("%s: the run fails its checks (identical to the recording)", file)}
+	}
+	return nil
 }

@@ -141,3 +141,46 @@ func TestReproCommandReproducesCheckFailurePCT(t *testing.T) {
 		t.Fatalf("%v: exit %d: %s%s", args, code, runOut, runErr)
 	}
 }
+
+// Replaying a failing trace reproduces it and reports it: exit 1, the
+// failed check named with its detail, each stuck task with the channel it
+// waits on; --tables adds the tables.
+func TestReplayFailingTraceExits1(t *testing.T) {
+	t.Parallel()
+	tr := filepath.Join(t.TempDir(), "lo.trace")
+	if code, out, errOut := runCLI("run", "../../scenarios/bugs/lock_order.toml", "--seed", "2", "--trace", tr); code != 1 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runCLI("replay", tr, "--tables")
+	if code != 1 {
+		t.Fatalf("replay: exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"identical: ", "checks: 2 of 17 FAIL, as when it was recorded", "FAIL  expect    expect.outcome",
+		"want ok, got deadlock", "a_to_b (t2) waits to receive on channel lock_b", "could wake it: b_to_a (t3, holds lock_b)",
+		"wait-for cycle: a_to_b -> b_to_a -> a_to_b", "Tasks", "Workers",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "the run fails its checks") {
+		t.Errorf("stderr: %q", errOut)
+	}
+}
+
+// run --json carries the waits of a deadlocked run, by task name, and the
+// wait-for cycle.
+func TestRunJSONWaits(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI("run", "../../scenarios/bugs/lock_order.toml", "--seed", "2", "--json")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{`"name": "a_to_b"`, `"kind": "recv"`, `"object": "lock_b"`, `"why": "holds lock_b"`,
+		`"wait_cycle": [`, `"at": "task.a_to_b.ops[1]"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("JSON lacks %s:\n%s", want, out)
+		}
+	}
+}

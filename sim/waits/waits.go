@@ -267,7 +267,17 @@ func (b *Builder) task(id int64) *task {
 
 // Add takes in the next event of the run. The event is not kept (only a
 // block event is copied, with its fields).
+//
+// It is called for every event of a run as it goes (the simulator's
+// sink), so that the kinds it ignores (steals, parks, decisions, logs)
+// cost a switch and nothing else.
 func (b *Builder) Add(e *trace.Event) {
+	switch e.Kind {
+	case trace.KindSpawn, trace.KindNursery, trace.KindResult, trace.KindBlock, trace.KindExhausted,
+		trace.KindRun, trace.KindWake, trace.KindRecharge, trace.KindChan, trace.KindOutcome:
+	default:
+		return
+	}
 	id, hasTask := intField(e, trace.KeyTask)
 	if !b.Story && (e.Kind == trace.KindChan || e.Kind == trace.KindBlock && hasField(e, trace.KeyAt)) {
 		b.Story = true
