@@ -5,10 +5,30 @@ FUZZTIME ?= 60s
 FUZZSEEDS ?= 20000
 HOSTILE_N ?= 5500
 
-.PHONY: build test vet bench bench-real bench-compare run fuzz mutants hostile clean cabi cabi-test cabi-bench stress
+.PHONY: build install chromium doccheck test vet bench bench-real bench-compare run fuzz mutants hostile clean cabi cabi-test cabi-bench stress
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cbcsim
+
+# cbcsim on PATH: go install puts it in $(go env GOBIN), or
+# $(go env GOPATH)/bin when GOBIN is unset; the commands the tool prints
+# (reproduce, replay) then work as printed (README.md).
+install:
+	$(GO) install ./cmd/cbcsim
+
+# Debian's Chromium, for the test that renders the HTML reports in a real
+# browser (trace/htmlreport/browser_test.go, docs/report.md); it skips
+# without one. Needs root (apt-get).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+		{ apt-get update && apt-get install -y chromium; }
+
+# Every command README.md and docs/*.md show, run as written in a copy of
+# the repository with bin/cbcsim built and on PATH, and the outputs they
+# show compared (internal/doccheck, docs/contributing.md#runnable-docs).
+# DOCS=REGEXP checks only the matching documents (DOCS=workflow).
+doccheck:
+	$(GO) test -count=1 -timeout 60m -run TestDocs ./internal/doccheck -doccheck -doccheck.files '$(DOCS)' -v
 
 # The C ABI: bin/libjanus_sched.so, for C programs that include
 # cabi/janus_sched.h (docs/c-abi.md).
@@ -51,6 +71,7 @@ test: vet
 	$(GO) test -tags mutants -count=1 -run TestMutantsCorpus ./cmd/cbcsim
 	$(MAKE) cabi-test
 	$(MAKE) stress STRESS_ROUNDS=1 STRESS_PKGS=./sched
+	$(MAKE) doccheck
 
 # The race suites of the concurrent packages under load: STRESS_ROUNDS
 # passes (default 3) of sched, simtest, sim and cabi under -race, each

@@ -518,26 +518,6 @@ func BenchmarkDiff(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*events), "ns/event")
 }
 
-// TestDiffDocExample checks that the worked examples of docs/diff.md are
-// the reports of the golden files, so the page shows real output.
-func TestDiffDocExample(t *testing.T) {
-	t.Parallel()
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "diff.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"schedule.golden", "nondeterminism.golden"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "diff", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, want, _ := strings.Cut(string(data), "\n----\n")
-		if !strings.Contains(string(doc), want) {
-			t.Errorf("docs/diff.md does not show the report of testdata/diff/%s", name)
-		}
-	}
-}
-
 // TestDiffProperties diffs random traces against mutations of themselves:
 // Diff never panics, Write never fails, the divergence is the first event
 // that differs, and swapping A and B gives the same verdict at the same

@@ -17,6 +17,7 @@ import (
 	"github.com/cbcsim/cbcsim/sim/check"
 	"github.com/cbcsim/cbcsim/sim/gen"
 	"github.com/cbcsim/cbcsim/sim/scenario"
+	"github.com/cbcsim/cbcsim/trace/htmlreport"
 )
 
 // checkFlags are check's flags: the sweep vocabulary and its own.
@@ -28,6 +29,8 @@ type checkFlags struct {
 	resample int
 	reports  reportFlags
 	timeout  realTimeout
+	quiet    bool   // --quiet: failures and the summary only
+	page     string // --report FILE.html
 }
 
 func init() { subcommand(newCheckCmd) }
@@ -65,6 +68,8 @@ input, 130 or 143 when a signal stopped a check whose runs made all passed.`,
 	f.BoolVar(&cf.lean, "lean", false, "with --real: keep no tasks, as a Go program's scheduler (main's expectations only)")
 	f.StringVar(&cf.out, "out", "repro", `directory for repro directories ("" writes none)`)
 	f.IntVar(&cf.resample, "resample", check.DefaultResample, "runs per scenario executed twice and compared byte for byte (0: none)")
+	f.BoolVar(&cf.quiet, "quiet", false, "print only the failures and the summary (not the table of each scenario)")
+	onceStringVar(cmd, &cf.page, "report", "", "write an HTML page here: the pass and fail grid of scenarios by workers, the failures, the first failing run drawn (docs/report.md)")
 	cf.reports.add(cmd)
 	cf.timeout.add(cmd)
 	return cmd
@@ -80,18 +85,33 @@ func (cf *checkFlags) run(cmd *cobra.Command, args []string) error {
 
 // sweep is run's body, under the interrupt's context.
 func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []string) error {
-	paths, traces, err := expandScenarioPaths(args)
+	paths, traces, empty, err := expandScenarioPaths(args, cmd.Flags().Changed("seeds"))
 	if err != nil {
 		return badInput(err)
 	}
-	if err := cf.check(cmd, len(traces) > 0); err != nil {
+	if err := cf.check(cmd, len(traces) > 0 || len(empty) > 0); err != nil {
 		return err
+	}
+	for _, dir := range empty {
+		fmt.Fprintf(cmd.OutOrStdout(), "check: %s holds no recorded runs yet (an empty corpus: fuzz --corpus found nothing to save)\n", dir)
 	}
 	if err := cf.reports.prepare(append(append([]string(nil), paths...), traces...)); err != nil {
 		return err
 	}
+	if cf.page != "" {
+		if err := outfile.Check(cf.page); err != nil {
+			return badInput(fmt.Errorf("--report %s: %w", cf.page, err))
+		}
+		if err := outfile.Distinct(append([]string{cf.page}, cf.reports.paths()...), append(append([]string(nil), paths...), traces...)); err != nil {
+			return badInput(fmt.Errorf("--report: %w", err))
+		}
+	}
 	if !cmd.Flags().Changed("seeds") {
 		paths = nil // the recorded runs alone
+	}
+	if len(paths) == 0 && len(traces) == 0 { // empty corpora only
+		fmt.Fprintln(cmd.OutOrStdout(), "ok: no recorded runs to check")
+		return nil
 	}
 	if cf.out != "" {
 		if err := outfile.CheckDir(cf.out); err != nil {
@@ -103,6 +123,9 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 		return badInput(err)
 	}
 	stderr := cmd.ErrOrStderr()
+	if cf.quiet && !isTerminal(stderr) {
+		stderr = io.Discard // a progress line every two seconds is not quiet; a terminal's one rewritten line stays
+	}
 	report, err := check.Scenarios(scs, paths, check.Options{
 		Seeds: cf.sw.seeds, SeedStart: cf.sw.seedStart, Workers: cf.sw.workerList, Mode: sim.ModeOf(cf.real, cf.lean), RealTimeout: cf.timeout.d,
 		Jobs: cf.sw.jobs, Resample: cf.resample, ReproDir: cf.out, ProgressTerminal: isTerminal(stderr), Shard: cf.sw.shardOf,
@@ -112,7 +135,11 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 	if err != nil {
 		return badInput(err)
 	}
-	if err := report.Write(cmd.OutOrStdout()); err != nil {
+	write := report.Write
+	if cf.quiet {
+		write = report.WriteQuiet
+	}
+	if err := write(cmd.OutOrStdout()); err != nil {
 		return err
 	}
 	var verdict error
@@ -120,7 +147,23 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 		verdict = &exitError{code: 1, err: fmt.Errorf("%d of %d runs failed, %d nondeterministic",
 			report.FailedRuns, report.Runs, len(report.Nondeterminism))}
 	}
-	return withOutputError(verdict, cf.reports.write(report.CI()))
+	return withOutputError(verdict, errors.Join(cf.reports.write(report.CI()), cf.writePage(report)))
+}
+
+// writePage writes --report FILE.html: the grid, the failures and the
+// first failure's run (docs/report.md).
+func (cf *checkFlags) writePage(report *check.Report) error {
+	if cf.page == "" {
+		return nil
+	}
+	p, err := report.Page()
+	if err == nil {
+		err = htmlreport.WriteFile(cf.page, p)
+	}
+	if err != nil {
+		return fmt.Errorf("the HTML report %s: %w", cf.page, err)
+	}
+	return nil
 }
 
 // check refuses missing, out-of-range and conflicting flags.
@@ -154,8 +197,11 @@ func (cf *checkFlags) check(cmd *cobra.Command, recorded bool) error {
 // into one level deep for repro directories, so that `check repro`
 // replays everything a campaign wrote. A path that is not a directory is
 // kept as it is, a recorded run if it ends in .trace: loading it reports
-// whether it exists.
-func expandScenarioPaths(args []string) (scenarios, traces []string, err error) {
+// whether it exists. A directory with none of these is an error, except
+// without --seeds (seeded false): then it is a regression corpus with no
+// entries yet (fuzz --corpus creates it empty when it finds nothing), and
+// it is returned in empty.
+func expandScenarioPaths(args []string, seeded bool) (scenarios, traces, empty []string, err error) {
 	seen := map[string]bool{}
 	add := func(p string) {
 		if c := filepath.Clean(p); !seen[c] {
@@ -175,7 +221,7 @@ func expandScenarioPaths(args []string) (scenarios, traces []string, err error) 
 		}
 		entries, err := os.ReadDir(arg) // sorted by name
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading directory %s: %w", arg, err)
+			return nil, nil, nil, fmt.Errorf("reading directory %s: %w", arg, err)
 		}
 		if isReproDir(entries) {
 			add(filepath.Join(arg, reproTrace))
@@ -193,17 +239,20 @@ func expandScenarioPaths(args []string) (scenarios, traces []string, err error) 
 				}
 			case (strings.HasSuffix(e.Name(), ".toml") || check.IsTrace(e.Name())) && !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0:
 				// A FIFO in a corpus would block the read: named, not opened.
-				return nil, nil, fmt.Errorf("%s: not a regular file (%s): a directory's scenarios and traces must be", name, e.Type())
+				return nil, nil, nil, fmt.Errorf("%s: not a regular file (%s): a directory's scenarios and traces must be", name, e.Type())
 			case strings.HasSuffix(e.Name(), ".toml") || check.IsTrace(e.Name()):
 				add(name)
 				n++
 			}
 		}
+		if n == 0 && seeded {
+			return nil, nil, nil, fmt.Errorf("%s: the directory has no *.toml or *.trace files and no repro directories", arg)
+		}
 		if n == 0 {
-			return nil, nil, fmt.Errorf("%s: the directory has no *.toml or *.trace files and no repro directories", arg)
+			empty = append(empty, arg)
 		}
 	}
-	return scenarios, traces, nil
+	return scenarios, traces, empty, nil
 }
 
 // reproTrace is the failing run in a repro directory.

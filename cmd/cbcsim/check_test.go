@@ -266,3 +266,57 @@ func TestRealTimeoutFlag(t *testing.T) {
 		t.Errorf("check --real: exit %d\n%s", code, stdout)
 	}
 }
+
+// --quiet prints what failed and the summary; --report writes the grid.
+func TestCheckQuietAndReport(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	wrong := filepath.Join(dir, "wrong.toml")
+	if err := os.WriteFile(wrong, []byte(checkWrongSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("check", "../../scenarios/fail_fast.toml", "--seeds", "3", "--workers", "1,2", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if lines := strings.Count(stdout, "\n"); lines != 3 || strings.Contains(stdout, "WORKERS") {
+		t.Errorf("a passing --quiet check printed %d lines, want 3:\n%s", lines, stdout)
+	}
+	page := filepath.Join(dir, "check.html")
+	code, stdout, _ = runCLI("check", "../../scenarios/fail_fast.toml", wrong, "--seeds", "2", "--workers", "1,2",
+		"--quiet", "--report", page, "--out", filepath.Join(dir, "repro"))
+	if code != 1 || strings.Contains(stdout, "WORKERS") || !strings.Contains(stdout, "expect.value: want ok:6, got ok:5") {
+		t.Fatalf("exit %d, want 1 with the failure and no tables:\n%s", code, stdout)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`<td class="pass" title="2 runs passed">pass 2</td>`, "FAIL 2 of 2 (seeds 1, 2)", "1 workers", "2 workers", `class="lane lane-task"`} {
+		if !strings.Contains(string(html), s) {
+			t.Errorf("check's page lacks %q", s)
+		}
+	}
+	if code, _, _ := runCLI("check", wrong, "--seeds", "1", "--report", wrong); code != 2 {
+		t.Errorf("--report over an input: exit %d, want 2", code)
+	}
+}
+
+// fuzz --corpus makes the corpus even when it finds nothing, and check
+// of an empty corpus passes: the CI steps fuzz --corpus DIR; check DIR
+// work on a project whose fuzzing finds nothing (docs/ci.md).
+func TestCheckEmptyCorpus(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "testdata", "corpus")
+	if code, stdout, stderr := runCLI("fuzz", "--seeds", "3", "--workers", "1", "--out", filepath.Join(dir, "out"), "--corpus", corpus); code != 0 {
+		t.Fatalf("fuzz: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := runCLI("check", corpus)
+	if code != 0 || !strings.Contains(stdout, "holds no recorded runs yet") || !strings.Contains(stdout, "ok: no recorded runs to check") {
+		t.Fatalf("check of the empty corpus: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, _ := runCLI("check", corpus, "--seeds", "2"); code != 2 {
+		t.Errorf("an empty directory with --seeds: exit %d, want 2 (no scenarios)", code)
+	}
+}

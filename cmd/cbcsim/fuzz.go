@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -96,6 +97,14 @@ func (ff *fuzzFlags) run(cmd *cobra.Command) error {
 		}
 		if err := outfile.CheckDir(d.path); err != nil {
 			return badInput(fmt.Errorf("%s: %w", d.flag, err))
+		}
+	}
+	if ff.corpus != "" {
+		// The corpus exists even when nothing is found, so that the CI
+		// step after this one, check DIR, has a corpus to replay (an empty
+		// one passes).
+		if err := os.MkdirAll(ff.corpus, 0o755); err != nil {
+			return badInput(fmt.Errorf("--corpus: %w", err))
 		}
 	}
 	printHeader(cmd.OutOrStdout(), opts)

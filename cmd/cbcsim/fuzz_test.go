@@ -95,7 +95,7 @@ func TestFuzzFailureExits1(t *testing.T) {
 		t.Errorf("stderr lacks the failure:\n%s", errOut)
 	}
 	dir := filepath.Dir(m[2])
-	for _, name := range []string{"scenario.toml", "original.toml", "run.trace", "shrunk.trace", "README.txt"} {
+	for _, name := range []string{"scenario.toml", "original.toml", "run.trace", "shrunk.trace", "README.txt", "report.html"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("%v", err)
 		}

@@ -431,6 +431,9 @@ func mutatedCase(r *rand.Rand, c *corpus, bounded bool) *kase {
 			k.args = append(k.args, "-o", "out.json")
 			k.outputs = []string{"out.json"}
 		}
+		if r.IntN(3) == 0 { // the HTML report reads the same traces
+			k.kind, k.args, k.outputs = "trace-report", []string{"report", "t.trace", "-o", "out.html"}, []string{"out.html"}
+		}
 		return k
 	}
 }
@@ -614,6 +617,9 @@ func outputCases(c *corpus) []*kase {
 	tr := c.traces[0]
 	isTrace := func(b []byte) bool { return bytes.HasPrefix(b, []byte("# cbcsim-trace ")) }
 	isJSON := func(b []byte) bool { return bytes.HasPrefix(b, []byte("{")) || bytes.HasPrefix(b, []byte("[")) }
+	isHTML := func(b []byte) bool {
+		return bytes.HasPrefix(b, []byte("<!DOCTYPE html>")) && bytes.HasSuffix(b, []byte("</html>\n"))
+	}
 	var cases []*kase
 	for _, w := range []struct {
 		name   string
@@ -625,6 +631,7 @@ func outputCases(c *corpus) []*kase {
 			return []string{"run", "s.toml", "--seed", "3", "--workers", "2", "--trace", out}
 		}, isTrace, okOrRun},
 		{"export", func(out string) []string { return []string{"export", "t.trace", "--format", "chrome", "-o", out} }, isJSON, ok},
+		{"report", func(out string) []string { return []string{"report", "t.trace", "-o", out} }, isHTML, ok},
 	} {
 		files := func() map[string][]byte { return map[string][]byte{"s.toml": ff, "t.trace": tr} }
 		add := func(k *kase) {

@@ -142,8 +142,16 @@ func TestCheckReproDirs(t *testing.T) {
 			}
 		}
 		entries, _ := os.ReadDir(d)
-		if len(entries) != 3 {
-			t.Errorf("%s holds %d files, want 3 (no temporary files)", d, len(entries))
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if got := strings.Join(names, " "); got != "README.txt report.html run.trace scenario.toml" {
+			t.Errorf("%s holds %s, want README.txt report.html run.trace scenario.toml (no temporary files)", d, got)
+		}
+		page, err := os.ReadFile(filepath.Join(d, "report.html"))
+		if err != nil || !strings.Contains(string(page), "expect.value: want ok:6, got ok:5") || !strings.Contains(string(page), `class="lane lane-task"`) {
+			t.Errorf("%s/report.html lacks the failed check or the task lanes (%v)", d, err)
 		}
 	}
 	out := reportText(t, r)
@@ -222,7 +230,7 @@ func TestCheckNondeterminismCaught(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}
-		for _, f := range []string{"scenario.toml", "first.trace", "second.trace", "README.txt"} {
+		for _, f := range []string{"scenario.toml", "first.trace", "second.trace", "README.txt", "report.html"} {
 			if _, err := os.Stat(filepath.Join(n.ReproDir, f)); err != nil {
 				t.Error(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/cbcsim/cbcsim/internal/outfile"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
+	"github.com/cbcsim/cbcsim/trace/htmlreport"
 )
 
 // writeRepros writes, in report order, a directory for the first failing
@@ -155,10 +156,18 @@ func (c *checker) writeFailureRepro(dir string, sc *scenario.Scenario, f *Failur
 	if f.Schedule != "" {
 		fmt.Fprintf(&b, "\n%s\n", f.Schedule)
 	}
-	return again, sim.WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
+	fmt.Fprintf(&b, "\nreport.html draws the run: a lane per worker and per task, the waits (docs/report.md).\n")
+	if err := sim.WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
-	})
+	}); err != nil {
+		return again, err
+	}
+	var traces []string
+	if !f.Config.Mode.Real() {
+		traces = []string{"run.trace"}
+	}
+	return again, htmlreport.WriteRepro(dir, traces, htmlreport.Lines(b.String()))
 }
 
 // shrinkSchedule minimises the schedule of the failure whose run.trace is
@@ -196,12 +205,15 @@ func writeNondetRepro(dir string, sc *scenario.Scenario, n *Nondeterminism) erro
 			return err
 		}
 	}
-	readme := fmt.Sprintf("cbcsim check repro: nondeterminism\n\nscenario: %s\nfile:     %s\nseed:     %d\nworkers:  %d\nvictim:   %s\n\n%s\n  first:  %s\n  second: %s\n\nthe same run twice gave different traces; compare them:\n  cbcsim diff %s %s\nrun it again:\n  %s --trace a.trace\n  %s --trace b.trace\n",
+	readme := fmt.Sprintf("cbcsim check repro: nondeterminism\n\nscenario: %s\nfile:     %s\nseed:     %d\nworkers:  %d\nvictim:   %s\n\n%s\n  first:  %s\n  second: %s\n\nthe same run twice gave different traces; compare them:\n  cbcsim diff %s %s\nrun it again:\n  %s --trace a.trace\n  %s --trace b.trace\n\nreport.html draws both runs with their first divergence marked (docs/report.md).\n",
 		n.Scenario, n.Path, n.Seed, n.Workers, n.Victim, n.String(), orEnd(n.First), orEnd(n.Second),
 		sim.ShellQuote(filepath.Join(dir, "first.trace")), sim.ShellQuote(filepath.Join(dir, "second.trace")),
 		n.Config.Command(n.Path), n.Config.Command(n.Path))
-	return sim.WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
+	if err := sim.WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, readme)
 		return err
-	})
+	}); err != nil {
+		return err
+	}
+	return htmlreport.WriteRepro(dir, []string{"first.trace", "second.trace"}, htmlreport.Lines(readme))
 }

@@ -33,6 +33,30 @@ func (r *Report) Write(w io.Writer) error {
 	return err
 }
 
+// WriteQuiet prints the report without what passed: the parameters'
+// line, each kind of failure with its commands, the nondeterministic
+// runs, the failing recorded runs, the repro directories and the last
+// line (check --quiet). A check whose runs all pass prints 3 lines.
+func (r *Report) WriteQuiet(w io.Writer) error {
+	failing := *r
+	failing.Recorded = nil
+	for _, rec := range r.Recorded {
+		if rec.Failed() {
+			failing.Recorded = append(failing.Recorded, rec)
+		}
+	}
+	var b bytes.Buffer
+	for _, section := range []func(*bytes.Buffer) error{
+		r.writeHeader, failing.writeRecorded, r.writeFailures, r.writeNondeterminism, r.writeRepros, r.writeSummary,
+	} {
+		if err := section(&b); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
 func (r *Report) writeHeader(b *bytes.Buffer) error {
 	o := r.Options
 	mode := "seeded"

@@ -210,6 +210,9 @@ func TestFindsBugsAndReproReplays(t *testing.T) {
 			if _, err := sim.Replay(trace, data, false, 3); err == nil {
 				t.Errorf("a plain replay of an explore trace was accepted")
 			}
+			if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), `class="lane lane-task"`) {
+				t.Errorf("the repro's report.html has no task lanes (%v)", err)
+			}
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cbcsim/cbcsim/internal/outfile"
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
+	"github.com/cbcsim/cbcsim/trace/htmlreport"
 )
 
 // ReproDir is where WriteRepro writes the repro of path's search on
@@ -69,10 +70,14 @@ func WriteRepro(out, path string, sc *scenario.Scenario, rep *Report) (_ string,
 	fmt.Fprintf(&b, "\nreplay the shrunk schedule (a schedule has no seed: --schedule is required):\n  cbcsim replay --schedule %s\n", filepath.Join(dir, "run.trace"))
 	fmt.Fprintf(&b, "compare it with the schedule as found:\n  cbcsim diff %s %s\n", filepath.Join(dir, "found.trace"), filepath.Join(dir, "run.trace"))
 	fmt.Fprintf(&b, "explore again:\n  cbcsim explore %s --workers %d --preemptions %d\n", path, rep.Config.Workers, rep.Bound)
-	return dir, sim.WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
+	fmt.Fprintf(&b, "\nreport.html draws the shrunk schedule: a lane per worker and per task, the waits (docs/report.md).\n")
+	if err := sim.WriteFileAtomic(filepath.Join(dir, "README.txt"), func(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
-	})
+	}); err != nil {
+		return "", err
+	}
+	return dir, htmlreport.WriteRepro(dir, []string{"run.trace"}, htmlreport.Lines(b.String()))
 }
 
 // Size is how a schedule's size is reported: "1 preemption, 47 steps".

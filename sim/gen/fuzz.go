@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/sim/scenario"
 	"github.com/cbcsim/cbcsim/sim/sweep"
+	"github.com/cbcsim/cbcsim/trace/htmlreport"
 )
 
 // Defaults of FuzzOptions.
@@ -460,10 +462,18 @@ func writeRepro(f *Failure, file string, o FuzzOptions) (err error) {
 	}
 	// The scenario is shrunk; now its schedule.
 	f.Schedule = o.shrinkSchedule(f.Dir)
-	return sim.WriteFileAtomic(filepath.Join(f.Dir, "README.txt"), func(w io.Writer) error {
-		_, err := io.WriteString(w, f.README())
+	readme := f.README()
+	if err := sim.WriteFileAtomic(filepath.Join(f.Dir, "README.txt"), func(w io.Writer) error {
+		_, err := io.WriteString(w, readme)
 		return err
-	})
+	}); err != nil {
+		return err
+	}
+	notes := htmlreport.Lines(readme)
+	if i := slices.Index(notes, "Shrunk scenario:"); i > 0 {
+		notes = notes[:i] // the scenario is in the trace and scenario.toml
+	}
+	return htmlreport.WriteRepro(f.Dir, []string{"run.trace"}, notes)
 }
 
 // README is the text of the failure's README.txt: what failed, how it was
@@ -493,7 +503,8 @@ func (f *Failure) README() string {
 	fmt.Fprintf(&b, "  scenario.toml  the shrunk scenario\n")
 	fmt.Fprintf(&b, "  original.toml  the scenario as generated, before shrinking\n")
 	fmt.Fprintf(&b, "  run.trace      the trace of the shrunk run\n")
-	fmt.Fprintf(&b, "  shrunk.trace   its schedule, shrunk (fewest preemptions, then fewest steps)\n\n")
+	fmt.Fprintf(&b, "  shrunk.trace   its schedule, shrunk (fewest preemptions, then fewest steps)\n")
+	fmt.Fprintf(&b, "  report.html    the run drawn: a lane per worker and per task, the waits (docs/report.md)\n\n")
 	if f.Schedule != "" {
 		fmt.Fprintf(&b, "%s\n\n", f.Schedule)
 	}

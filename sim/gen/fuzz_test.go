@@ -140,7 +140,7 @@ func TestFuzzFindsAndShrinks(t *testing.T) {
 	if f.Dir != dir {
 		t.Fatalf("dir %s, want %s", f.Dir, dir)
 	}
-	for _, name := range []string{"scenario.toml", "original.toml", "run.trace", "README.txt"} {
+	for _, name := range []string{"scenario.toml", "original.toml", "run.trace", "README.txt", "report.html"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Fatalf("%v", err)
 		}

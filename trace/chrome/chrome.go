@@ -9,7 +9,8 @@ package chrome
 //   - a complete event (ph "X") per task run: a worker's consecutive run
 //     steps of the same task merge into one slice, which ends when the worker
 //     does anything else (pop, global, steal, steal-fail, park, run another
-//     task) or the task yields, blocks or finishes;
+//     task), another worker steps (a preemption), or the task yields,
+//     blocks or finishes;
 //   - an instant (ph "i") for every other event, on its actor's lane, with
 //     the event's fields as args; the outcome is a global instant;
 //   - ts is the trace's tick read as microseconds: one tick is 1 µs.
@@ -105,6 +106,9 @@ type converter struct {
 	taskNames map[value]string // task -> its scenario name; never iterated
 	slices    []span
 	items     []item
+	// lastWorker is the lane of the worker whose event came last, or -1:
+	// a run step after another worker's step starts a new slice.
+	lastWorker int
 
 	w   *bufio.Writer
 	buf []byte // the event being written
@@ -219,6 +223,7 @@ func workerNumber(actor string) (uint64, bool) {
 
 // convert turns the events into items and slices.
 func (c *converter) convert() {
+	c.lastWorker = -1
 	for i := range c.t.Events {
 		e := &c.t.Events[i]
 		li := c.laneOf[e.Actor]
@@ -227,6 +232,7 @@ func (c *converter) convert() {
 		switch e.Kind {
 		case trace.KindRun:
 			c.run(i, li, e, task, hasTask)
+			c.lastWorker = li
 			continue
 		case trace.KindPop, trace.KindGlobal, trace.KindSteal, trace.KindStealFail, trace.KindPark:
 			l.open = -1 // the worker does something else
@@ -236,6 +242,9 @@ func (c *converter) convert() {
 			}
 		}
 		c.items = append(c.items, item{ev: i, slice: -1})
+		if l.rank == rankWorker {
+			c.lastWorker = li
+		}
 	}
 }
 
@@ -254,7 +263,10 @@ func (c *converter) run(ev int, li int, e *trace.Event, task trace.Field, hasTas
 		end = at // saturate rather than wrap to 0
 	}
 	l.free = end
-	if l.open >= 0 && sameTask(c.slices[l.open].task, task) {
+	// A step of another worker since this lane's last step preempted the
+	// task: the slice ends there, so that the timeline shows the
+	// interleaving (docs/export.md, "Run slices").
+	if l.open >= 0 && sameTask(c.slices[l.open].task, task) && c.lastWorker == li {
 		s := &c.slices[l.open]
 		s.end, s.steps, s.stepsLast = end, s.steps+1, e.Step
 		return

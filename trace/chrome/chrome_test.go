@@ -440,8 +440,11 @@ func TestChromeSliceRules(t *testing.T) {
 	}{
 		{"effects of the run keep the slice",
 			"1 1 w0 run task=1\n1 1 w0 spawn task=2 parent=1 nursery=1 name=kid\n1 1 w0 log task=1 text=hi\n" +
-				"1 1 w0 cancel task=2 reason=X\n1 1 w0 result task=2 result=cancelled:X\n2 2 w1 park\n3 3 w0 run task=1\n",
+				"1 1 w0 cancel task=2 reason=X\n1 1 w0 result task=2 result=cancelled:X\n2 2 sim clock from=2 to=2\n3 3 w0 run task=1\n",
 			[]string{"worker 0 t1 main [1,4) steps=2"}},
+		{"another worker's step preempts the task",
+			"1 1 w0 run task=1\n2 2 w1 park\n3 3 w0 run task=1\n4 4 w0 run task=1\n5 5 w1 run task=2\n6 6 w0 run task=1\n",
+			[]string{"worker 0 t1 main [1,2) steps=1", "worker 0 t1 main [3,5) steps=2", "worker 1 t2 [5,6) steps=1", "worker 0 t1 main [6,7) steps=1"}},
 		{"the worker takes other work",
 			"0 0 w0 global task=1\n1 1 w0 run task=2\n2 2 w0 pop task=3\n3 3 w0 run task=2\n4 4 w0 steal-fail victim=1\n5 5 w0 run task=2\n6 6 w0 park\n7 7 w0 run task=2\n",
 			[]string{"worker 0 t2 [1,2) steps=1", "worker 0 t2 [3,4) steps=1", "worker 0 t2 [5,6) steps=1", "worker 0 t2 [7,8) steps=1"}},
@@ -451,7 +454,7 @@ func TestChromeSliceRules(t *testing.T) {
 			[]string{"worker 0 t1 main [1,2) steps=1", "worker 0 t1 main [2,3) steps=1", "worker 0 t1 main [3,4) steps=1"}},
 		{"another task, another slice",
 			"1 1 w0 run task=1\n2 2 w0 run task=2\n3 3 w1 run task=1\n4 4 w0 run task=2\n",
-			[]string{"worker 0 t1 main [1,2) steps=1", "worker 0 t2 [2,5) steps=2", "worker 1 t1 main [3,4) steps=1"}},
+			[]string{"worker 0 t1 main [1,2) steps=1", "worker 0 t2 [2,3) steps=1", "worker 1 t1 main [3,4) steps=1", "worker 0 t2 [4,5) steps=1"}},
 		{"repeated ticks never overlap",
 			"1 5 w0 run task=1\n1 5 w0 run task=2\n2 5 w0 run task=2\n3 4 w0 run task=1\n",
 			[]string{"worker 0 t1 main [5,6) steps=1", "worker 0 t2 [6,8) steps=2", "worker 0 t1 main [8,9) steps=1"}},

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// report draws a trace, or two with their divergence, into one file.
+func TestReportCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.trace"), filepath.Join(dir, "b.trace")
+	for _, run := range []struct{ seed, path string }{{"1", a}, {"2", b}} {
+		if code, _, stderr := runCLI("run", "../../scenarios/deadlock_channel.toml", "--seed", run.seed, "--workers", "2", "--trace", run.path); code != 0 {
+			t.Fatalf("run: exit %d: %s", code, stderr)
+		}
+	}
+	one := filepath.Join(dir, "one.html")
+	if code, stdout, stderr := runCLI("report", a, "-o", one); code != 0 || stdout != "" {
+		t.Fatalf("report: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	page, err := os.ReadFile(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"<!DOCTYPE html>", "t1 main", "t2 receiver", "worker w0", "worker w1", "recv c", `class="waitgraph"`} {
+		if !strings.Contains(string(page), s) {
+			t.Errorf("report lacks %q", s)
+		}
+	}
+	two := filepath.Join(dir, "diff.html")
+	if code, _, stderr := runCLI("report", a, b, "-o", two); code != 0 {
+		t.Fatalf("report A B: exit %d: %s", code, stderr)
+	}
+	page, _ = os.ReadFile(two)
+	if !strings.Contains(string(page), `id="divergence"`) || !strings.Contains(string(page), "A a.trace") {
+		t.Errorf("the two-trace report has no divergence marker or no label A")
+	}
+	code, stdout, _ := runCLI("report", a)
+	if code != 0 || !strings.HasPrefix(stdout, "<!DOCTYPE html>") {
+		t.Errorf("report to stdout: exit %d, %.40q", code, stdout)
+	}
+}
+
+func TestReportBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.trace")
+	if err := os.WriteFile(bad, []byte("# cbcsim-trace 3\n# source: 0\n# end\n1 1 w0 bogus\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.html")
+	for _, args := range [][]string{
+		{"report", bad, "-o", out},
+		{"report", filepath.Join(dir, "missing.trace"), "-o", out},
+		{"report", "-", "-", "-o", out},
+		{"report", bad, "-o", bad},
+		{"report"},
+	} {
+		code, _, stderr := runCLI(args...)
+		if code != 2 || strings.Contains(stderr, "goroutine") {
+			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed report left %s", out)
+	}
+}

@@ -1,0 +1,69 @@
+package htmlreport
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cbcsim/cbcsim/internal/outfile"
+	"github.com/cbcsim/cbcsim/trace"
+)
+
+// WriteFile writes the page to path atomically: the file appears whole or
+// not at all.
+func WriteFile(path string, p Page) error {
+	return outfile.WriteFile(path, func(w io.Writer) error { return Write(w, p) })
+}
+
+// ForTraces is the page of one trace, or of two compared (A, B), each
+// shown under its label.
+func ForTraces(labels []string, ts []*trace.Trace) Page {
+	p := Page{}
+	for i, t := range ts {
+		p.Runs = append(p.Runs, Run{Label: labels[i], Model: Build(t)})
+	}
+	if len(ts) == 2 {
+		p.Diff = trace.Diff(ts[0], ts[1])
+		p.Diff.NameA, p.Diff.NameB = labels[0], labels[1]
+		p.Title = "cbcsim: " + labels[0] + " against " + labels[1]
+	}
+	return p
+}
+
+// WriteRepro writes dir/report.html from the traces named in dir (one
+// trace, two compared, or none for a real-mode failure), with notes (the
+// directory's README: the failed checks, the commands) at the top.
+func WriteRepro(dir string, traces []string, notes []string) error {
+	var ts []*trace.Trace
+	for _, name := range traces {
+		t, err := readTrace(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		ts = append(ts, t)
+	}
+	p := ForTraces(traces, ts)
+	if len(ts) == 0 {
+		p.Title = "cbcsim repro: " + filepath.Base(dir) + " (no trace)"
+	}
+	p.Notes = notes
+	return WriteFile(filepath.Join(dir, "report.html"), p)
+}
+
+func readTrace(path string) (*trace.Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := trace.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// Lines splits a README's text into notes.
+func Lines(text string) []string { return strings.Split(strings.TrimRight(text, "\n"), "\n") }
