@@ -9,7 +9,7 @@ import (
 	"github.com/cbcsim/cbcsim/internal/mutant"
 )
 
-// channel is a channel between tasks (seed 001 section 5.2: a task that
+// channel is a channel between tasks (docs/spec.md#channels: a task that
 // sends on a full channel or receives from an empty one is Blocked until the
 // operation can complete). Capacity 0 makes a rendezvous channel. Values are
 // int64 tokens. A blocked task is interrupted by cancellation.

@@ -5,8 +5,8 @@ import (
 	"github.com/cbcsim/cbcsim/trace"
 )
 
-// exhausted handles a budget component that cannot pay c (seed 001 section
-// 3.2). The task is BudgetExhausted until something recharges it, in this
+// exhausted handles a budget component that cannot pay c
+// (docs/spec.md#budgets). The task is BudgetExhausted until something recharges it, in this
 // order: credit a supervisor already granted, its nursery's pool (parent
 // recharge, up to its initial budget), itself once if it holds the budget
 // capability (the capability limit is one more initial budget), and, under
@@ -59,7 +59,7 @@ func (t *Task) refill(b Budget) {
 }
 
 // rechargeTask refills t from credit a supervisor granted and from the pool
-// (seed 001 section 8.2), the pool up to t's initial budget. It reports
+// (docs/spec.md#budgets), the pool up to t's initial budget. It reports
 // whether t can now pay c.
 func (n *Nursery) rechargeTask(t *Task, c Cost) bool {
 	t.mu.Lock()

@@ -182,8 +182,8 @@ func (view *taskOps) SetValue(v int64) {
 	t.result.Value, t.result.HasValue = v, true
 }
 
-// IsCancelled reports whether the task has been marked cancelled. It is
-// is_cancelled() of seed 004; unlike Checkpoint it never ends the task.
+// IsCancelled reports whether the task has been marked cancelled
+// (docs/spec.md#cancellation); unlike Checkpoint it never ends the task.
 func (t *Task) IsCancelled() bool { return t.marked() != 0 }
 
 // taskBody is a Task seen as its fiber's body. It is a type of its own
@@ -387,7 +387,7 @@ func (t *Task) observe() error {
 }
 
 // Yield is an explicit yield: the task goes to the back of the global queue.
-// It is a checkpoint and costs no budget (seed 001 section 4.2.2).
+// It is a checkpoint and costs no budget (docs/spec.md#yield-points).
 func (t *Task) Yield() error {
 	t.yields++
 	t.turn(reasonYield)
@@ -522,8 +522,9 @@ func (t *Task) pushCleanup(label string, using bool, fn func(t *Task) error) {
 
 // runCleanups pops and runs the cleanups above index floor in LIFO order.
 // It returns the last panic a cleanup raised and the first error one
-// returned; every remaining cleanup runs either way (seed 004: a panic
-// during cleanup is captured and unwinding continues).
+// returned; every remaining cleanup runs either way: a panic during cleanup
+// is captured and unwinding continues
+// (docs/semantics.md#cancellation-and-unwinding).
 func (t *Task) runCleanups(floor int) (p *PanicError, err error) {
 	if t.taskExt == nil {
 		return nil, nil
@@ -569,7 +570,7 @@ func (t *Task) emit(kind trace.Kind, fields ...trace.Field) {
 
 // markCancel marks t cancelled with reason r (once; the first reason stays)
 // and propagates the cancellation to every nursery t has open, with the same
-// reason (seed 003: transitive cancellation). w is the worker doing it.
+// reason (docs/spec.md#transitive-cancellation). w is the worker doing it.
 func (t *Task) markCancel(r nursery.Reason, w *worker) {
 	if !t.mark.CompareAndSwap(0, uint32(r)) {
 		return

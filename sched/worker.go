@@ -197,7 +197,7 @@ func (w *worker) find() *Task {
 	return w.steal()
 }
 
-// steal makes at most min(N-1, 4) attempts (seed 001 section 7.2).
+// steal makes at most min(N-1, 4) attempts (docs/spec.md#workers).
 func (w *worker) steal() *Task {
 	n := len(w.s.workers)
 	attempts := min(n-1, 4)
