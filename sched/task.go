@@ -43,68 +43,92 @@ type blocker interface {
 // capabilities, owned by exactly one nursery (the root task by none).
 // Methods on Task are called only by the task's own body, while it runs.
 type Task struct {
+	// Ownership. A task runs on one worker at a time; "the task's own"
+	// below means written by the task's code on its fiber or by the steps
+	// of the worker running it (t.w), which are one goroutine while it
+	// runs there. The task passes to the next worker through a queue (a
+	// deque, the global queue, a next slot, a waker's push), whose
+	// operations order everything written before. Fields others touch say
+	// under which lock, or are atomic.
+
+	// Set by the spawner (or Start, for the root) before the task is
+	// queued, and read-only until it ends; a reused Task (free.go) gets
+	// new ones at its next spawn.
 	s      *Scheduler
 	id     uint64
 	name   string
 	fn     Func
-	fib    *fiber.Fiber
-	w      *worker // the worker running the task now
+	fib    *fiber.Fiber // the fiber it runs on, nil before it starts and after it ends: the task's own (its worker gives and takes it); Abort closes it in the stepped modes
+	w      *worker      // the worker running the task now: written by the worker that takes it, before it resumes it
 	parent *Nursery
 
-	state atomic.Uint32 // taskState; written by the owner of the task at the time
-	mark  atomic.Uint32 // cancellation reason, 0 while not marked; set once
+	state atomic.Uint32 // taskState; written by the owner of the task at the time (or by the worker that retires it); accessed atomically
+	mark  atomic.Uint32 // cancellation reason, 0 while not marked; set once, by compare-and-swap, by any worker (markCancel); accessed atomically
 
-	mu    sync.Mutex // guards owned, credit and rechargeWaiting against other workers
-	owned *Nursery   // the innermost nursery this task has open; each links to the next outer one
+	mu    sync.Mutex // guards owned, credit, rechargeWaiting, the taskExt pointer and ctxCancel against other workers
+	owned *Nursery   // the innermost nursery this task has open; each links to the next outer one. Only the task changes it, under mu (no lock on an unshared worker: worker.unshared); others read it under mu (markCancel)
 
 	// taskExt holds what most tasks never need (nurseries, cleanups,
-	// blocking, panics). It is allocated on first use by the task itself,
-	// under mu, so that a plain spawn allocates one small Task.
+	// blocking, panics). It is allocated on first use by the task itself
+	// (or its spawner, before the task is queued), under mu, so that a
+	// plain spawn allocates one small Task.
 	*taskExt
 
-	budget          Budget
+	budget          Budget  // the task's own: its checkpoints charge it, its exhaustion refills it (credit and pool taken under their locks); set by the spawner
 	initial         *Budget // the budget it started with (shared, never written)
 	credit          *Budget // granted by a supervisor, not yet absorbed; guarded by mu
-	caps            Caps
-	started         bool
-	ending          bool // in end: its cleanups are the task's last (see protect)
-	rechargeWaiting bool // parked waiting for a supervisor; guarded by mu
-	recycle         bool // spawned by Nursery.Go without a Sink: reused once done (see free.go)
+	caps            Caps    // set by the spawner (Start, or RunWith's hook, for the root) before the task runs; read-only afterwards
+	started         bool    // the task's own: set by the worker that starts it (begin); read by the worker that takes it from a queue
+	ending          bool    // in end: its cleanups are the task's last (see protect); the task's own
+	rechargeWaiting bool    // parked waiting for a supervisor; guarded by mu
+	recycle         bool    // spawned by Nursery.Go without a Sink: reused once done (see free.go); set by the spawner
 	// wait is the record of the task's current or last blocking operation
 	// (channel, sleep, recharge), with waitQpos and waitVal. Its three
 	// bytes sit beside the flags above, in what was padding, and the two
 	// other fields where the pointer to a record of their own was, so that
 	// a task that blocks makes no allocation for it and Task stays in the
 	// 240-byte size class (docs/performance.md#parked-task-memory).
+	// Written by the task before it publishes the wait (setWait), then by
+	// wakers and cancellers under the lock of what it waits on (the
+	// channel's mu, the timers' mu, the task's own mu for a recharge).
 	wait          waitSlot
-	cleanupDepth  int32 // >0 while running a cleanup: not a cancellation checkpoint
-	opsSinceYield int32
+	cleanupDepth  int32 // >0 while running a cleanup: not a cancellation checkpoint; the task's own
+	opsSinceYield int32 // the task's own
 	// child is the task's nursery.Child, or -1 for a child of a lean
 	// nursery that has not enlisted; an int32 as the lean nursery's free
 	// slots are, so that it pairs with waitQpos (see addSlot's bound).
+	// Set by the spawner, or by the task as it enlists, under the parent
+	// nursery's mu (no lock on an unshared worker: worker.unshared).
 	child    int32
-	waitQpos int32 // wait's slot in a channel's waitq (see waitqMax)
-	waitVal  int64 // wait's value: a sender's, or the one a receiver was given
+	waitQpos int32 // wait's slot in a channel's waitq (see waitqMax); as wait
+	waitVal  int64 // wait's value: a sender's, or the one a receiver was given; as wait
 	// result is the task's result once it has finished; before that, its
 	// Value and HasValue hold what SetValue set (a field fewer keeps
-	// Task in the 240-byte size class).
+	// Task in the 240-byte size class). Written once at the end by the
+	// worker that ends or retires the task (for a child dropped before it
+	// started, under its nursery's mu); read by its nursery under mu, and
+	// by anyone once the task has finished.
 	result    Result
-	waitingOn atomic.Pointer[waitRef] // set while parked in an interruptible wait; may be stale after (channel.complete)
+	waitingOn atomic.Pointer[waitRef] // set while parked in an interruptible wait, under the wait's lock; read by markCancel on any worker; may be stale after (channel.complete); accessed atomically
 
+	// Statistics: steps by the worker that runs the task, steals by the
+	// thief that took it, yields by the task; read by Stats between steps
+	// or once the run is over.
 	steps          int64
-	yields, steals int32 // statistics; int32 keeps Task in the 240-byte size class
+	yields, steals int32 // int32 keeps Task in the 240-byte size class
 }
 
-// taskExt is the rarely used part of a Task.
+// taskExt is the rarely used part of a Task. Its fields are the task's own
+// unless they say otherwise.
 type taskExt struct {
 	cleanups      []cleanup
 	cleanupSeq    int64
-	panicStack    []byte
+	panicStack    []byte // written as the task ends; read once it has (PanicStack)
 	selfRecharged bool
-	as            string // the name a supervisor recharges it by
-	err           error  // the error value behind an error result
+	as            string // the name a supervisor recharges it by; set by the spawner, read by the supervisor under the task's mu
+	err           error  // the error value behind an error result; written as the task ends, read by its nursery under the nursery's mu
 
-	ctx       context.Context         // see Context; nil until asked for
+	ctx       context.Context         // see Context; nil until the task asks for it
 	ctxCancel context.CancelCauseFunc // written under mu: markCancel reads it from other workers
 }
 
