@@ -6,13 +6,13 @@ import (
 )
 
 // exhausted handles a budget component that cannot pay c
-// (docs/spec.md#budgets). The task is BudgetExhausted until something recharges it, in this
-// order: credit a supervisor already granted, its nursery's pool (parent
-// recharge, up to its initial budget), itself once if it holds the budget
-// capability (the capability limit is one more initial budget), and, under
-// the cluster profile for a child spawned with a name (`as`), a
-// supervisor's recharge, which it waits for. When nothing can recharge it,
-// it fails with ResourceExhausted.
+// (docs/spec.md#budgets). The task is BudgetExhausted until something
+// recharges it, in this order: credit a supervisor already granted, its
+// nursery's pool (parent recharge, up to its initial budget), itself once
+// if it holds the budget capability (the capability limit is one more
+// initial budget), and, under the cluster profile for a child spawned with
+// a name (`as`), a supervisor's recharge, which it waits for. When nothing
+// can recharge it, it fails with ResourceExhausted.
 func (t *Task) exhausted(comp Component, c Cost) error {
 	if t.emitting() {
 		t.emit(trace.KindExhausted, trace.S(trace.KeyComp, comp.String()))
