@@ -57,16 +57,24 @@ type Nursery struct {
 	// are set by the owner as it opens the nursery (newNursery), before
 	// any child exists, and read-only until the nursery is reused
 	// (recycle, once no other worker can reach it).
-	fast        leanState // a lean nursery's lock-free part (lean.go): accessed atomically by the owner and the workers ending its children
-	isLean      bool      // n.m.Lean(), read without the lock (lean.go)
-	startLocked bool      // start takes the lock: the scheduler keeps its records, or cancel_remaining
+	//
+	// fast is a lean nursery's lock-free part (lean.go), accessed
+	// atomically by the owner and the workers ending its children.
+	fast        leanState
+	isLean      bool // n.m.Lean(), read without the lock (lean.go)
+	startLocked bool // start takes the lock: the scheduler keeps its records, or cancel_remaining
 	label       string
-	timer       *timer // the timeout, if any: set by the owner as it opens the nursery, before a child can end it; read by the apply that ends the nursery
-	firstErr    error  // the error value of the first failing child (ChildError.Err); guarded by mu
+	// timer is the timeout, if any: set by the owner as it opens the
+	// nursery, before a child can end it; read by the apply that ends the
+	// nursery.
+	timer    *timer
+	firstErr error // the error value of the first failing child (ChildError.Err); guarded by mu
 
-	id           uint64
-	owner        *Task
-	outer        *Nursery // the owner's next outer open nursery; guarded by owner.mu (no lock on an unshared worker: worker.unshared)
+	id    uint64
+	owner *Task
+	// outer is the owner's next outer open nursery: guarded by owner.mu
+	// (no lock on an unshared worker: worker.unshared).
+	outer        *Nursery
 	quota        *Nursery // the nearest nursery at or above this one with a finite spawn_count
 	catch        bool
 	timeoutFails bool
@@ -85,11 +93,15 @@ type Nursery struct {
 	m        nursery.Nursery   // its effects land in m.Scratch()
 	children chunk.List[*Task] // in spawn order, indexed by nursery.Child; in a lean nursery, see free
 	free     []int32           // lean: slots of children that hold no unfinished child, for reuse
-	waiter   *Task             // the owner, while it is blocked in await: set as it blocks (await, park), cleared by the worker that wakes it
-	pool     Budget            // the children's budgets and recharges come from it (take)
-	errs     []error           // collect_all: every failing child's error, in completion order
+	// waiter is the owner while it is blocked in await: set as it blocks
+	// (await, park), cleared by the worker that wakes it.
+	waiter *Task
+	pool   Budget  // the children's budgets and recharges come from it (take)
+	errs   []error // collect_all: every failing child's error, in completion order
 
-	spawnLeft atomic.Int32 // the pool's spawn_count, MaxInt32 for unlimited: any spawner below takes from it (takeSpawn); accessed atomically
+	// spawnLeft is the pool's spawn_count, MaxInt32 for unlimited: any
+	// spawner below takes from it (takeSpawn). Accessed atomically.
+	spawnLeft atomic.Int32
 	// credit is what the owner added to fast.pending ahead of its spawns
 	// and has not spawned yet (lean.go); the owner's alone.
 	credit int64

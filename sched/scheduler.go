@@ -53,15 +53,23 @@ type Scheduler struct {
 	// steps, and read on the fibers Abort closes as they unwind. Accessed
 	// atomically.
 	aborting atomic.Bool
-	steps    atomic.Int64 // real mode with MaxSteps: every worker adds its busy steps (countedRare); accessed atomically
+	// steps counts the busy steps of a real-mode run with MaxSteps: every
+	// worker adds its own (countedRare). Accessed atomically.
+	steps atomic.Int64
 	// limitHit is set once, by compare-and-swap, by the worker whose step
 	// passed MaxSteps; deadlocked likewise by the worker that finds the run
 	// deadlocked (deadlock). Both are read after Run (LimitHit,
 	// Deadlocked). Accessed atomically.
 	limitHit   atomic.Bool
 	deadlocked atomic.Bool
-	firing     atomic.Int32 // real mode: the clock goroutine adds 1 around firing timers; workers read it (deadlock check); accessed atomically
-	real       atomic.Bool  // driven by Run: Blocking runs its function on a goroutine of its own; set by RunWith before the workers start, read by any task; accessed atomically
+	// firing is 1 while real mode's clock goroutine fires timers: it adds
+	// 1 around them, and workers read it (the deadlock check). Accessed
+	// atomically.
+	firing atomic.Int32
+	// real is set when Run drives the scheduler, so that Blocking runs its
+	// function on a goroutine of its own: set by RunWith before the
+	// workers start, read by any task. Accessed atomically.
+	real atomic.Bool
 	// blockingN is the Blocking calls in flight (real mode), whose tasks
 	// are not deadlocked: the calling task adds 1 before fn can end, and
 	// Blocking's goroutine subtracts it after the task is queued again;
@@ -77,7 +85,9 @@ type Scheduler struct {
 	// order, when keep is set (register); protected by regMu.
 	tasks     []*Task
 	nurseries []*Nursery
-	fibered   liveFibers // stepped modes only: the tasks holding a fiber (see Abort), written by the steps that give a task a fiber and by Abort
+	// fibered is the tasks holding a fiber (see Abort), stepped modes
+	// only: written by the steps that give a task a fiber, and by Abort.
+	fibered liveFibers
 
 	// parkEpoch counts the changes of the workers' parked flags (stepped
 	// modes only, written by the step that parks or wakes a worker): the
@@ -89,7 +99,9 @@ type Scheduler struct {
 	// at the slots only when some hold one.
 	slotted int
 
-	stepper link.Stepper // stepped modes: the Sink, when it decides steps in a task (see Task.endStep); set by New, read-only afterwards
+	// stepper is the Sink in the stepped modes, when it decides steps in
+	// a task (see Task.endStep): set by New, read-only afterwards.
+	stepper link.Stepper
 	// inStepper is set while the driver's own code runs on a task's fiber
 	// (Task.endStep), and stepperPanic holds a panic raised there: a bug
 	// of the simulator, not of the task, which Step raises again on the

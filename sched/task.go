@@ -51,22 +51,37 @@ type Task struct {
 	// operations order everything written before. Fields others touch say
 	// under which lock, or are atomic.
 
-	// Set by the spawner (or Start, for the root) before the task is
-	// queued, and read-only until it ends; a reused Task (free.go) gets
-	// new ones at its next spawn.
-	s      *Scheduler
-	id     uint64
-	name   string
-	fn     Func
-	fib    *fiber.Fiber // the fiber it runs on, nil before it starts and after it ends: the task's own (its worker gives and takes it); Abort closes it in the stepped modes
-	w      *worker      // the worker running the task now: written by the worker that takes it, before it resumes it
+	// s, id, name, fn and parent are set by the spawner (or Start, for
+	// the root) before the task is queued, and read-only until it ends; a
+	// reused Task (free.go) gets new ones at its next spawn.
+	s    *Scheduler
+	id   uint64
+	name string
+	fn   Func
+	// fib is the fiber the task runs on, nil before it starts and after
+	// it ends: the task's own (its worker gives it and takes it back);
+	// Abort closes it in the stepped modes.
+	fib *fiber.Fiber
+	// w is the worker running the task now: written by the worker that
+	// takes it, before it resumes it.
+	w      *worker
 	parent *Nursery
 
-	state atomic.Uint32 // taskState; written by the owner of the task at the time (or by the worker that retires it); accessed atomically
-	mark  atomic.Uint32 // cancellation reason, 0 while not marked; set once, by compare-and-swap, by any worker (markCancel); accessed atomically
+	// state is a taskState: written by the owner of the task at the time
+	// (or by the worker that retires it). Accessed atomically.
+	state atomic.Uint32
+	// mark is the cancellation reason, 0 while not marked: set once, by
+	// compare-and-swap, by any worker (markCancel). Accessed atomically.
+	mark atomic.Uint32
 
-	mu    sync.Mutex // guards owned, credit, rechargeWaiting, the taskExt pointer and ctxCancel against other workers
-	owned *Nursery   // the innermost nursery this task has open; each links to the next outer one. Only the task changes it, under mu (no lock on an unshared worker: worker.unshared); others read it under mu (markCancel)
+	// mu guards owned, credit, rechargeWaiting, the taskExt pointer and
+	// ctxCancel against other workers.
+	mu sync.Mutex
+	// owned is the innermost nursery this task has open; each links to
+	// the next outer one. Only the task changes it, under mu (no lock on
+	// an unshared worker: worker.unshared); others read it under mu
+	// (markCancel).
+	owned *Nursery
 
 	// taskExt holds what most tasks never need (nurseries, cleanups,
 	// blocking, panics). It is allocated on first use by the task itself
@@ -74,14 +89,21 @@ type Task struct {
 	// plain spawn allocates one small Task.
 	*taskExt
 
-	budget          Budget  // the task's own: its checkpoints charge it, its exhaustion refills it (credit and pool taken under their locks); set by the spawner
-	initial         *Budget // the budget it started with (shared, never written)
-	credit          *Budget // granted by a supervisor, not yet absorbed; guarded by mu
-	caps            Caps    // set by the spawner (Start, or RunWith's hook, for the root) before the task runs; read-only afterwards
-	started         bool    // the task's own: set by the worker that starts it (begin); read by the worker that takes it from a queue
-	ending          bool    // in end: its cleanups are the task's last (see protect); the task's own
-	rechargeWaiting bool    // parked waiting for a supervisor; guarded by mu
-	recycle         bool    // spawned by Nursery.Go without a Sink: reused once done (see free.go); set by the spawner
+	// budget is the task's own: its checkpoints charge it, its exhaustion
+	// refills it (the credit and the pool taken under their locks). The
+	// spawner sets it.
+	budget  Budget
+	initial *Budget // the budget it started with (shared, never written)
+	credit  *Budget // granted by a supervisor, not yet absorbed; guarded by mu
+	// caps is set by the spawner (by Start, or RunWith's hook, for the
+	// root) before the task runs, and read-only afterwards.
+	caps Caps
+	// started is the task's own: set by the worker that starts it (begin),
+	// read by the worker that takes it from a queue.
+	started         bool
+	ending          bool // in end: its cleanups are the task's last (see protect); the task's own
+	rechargeWaiting bool // parked waiting for a supervisor; guarded by mu
+	recycle         bool // spawned by Nursery.Go without a Sink: reused once done (see free.go); set by the spawner
 	// wait is the record of the task's current or last blocking operation
 	// (channel, sleep, recharge), with waitQpos and waitVal. Its three
 	// bytes sit beside the flags above, in what was padding, and the two
@@ -108,8 +130,11 @@ type Task struct {
 	// worker that ends or retires the task (for a child dropped before it
 	// started, under its nursery's mu); read by its nursery under mu, and
 	// by anyone once the task has finished.
-	result    Result
-	waitingOn atomic.Pointer[waitRef] // set while parked in an interruptible wait, under the wait's lock; read by markCancel on any worker; may be stale after (channel.complete); accessed atomically
+	result Result
+	// waitingOn is set while the task is parked in an interruptible wait,
+	// under the wait's lock, and read by markCancel on any worker; it may
+	// be stale after (channel.complete). Accessed atomically.
+	waitingOn atomic.Pointer[waitRef]
 
 	// Statistics: steps by the worker that runs the task, steals by the
 	// thief that took it, yields by the task; read by Stats between steps
@@ -125,8 +150,12 @@ type taskExt struct {
 	cleanupSeq    int64
 	panicStack    []byte // written as the task ends; read once it has (PanicStack)
 	selfRecharged bool
-	as            string // the name a supervisor recharges it by; set by the spawner, read by the supervisor under the task's mu
-	err           error  // the error value behind an error result; written as the task ends, read by its nursery under the nursery's mu
+	// as is the name a supervisor recharges it by: set by the spawner,
+	// read by the supervisor under the task's mu.
+	as string
+	// err is the error value behind an error result: written as the task
+	// ends, read by its nursery under the nursery's mu.
+	err error
 
 	ctx       context.Context         // see Context; nil until the task asks for it
 	ctxCancel context.CancelCauseFunc // written under mu: markCancel reads it from other workers

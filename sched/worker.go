@@ -50,7 +50,9 @@ type worker struct {
 	// step. w's step sets it; any worker's step clears it (notify), and
 	// the driver reads it between steps (Parked), one goroutine at a time.
 	parked bool
-	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool; w's steps, and closeFibers once the workers stopped
+	// fibs is this worker's idle fibers, in front of the scheduler's
+	// pool: w's steps, and closeFibers once the workers stopped.
+	fibs *fiber.Cache
 	// c carries w's loop on fibers (inline.go): own, w's own in real
 	// mode; under a driver the scheduler's one carrier for every worker.
 	// Written by New.
