@@ -111,7 +111,7 @@ type Scheduler struct {
 	stepperPanic any
 
 	sharedTasks     sharedFree[Task] // overflow of the workers' free lists (see free.go); its own mutex
-	sharedNurseries sharedFree[Nursery]
+	sharedNurseries sharedFree[Nursery] // likewise, for nurseries
 
 	// carrier is a driver's (stepped modes): every worker's loop is the
 	// driver's, carried on the fibers of this one carrier (Carry). Only
