@@ -110,7 +110,7 @@ type Scheduler struct {
 	inStepper    bool
 	stepperPanic any
 
-	sharedTasks     sharedFree[Task] // overflow of the workers' free lists (see free.go); its own mutex
+	sharedTasks     sharedFree[Task]    // overflow of the workers' free lists (see free.go); its own mutex
 	sharedNurseries sharedFree[Nursery] // likewise, for nurseries
 
 	// carrier is a driver's (stepped modes): every worker's loop is the
