@@ -277,6 +277,48 @@ func (d *Deque[T]) Pop() *T {
 	return x
 }
 
+// Steal's correctness argument, the steps its comments cite: why a thief
+// cannot return an item it does not own. This is the class of bug behind
+// crossbeam-deque's advisory GHSA-pqqp-xmhj-wgcw: a steal racing with a
+// buffer swap read its task from a stale buffer and returned a task the
+// owner also popped, while another was lost.
+//
+//  1. Load order is top (t), bottom (b), ring (r), slot t of r, then the
+//     CAS of top from t to t+1. If the CAS succeeds, top equalled t from
+//     our top load to our CAS, since top never decreases, so no other
+//     thief and no last-item Pop won index t. Nor did a many-items Pop
+//     take it without a CAS: that needs a top load that saw top < t,
+//     which precedes our top load, and so does its bottom store of t.
+//  2. Our bottom load, later still, saw b > t, so the owner pushed index
+//     t again after any such Pop. Let P be the last Push of index t
+//     before our bottom load. No Pop takes index t after P: it would
+//     find top == t and need to win the CAS we won. So P's item is the
+//     one we now own. P wrote it into its ring, and published that ring
+//     if it grew, before its bottom store; our bottom load comes after
+//     that store, and our ring load after our bottom load. So r is P's
+//     ring or a newer one, never an older ring that lacks the item.
+//  3. Each ring newer than P's copied index t from its predecessor:
+//     grow copies [t', b') with t' <= top <= t and b' > t, because
+//     nothing takes index t before our CAS. Nothing else is stored into
+//     slot t of any of these rings before our CAS: the owner stores
+//     index t+len only after seeing top > t, no item is ever stored into
+//     a ring after it has been replaced, and thieves and grow only clear
+//     slots of indices already won. So slot t of r holds P's item when we
+//     read it, whichever of these rings r is, and the item is not nil.
+//  4. Old rings stay valid memory while we read them: the garbage
+//     collector keeps r alive as long as we hold the pointer, so there
+//     is no use-after-free and no epoch scheme to get wrong.
+//
+// After winning, the thief clears the slot so the collector can reclaim
+// the item. It must use CompareAndSwap(x, nil), not Store(nil): once top
+// has moved past t the owner may already have pushed index t+len into
+// the very same slot, and a plain Store would erase that new item. The
+// CAS clears only if the slot still holds x, which is why a pointer may
+// not be pushed again while the Steal that took it is still running: the
+// CAS could not tell the two apart. It clears in the ring current after
+// the CAS; grow clears its copies of indices won before it rereads top,
+// so no ring keeps a taken item alive.
+
 // Steal removes and returns the item at the top, the least recently pushed
 // one. It returns nil if the deque is empty or if it lost a race for the top
 // item with another thief or with the owner's Pop; callers that must know
@@ -284,49 +326,9 @@ func (d *Deque[T]) Pop() *T {
 //
 // Steal does not allocate. It panics if it wins an index whose slot holds
 // nil, which only a broken invariant, or a pointer pushed again while the
-// Steal that took it was still running, can cause.
+// Steal that took it was still running, can cause. The argument above says
+// why it is correct; the comments below cite its steps.
 func (d *Deque[T]) Steal() *T {
-	// Why a thief cannot return an item it does not own. This is the class
-	// of bug behind crossbeam-deque's advisory GHSA-pqqp-xmhj-wgcw: a steal
-	// racing with a buffer swap read its task from a stale buffer and
-	// returned a task the owner also popped, while another was lost.
-	//
-	//  1. Load order is top (t), bottom (b), ring (r), slot t of r, then the
-	//     CAS of top from t to t+1. If the CAS succeeds, top equalled t from
-	//     our top load to our CAS, since top never decreases, so no other
-	//     thief and no last-item Pop won index t. Nor did a many-items Pop
-	//     take it without a CAS: that needs a top load that saw top < t,
-	//     which precedes our top load, and so does its bottom store of t.
-	//  2. Our bottom load, later still, saw b > t, so the owner pushed index
-	//     t again after any such Pop. Let P be the last Push of index t
-	//     before our bottom load. No Pop takes index t after P: it would
-	//     find top == t and need to win the CAS we won. So P's item is the
-	//     one we now own. P wrote it into its ring, and published that ring
-	//     if it grew, before its bottom store; our bottom load comes after
-	//     that store, and our ring load after our bottom load. So r is P's
-	//     ring or a newer one, never an older ring that lacks the item.
-	//  3. Each ring newer than P's copied index t from its predecessor:
-	//     grow copies [t', b') with t' <= top <= t and b' > t, because
-	//     nothing takes index t before our CAS. Nothing else is stored into
-	//     slot t of any of these rings before our CAS: the owner stores
-	//     index t+len only after seeing top > t, no item is ever stored into
-	//     a ring after it has been replaced, and thieves and grow only clear
-	//     slots of indices already won. So slot t of r holds P's item when we
-	//     read it, whichever of these rings r is, and the item is not nil.
-	//  4. Old rings stay valid memory while we read them: the garbage
-	//     collector keeps r alive as long as we hold the pointer, so there
-	//     is no use-after-free and no epoch scheme to get wrong.
-	//
-	// After winning, the thief clears the slot so the collector can reclaim
-	// the item. It must use CompareAndSwap(x, nil), not Store(nil): once top
-	// has moved past t the owner may already have pushed index t+len into
-	// the very same slot, and a plain Store would erase that new item. The
-	// CAS clears only if the slot still holds x, which is why a pointer may
-	// not be pushed again while the Steal that took it is still running: the
-	// CAS could not tell the two apart. It clears in the ring current after
-	// the CAS; grow clears its copies of indices won before it rereads top,
-	// so no ring keeps a taken item alive.
-
 	// load-acquire, seq-cst: must precede the bottom load below (step 1).
 	t := d.top.Load()
 	// load-acquire: see the owner's bottom store, and with it the slot

@@ -1,7 +1,7 @@
-// Package nursery is the nursery state machine of seed 000 and the error-mode
-// rules of seed 004 as pure logic: the five states, the children in spawn
-// order, max_concurrent admission, the first error, per-child results and
-// cancellation reasons. It starts no goroutines, takes no locks, reads no
+// Package nursery is the nursery state machine (docs/spec.md#nursery-states)
+// and the error-mode rules (docs/spec.md#nursery-modes) as pure logic: the
+// five states, the children in spawn order, max_concurrent admission, the
+// first error, per-child results and cancellation reasons. It starts no goroutines, takes no locks, reads no
 // clock and does not import the scheduler: the scheduler calls it, one call
 // at a time under its own lock, and applies the Effects each call returns.
 // docs/nursery.md has the transition table and every semantic choice.

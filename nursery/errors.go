@@ -36,8 +36,8 @@ func (e *opError) Unwrap() []error { return e.errs }
 func opErr(op string, errs ...error) error { return &opError{op: op, errs: errs} }
 
 var (
-	// A spawn into a terminal nursery is both "not open" (seed 000's spawn
-	// returns null) and "terminal" (every mutating call on a terminal
+	// A spawn into a terminal nursery is both "not open" (the spawn is
+	// refused: no child) and "terminal" (every mutating call on a terminal
 	// nursery refuses).
 	errSpawnTerminal = opErr("Spawn", ErrTerminal, ErrNotOpen)
 	errSpawnNotOpen  = opErr("Spawn", ErrNotOpen)

@@ -117,8 +117,8 @@ func (n *Nursery) to(s State, out *Effects) {
 // (Closing, or Cancelling after Close), Spawn refuses unless
 // Config.ChildSpawns (then Closing admits as Open does, and Cancelling as
 // above); in a terminal state it always refuses. It refuses with ErrNotOpen (plus ErrTerminal when terminal) and returns Child -1:
-// seed 000's "spawn returns null". Spawn never produces effects; out is only
-// reset.
+// no child (docs/nursery.md#refusals). Spawn never produces effects; out is
+// only reset.
 func (n *Nursery) Spawn(out *Effects) (Child, Admit, error) {
 	n.effects(out)
 	if n.state.Terminal() {
@@ -331,9 +331,9 @@ func (n *Nursery) Close(out *Effects) error {
 // In Cancelling the state and CancelReason stay as they are, but children
 // the first cancellation left running (the started children of a
 // CancelRemaining nursery) are marked now, with reason: a cancellation from
-// outside reaches every descendant (seed 000 §1.1, invariant 3). Otherwise,
-// and in a terminal state, Cancel is a no-op. reason must be one of the five
-// reasons; NoReason panics.
+// outside reaches every descendant (docs/spec.md#transitive-cancellation).
+// Otherwise, and in a terminal state, Cancel is a no-op. reason must be one
+// of the five reasons; NoReason panics.
 func (n *Nursery) Cancel(reason Reason, out *Effects) {
 	out = n.effects(out)
 	if !reason.valid() {
@@ -480,8 +480,9 @@ func (n *Nursery) Awaiting() bool { return n.awaiting }
 func (n *Nursery) AllFinished() bool { return n.finished == n.spawned }
 
 // Outcome is OutcomePending until the nursery is terminal; then ChildFailed
-// if any child failed or panicked (an error outranks a cancellation, seed 000
-// §4.4), else OutcomeCancelled if the state is Cancelled, else Success.
+// if any child failed or panicked (an error outranks a cancellation:
+// docs/spec.md#error-outranks-cancel), else OutcomeCancelled if the state is
+// Cancelled, else Success.
 func (n *Nursery) Outcome() Outcome {
 	switch {
 	case !n.state.Terminal():

@@ -72,8 +72,9 @@ func (d *driver) expect(state State, outcome Outcome, results string) {
 
 func eqChildren(got []Child, want ...Child) bool { return slices.Equal(got, want) }
 
-// Seed 000 §4.4: an error outranks a cancellation, whichever comes first.
-func TestSeed000ErrorVsCancel(t *testing.T) {
+// An error outranks a cancellation, whichever comes first
+// (docs/spec.md#error-outranks-cancel).
+func TestErrorOutranksCancel(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []Mode{FailFast, CancelRemaining, CollectAll} {
 		t.Run(mode.String(), func(t *testing.T) {
@@ -145,8 +146,8 @@ func TestSeed000ErrorVsCancel(t *testing.T) {
 	}
 }
 
-// Seed 004's three examples.
-func TestSeed004Modes(t *testing.T) {
+// The three modes, one example each (docs/spec.md#nursery-modes).
+func TestModeExamples(t *testing.T) {
 	t.Parallel()
 	t.Run("fail_fast", func(t *testing.T) {
 		d := drive(t, Config{Mode: FailFast})
@@ -243,7 +244,7 @@ func TestTimeout(t *testing.T) {
 }
 
 // Every forbidden pair is refused by Allowed, and the five allowed ones
-// are exactly seed 000 §2.3.
+// are exactly those of docs/spec.md#nursery-states.
 func TestAllowed(t *testing.T) {
 	t.Parallel()
 	ok := map[Transition]bool{

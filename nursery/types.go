@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// State is the nursery's place in the five-state machine of seed 000 §2.
+// State is the nursery's place in its five-state machine
+// (docs/spec.md#nursery-states).
 type State uint8
 
 const (
@@ -30,8 +31,8 @@ func (s State) String() string {
 // changes.
 func (s State) Terminal() bool { return s == Closed || s == Cancelled }
 
-// allowed lists the transitions of seed 000 §2.3; every other pair is
-// forbidden.
+// allowed lists the five transitions of docs/spec.md#nursery-states; every
+// other pair is forbidden.
 func allowed(from, to State) bool {
 	switch {
 	case from == Open && to == Closing,
@@ -44,12 +45,12 @@ func allowed(from, to State) bool {
 	return false
 }
 
-// Allowed reports whether from→to is one of the five transitions of seed 000
-// §2.3.
+// Allowed reports whether from→to is one of the five transitions of
+// docs/spec.md#nursery-states.
 func Allowed(from, to State) bool { return allowed(from, to) }
 
-// Mode is the nursery's error mode (seed 004): what the first child error
-// does to the siblings. The zero value is FailFast, the scenario default.
+// Mode is the nursery's error mode (docs/spec.md#nursery-modes): what the
+// first child error does to the siblings. The zero value is FailFast, the scenario default.
 type Mode uint8
 
 const (
@@ -253,7 +254,8 @@ func (r Result) valid() bool {
 	return false
 }
 
-// Outcome is the nursery's aggregate result (seed 000 §8.1).
+// Outcome is the nursery's aggregate result (docs/spec.md#first-error-wins,
+// docs/spec.md#error-outranks-cancel).
 type Outcome uint8
 
 const (

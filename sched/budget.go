@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Budget is a task's resource quota (seed 001 section 3.1). Each component
+// Budget is a task's resource quota (docs/spec.md#budgets). Each component
 // counts down; reaching 0 exhausts the task. A zero component means zero,
 // not "the default": the scenario format gives explicit zeros a meaning
 // (spawn_count = 0 forbids spawning), and the library keeps that reading.
@@ -26,7 +26,7 @@ var DefaultBudget = Budget{Ops: 100_000, Memory: 1 << 20, SpawnCount: 64, Channe
 // structured concurrency without quotas: Config{Budget: sched.Unlimited}.
 var Unlimited = Budget{Ops: math.MaxInt64 / 2, Memory: math.MaxInt64 / 2, SpawnCount: math.MaxInt32, ChannelOps: math.MaxInt64 / 2, Syscalls: math.MaxInt64 / 2}
 
-// Cost is what one operation charges (seed 001 section 3.3).
+// Cost is what one operation charges (docs/spec.md#budgets).
 type Cost = Budget
 
 // Component names one budget component, for messages and the trace.
@@ -95,8 +95,9 @@ func (b *Budget) payable(c Cost) Cost {
 	}
 }
 
-// take moves up to want of each component from b to the result (seed 001
-// section 8.2: a child's budget is min(pool, default), taken from the pool).
+// take moves up to want of each component from b to the result
+// (docs/spec.md#budgets: a child's budget is min(pool, default), taken from
+// the pool).
 func (b *Budget) take(want Budget) Budget {
 	got := Budget{
 		Ops:        min(b.Ops, want.Ops),

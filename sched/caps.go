@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Caps is a set of capabilities (seed 001 section 10, SPEC-022).
+// Caps is a set of capabilities (docs/spec.md#capabilities).
 type Caps uint8
 
 const (

@@ -24,10 +24,12 @@ import (
 // takes its value back. Either way a value is received at most once and
 // none is left behind (TestChanValuesAcrossCancel).
 type Chan[T any] struct {
+	// Set by NewChan and read-only afterwards.
 	c    *channel
 	word bool // T is a parked task's value slot itself (wordType)
 
-	// Guarded by c.mu, as the channel's own state is.
+	// Guarded by c.mu, as the channel's own state is (with the same
+	// exception: an unshared worker's Send and Recv leave it out).
 	buf  []T     // ring of cap values, from c.head, c.n of them
 	vals []T     // a word-less T parked or handed over, by token; a free slot holds the zero T
 	free []int64 // tokens not in use

@@ -9,11 +9,13 @@ import (
 	"github.com/cbcsim/cbcsim/internal/mutant"
 )
 
-// channel is a channel between tasks (seed 001 section 5.2: a task that
+// channel is a channel between tasks (docs/spec.md#channels: a task that
 // sends on a full channel or receives from an empty one is Blocked until the
 // operation can complete). Capacity 0 makes a rendezvous channel. Values are
 // int64 tokens. A blocked task is interrupted by cancellation.
 type channel struct {
+	// Set by newChannel and read-only afterwards: any task may read them
+	// without the lock.
 	s    *Scheduler
 	name string
 	cap  int
@@ -21,17 +23,21 @@ type channel struct {
 	// changes: see lock.
 	stepped bool
 
-	mu     sync.Mutex // guards everything below
-	buf    []int64    // ring of cap values
-	head   int
-	n      int
-	closed bool
-	from   []uint64   // story runs: the sender of each value in buf, by slot (sched/story.go)
-	recvq  waitq      // blocked receivers, FIFO
-	sendq  waitq      // blocked senders, FIFO; their value is in t.waitVal (see Chan for a typed one)
-	sel    []selEntry // selects waiting on the channel (select.go); typed Chans only
+	// mu guards everything below but blockers, like hchan's lock. A
+	// Send or Recv by a task on an unshared worker leaves it out
+	// (shared): every task that can reach the channel then runs on that
+	// worker, one step at a time; every other section takes it (lock).
+	mu     sync.Mutex
+	buf    []int64    // ring of cap values; protected by mu
+	head   int        // index in buf of the oldest value; protected by mu
+	n      int        // values in buf; protected by mu
+	closed bool       // set once, by Close, under mu
+	from   []uint64   // story runs: the sender of each value in buf, by slot (sched/story.go); protected by mu
+	recvq  waitq      // blocked receivers, FIFO; protected by mu
+	sendq  waitq      // blocked senders, FIFO; their value is in t.waitVal (see Chan for a typed one); protected by mu
+	sel    []selEntry // selects waiting on the channel (select.go); typed Chans only; protected by mu
 
-	id uint64 // the order Select locks channels in; immutable
+	id uint64 // the order Select locks channels in: set by NewChan, immutable
 
 	// blockers are the channel's four blockers, one for each direction and
 	// interruptibility (see blocker). Every task blocking on the channel

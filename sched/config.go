@@ -6,7 +6,7 @@ import (
 	"runtime"
 )
 
-// Victim is the steal-victim selection strategy of seed 001 section 7.3.
+// Victim is the steal-victim selection strategy (docs/spec.md#victims).
 type Victim uint8
 
 const (
@@ -34,7 +34,7 @@ func ParseVictim(s string) (Victim, bool) {
 	return 0, false
 }
 
-// Profile is a Janus profile (seed 001 section 10).
+// Profile is a Janus profile (docs/spec.md#profiles).
 type Profile uint8
 
 const (
@@ -72,7 +72,7 @@ func DefaultYieldInterval(p Profile) int {
 	return 1024
 }
 
-// WorkersMax is the largest worker count (seed 001 section 13.2).
+// WorkersMax is the largest worker count (docs/spec.md#workers).
 const WorkersMax = 256
 
 // Config configures a Scheduler. The zero value is usable: one worker per
@@ -90,9 +90,10 @@ type Config struct {
 
 	// MaxSteps bounds a real-mode run: past that many worker steps in all
 	// (steps that ran a task or took one; an idle worker's looks for work
-	// do not count), the root task is cancelled (ResourceExhausted), every
-	// task unwinds at its next checkpoint, and LimitHit reports it. 0 means
-	// no bound. The seeded driver keeps its own bound and ignores this one.
+	// do not count), the root task is cancelled (ResourceExhausted) and
+	// every task unwinds at its next checkpoint; a driver learns that the
+	// bound was passed from sched/driver's Scheduler.LimitHit. 0 means no
+	// bound. The seeded driver keeps its own bound and ignores this one.
 	MaxSteps int64
 }
 

@@ -52,40 +52,63 @@ type Nursery struct {
 	// every spawn, with the spawner. Sharing one line, the two bounced it
 	// between two workers at every task (docs/performance.md#lean-nurseries).
 	// The rest of this line is fields the hot paths do not touch.
-	fast        leanState // a lean nursery's lock-free part (lean.go)
-	isLean      bool      // n.m.Lean(), read without the lock (lean.go)
-	startLocked bool      // start takes the lock: the scheduler keeps its records, or cancel_remaining
+	//
+	// isLean, startLocked, label, id, owner, quota, catch and timeoutFails
+	// are set by the owner as it opens the nursery (newNursery), before
+	// any child exists, and read-only until the nursery is reused
+	// (recycle, once no other worker can reach it).
+	//
+	// fast is a lean nursery's lock-free part (lean.go), accessed
+	// atomically by the owner and the workers ending its children.
+	fast        leanState
+	isLean      bool // n.m.Lean(), read without the lock (lean.go)
+	startLocked bool // start takes the lock: the scheduler keeps its records, or cancel_remaining
 	// scope is the cancellation of this nursery's scope (scope.go): the
 	// reason that reaches the nurseries opened inside its body, and
 	// scopeBody when the owner's code in the body observes it too.
 	// Written under mu, read by the owner at its checkpoints; in the
 	// padding after the two flags, so the nursery keeps its size class.
-	scope    atomic.Uint32
-	label    string
-	timer    *timer // the timeout, if any: set by the owner as it opens the nursery
-	firstErr error  // the error value of the first failing child (ChildError.Err); guarded by mu
+	scope atomic.Uint32
+	label string
+	// timer is the timeout, if any: set by the owner as it opens the
+	// nursery, before a child can end it; read by the apply that ends the
+	// nursery.
+	timer    *timer
+	firstErr error // the error value of the first failing child (ChildError.Err); guarded by mu
 
-	id           uint64
-	owner        *Task
-	outer        *Nursery // the owner's next outer open nursery; guarded by owner.mu
+	id    uint64
+	owner *Task
+	// outer is the owner's next outer open nursery: guarded by owner.mu
+	// (no lock on an unshared worker: worker.unshared).
+	outer        *Nursery
 	quota        *Nursery // the nearest nursery at or above this one with a finite spawn_count
 	catch        bool
 	timeoutFails bool
 	keepMem      bool // not to be reused: a timeout or a *Task handle may outlive it (free.go); Spawn writes it under mu
 	// cancelling is fast.cancelled again, on the spawner's line: the
-	// owner's lock-free spawn reads it at every spawn (lean.go).
+	// owner's lock-free spawn reads it at every spawn (lean.go). Stored
+	// under mu (publishCancel), and by the owner as it opens the nursery;
+	// accessed atomically.
 	cancelling atomic.Uint32
 
-	mu       sync.Mutex        // guards the fields below but spawnLeft and credit, and firstErr
+	// mu guards the fields below but spawnLeft and credit, and firstErr.
+	// The owner sets them up as it opens the nursery, before any child
+	// can reach it, without the lock; and an unshared worker's sections
+	// leave it out (worker.unshared), as no one else can reach them then.
+	mu       sync.Mutex
 	inner    *Nursery          // the nursery the owner opened directly inside this one's body, if still open (scope.go)
 	m        nursery.Nursery   // its effects land in m.Scratch()
 	children chunk.List[*Task] // in spawn order, indexed by nursery.Child; in a lean nursery, see free
 	free     []int32           // lean: slots of children that hold no unfinished child, for reuse
-	waiter   *Task             // the owner, while it is blocked in await
-	pool     Budget
-	errs     []error // collect_all: every failing child's error, in completion order
+	// waiter is the owner while it is blocked in await: set as it blocks
+	// (await, park), cleared by the worker that wakes it.
+	waiter *Task
+	pool   Budget  // the children's budgets and recharges come from it (take)
+	errs   []error // collect_all: every failing child's error, in completion order
 
-	spawnLeft atomic.Int32 // the pool's spawn_count, MaxInt32 for unlimited; see takeSpawn
+	// spawnLeft is the pool's spawn_count, MaxInt32 for unlimited: any
+	// spawner below takes from it (takeSpawn). Accessed atomically.
+	spawnLeft atomic.Int32
 	// credit is what the owner added to fast.pending ahead of its spawns
 	// and has not spawned yet (lean.go); the owner's alone.
 	credit int64

@@ -221,7 +221,7 @@ func (s *Scheduler) fireAndRecheck(now uint64) {
 const spinMax = 64 * time.Microsecond
 
 // idle waits for work after a failed step: exponential backoff from 1 us to
-// 1 ms (seed 001 section 7.4), then an indefinite park. The short rounds
+// 1 ms (docs/spec.md#idle-workers), then an indefinite park. The short rounds
 // spin: they yield the processor (and the core) and look for work; the
 // long ones are timed parks that a push cuts short, so backing off never
 // delays a wake-up.

@@ -8,14 +8,14 @@ import (
 	"github.com/cbcsim/cbcsim/trace"
 )
 
-// exhausted handles a budget component that cannot pay c (seed 001 section
-// 3.2). The task is BudgetExhausted until something recharges it, in this
-// order: credit a supervisor already granted, its nursery's pool (parent
-// recharge, up to its initial budget), itself once if it holds the budget
-// capability (the capability limit is one more initial budget), and, under
-// the cluster profile for a child spawned with a name (`as`), a
-// supervisor's recharge, which it waits for. When nothing can recharge it,
-// it fails with ResourceExhausted.
+// exhausted handles a budget component that cannot pay c
+// (docs/spec.md#budgets). The task is BudgetExhausted until something
+// recharges it, in this order: credit a supervisor already granted, its
+// nursery's pool (parent recharge, up to its initial budget), itself once
+// if it holds the budget capability (the capability limit is one more
+// initial budget), and, under the cluster profile for a child spawned with
+// a name (`as`), a supervisor's recharge, which it waits for. When nothing
+// can recharge it, it fails with ResourceExhausted.
 //
 // Inside a cleanup it never fails and never waits: a cleanup is not cut
 // short (docs/semantics.md#budgets-in-cleanups). When nothing recharges
@@ -98,7 +98,7 @@ func (t *Task) refill(b Budget) {
 }
 
 // rechargeTask refills t from credit a supervisor granted and from the pool
-// (seed 001 section 8.2), the pool up to t's initial budget. It reports
+// (docs/spec.md#budgets), the pool up to t's initial budget. It reports
 // whether t can now pay c.
 func (n *Nursery) rechargeTask(t *Task, c Cost) bool {
 	t.mu.Lock()

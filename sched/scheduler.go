@@ -15,47 +15,102 @@ import (
 // Run drives it with one goroutine per worker (real mode), and a seeded
 // driver calls Step one step at a time (package sched/driver).
 type Scheduler struct {
+	// Concurrency. In real mode (Run) the workers run on goroutines of
+	// their own, with the clock goroutine (runClock) and Blocking's
+	// goroutines beside them; in the stepped modes one goroutine, the
+	// driver's, runs every step and every task, one at a time, and the
+	// fields marked "stepped modes only" rely on that. Each field says who
+	// writes it and under which rule, as the Go runtime's structs do.
+
+	// Set by New (cfg, workers, fibers) and read-only afterwards. The
+	// workers' own fields say who writes them; global and fibers lock
+	// themselves.
 	cfg     config
 	workers []*worker
-	global  globalQueue
-	fibers  *fiber.Pool
+	global  globalQueue // its own mutex: any worker pushes and pops
+	fibers  *fiber.Pool // locks itself; workers reach it through their caches
 
+	// Accessed atomically by any worker: a spawn or an opening nursery adds
+	// one, or a block of idBlockSize for the worker's idBlock (newID);
+	// Start takes the root's.
 	nextTaskID    atomic.Uint64
 	nextNurseryID atomic.Uint64
-	nextChanID    atomic.Uint64 // channel.id: Select's lock order
-	live          atomic.Int64  // tasks created minus tasks finished outside any worker; see Live
+	// nextChanID is the last channel.id given (NewChan adds one):
+	// Select's lock order. Accessed atomically.
+	nextChanID atomic.Uint64
+	// live is tasks created minus tasks finished outside any worker (see
+	// Live): Start adds the root, and a task retired outside any worker
+	// (retire with a nil worker: a pending child dropped by a timeout the
+	// clock goroutine fired, say) subtracts it; each worker counts its own
+	// in worker.live. Accessed atomically.
+	live atomic.Int64
 
-	root       *Task
-	used       atomic.Bool // Run or RunContext was called: a scheduler runs once
-	rootDone   atomic.Bool
-	aborting   atomic.Bool
-	steps      atomic.Int64 // real-mode steps, counted only with MaxSteps
+	// root is written once, by Start, before any worker steps; read-only
+	// afterwards.
+	root *Task
+	// used is set once, by compare-and-swap, by the first Run or
+	// RunContext: a scheduler runs once. Accessed atomically.
+	used atomic.Bool
+	// rootDone is set once, by the worker that finishes the root
+	// (rootFinished), and read by every worker's loop to stop, and by Run
+	// and Done. Accessed atomically.
+	rootDone atomic.Bool
+	// aborting is set once, by Abort on the driver's goroutine between
+	// steps, and read on the fibers Abort closes as they unwind. Accessed
+	// atomically.
+	aborting atomic.Bool
+	// steps counts the busy steps of a real-mode run with MaxSteps: every
+	// worker adds its own (countedRare). Accessed atomically.
+	steps atomic.Int64
+	// limitHit is set once, by compare-and-swap, by the worker whose step
+	// passed MaxSteps; deadlocked likewise by the worker that finds the run
+	// deadlocked (deadlock). Both are read after Run (LimitHit,
+	// Deadlocked). Accessed atomically.
 	limitHit   atomic.Bool
 	deadlocked atomic.Bool
-	firing     atomic.Int32 // real mode: the clock goroutine is firing timers
-	real       atomic.Bool  // driven by Run: Blocking runs its function on a goroutine of its own
-	blockingN  atomic.Int64 // real mode: Blocking calls in flight; their tasks are not deadlocked
+	// firing is 1 while real mode's clock goroutine fires timers: it adds
+	// 1 around them, and workers read it (the deadlock check). Accessed
+	// atomically.
+	firing atomic.Int32
+	// real is set when Run drives the scheduler, so that Blocking runs its
+	// function on a goroutine of its own: set by RunWith before the
+	// workers start, read by any task. Accessed atomically.
+	real atomic.Bool
+	// blockingN is the Blocking calls in flight (real mode), whose tasks
+	// are not deadlocked: the calling task adds 1 before fn can end, and
+	// Blocking's goroutine subtracts it after the task is queued again;
+	// workers read it (deadlock check). Accessed atomically.
+	blockingN atomic.Int64
 
-	logMu sync.Mutex
-	log   []string
+	logMu sync.Mutex // protects log
+	log   []string   // protected by logMu: any task appends (appendLog), Log copies
 
-	regMu     sync.Mutex
-	keep      bool
+	regMu sync.Mutex // protects tasks and nurseries
+	keep  bool       // cfg.Mode.Keeps(): set by New, read-only afterwards
+	// tasks and nurseries are every task and nursery created, in creation
+	// order, when keep is set (register); protected by regMu.
 	tasks     []*Task
 	nurseries []*Nursery
-	fibered   liveFibers // stepped modes: the tasks holding a fiber (see Abort)
+	// fibered is the tasks holding a fiber (see Abort), stepped modes
+	// only: written by the steps that give a task a fiber, and by Abort.
+	fibered liveFibers
 
 	// parkEpoch counts the changes of the workers' parked flags (stepped
-	// modes): the driver rebuilds its list of unparked workers only when it
-	// moved, instead of asking every worker at every step.
+	// modes only, written by the step that parks or wakes a worker): the
+	// driver rebuilds its list of unparked workers only when it moved,
+	// instead of asking every worker at every step.
 	parkEpoch uint64
 	// slotted counts the workers' next slots that hold a task (stepped
-	// modes, where one goroutine changes them): the driver's Idle looks
+	// modes only, where one goroutine changes them): the driver's Idle looks
 	// at the slots only when some hold one.
 	slotted int
 
-	sites   siteCache    // Options.Sites: each pc's site (Task.site)
-	stepper link.Stepper // stepped modes: the Sink, when it decides steps in a task (see Task.endStep)
+	// sites is each pc's Go site (Task.site), with Options.Sites; stepped
+	// modes only, so only the driver's goroutine writes it.
+	sites siteCache
+	// stepper is the Sink in the stepped modes, when it decides steps in
+	// a task (see Task.endStep): set by New, read-only afterwards.
+	stepper link.Stepper
 	// inStepper is set while the driver's own code runs on a task's fiber
 	// (Task.endStep), and stepperPanic holds a panic raised there: a bug
 	// of the simulator, not of the task, which Step raises again on the
@@ -64,17 +119,25 @@ type Scheduler struct {
 	inStepper    bool
 	stepperPanic any
 
-	sharedTasks     sharedFree[Task] // overflow of the workers' free lists (see free.go)
-	sharedNurseries sharedFree[Nursery]
+	sharedTasks     sharedFree[Task]    // overflow of the workers' free lists (see free.go); its own mutex
+	sharedNurseries sharedFree[Nursery] // likewise, for nurseries
 
 	// carrier is a driver's (stepped modes): every worker's loop is the
-	// driver's, carried on the fibers of this one carrier (Carry).
+	// driver's, carried on the fibers of this one carrier (Carry). Only
+	// the driver's goroutine touches it.
 	carrier carrier
 
-	park   parking
-	em     emitter // events caused outside any worker (actor "sim")
+	park parking // real mode's sleeping workers: its own mutex and atomics (real.go)
+	// em is the event scratch space of events caused outside any worker
+	// (actor "sim"): a timer fired, a Blocking call's task woken. It takes
+	// no lock: in the stepped modes one goroutine emits at a time; a Sink
+	// in real mode (tests only) may see the clock goroutine and a worker's
+	// fireDue share it.
+	em emitter
+	// clock is set by New (Config.Clock), or by RunWith (the wall clock)
+	// before the workers start; read-only afterwards.
 	clock  link.Clock
-	timers timers
+	timers timers // its own mutex; nextAt is read atomically without it
 }
 
 // New returns a scheduler for cfg, with its workers created but idle.

@@ -43,69 +43,124 @@ type blocker interface {
 // capabilities, owned by exactly one nursery (the root task by none).
 // Methods on Task are called only by the task's own body, while it runs.
 type Task struct {
-	s      *Scheduler
-	id     uint64
-	name   string
-	fn     Func
-	fib    *fiber.Fiber
-	w      *worker // the worker running the task now
+	// Ownership. A task runs on one worker at a time; "the task's own"
+	// below means written by the task's code on its fiber or by the steps
+	// of the worker running it (t.w), which are one goroutine while it
+	// runs there. The task passes to the next worker through a queue (a
+	// deque, the global queue, a next slot, a waker's push), whose
+	// operations order everything written before. Fields others touch say
+	// under which lock, or are atomic.
+
+	// s, id, name, fn and parent are set by the spawner (or Start, for
+	// the root) before the task is queued, and read-only until it ends; a
+	// reused Task (free.go) gets new ones at its next spawn.
+	s    *Scheduler
+	id   uint64
+	name string
+	fn   Func
+	// fib is the fiber the task runs on, nil before it starts and after
+	// it ends: the task's own (its worker gives it and takes it back);
+	// Abort closes it in the stepped modes.
+	fib *fiber.Fiber
+	// w is the worker running the task now: written by the worker that
+	// takes it, before it resumes it.
+	w      *worker
 	parent *Nursery
 
-	state atomic.Uint32 // taskState; written by the owner of the task at the time
-	mark  atomic.Uint32 // cancellation reason, 0 while not marked; set once
+	// state is a taskState: written by the owner of the task at the time
+	// (or by the worker that retires it). Accessed atomically.
+	state atomic.Uint32
+	// mark is the cancellation reason, 0 while not marked: set once, by
+	// compare-and-swap, by any worker (markCancel). Accessed atomically.
+	mark atomic.Uint32
 
-	mu    sync.Mutex // guards owned, credit and rechargeWaiting against other workers
-	owned *Nursery   // the innermost nursery this task has open; each links to the next outer one
+	// mu guards owned, credit, rechargeWaiting, the taskExt pointer and
+	// ctxCancel against other workers.
+	mu sync.Mutex
+	// owned is the innermost nursery this task has open; each links to
+	// the next outer one. Only the task changes it, under mu (no lock on
+	// an unshared worker: worker.unshared); others read it under mu
+	// (markCancel).
+	owned *Nursery
 
 	// taskExt holds what most tasks never need (nurseries, cleanups,
-	// blocking, panics). It is allocated on first use by the task itself,
-	// under mu, so that a plain spawn allocates one small Task.
+	// blocking, panics). It is allocated on first use by the task itself
+	// (or its spawner, before the task is queued), under mu, so that a
+	// plain spawn allocates one small Task.
 	*taskExt
 
-	budget          Budget
-	initial         *Budget // the budget it started with (shared, never written)
-	credit          *Budget // granted by a supervisor, not yet absorbed; guarded by mu
-	caps            Caps
+	// budget is the task's own: its checkpoints charge it, its exhaustion
+	// refills it (the credit and the pool taken under their locks). The
+	// spawner sets it.
+	budget  Budget
+	initial *Budget // the budget it started with (shared, never written)
+	credit  *Budget // granted by a supervisor, not yet absorbed; guarded by mu
+	// caps is set by the spawner (by Start, or RunWith's hook, for the
+	// root) before the task runs, and read-only afterwards.
+	caps Caps
+	// started is the task's own: set by the worker that starts it (begin),
+	// read by the worker that takes it from a queue.
 	started         bool
-	ending          bool // in end: its cleanups are the task's last (see protect)
+	ending          bool // in end: its cleanups are the task's last (see protect); the task's own
 	rechargeWaiting bool // parked waiting for a supervisor; guarded by mu
-	recycle         bool // spawned by Nursery.Go without a Sink: reused once done (see free.go)
+	recycle         bool // spawned by Nursery.Go without a Sink: reused once done (see free.go); set by the spawner
 	// wait is the record of the task's current or last blocking operation
 	// (channel, sleep, recharge), with waitQpos and waitVal. Its three
 	// bytes sit beside the flags above, in what was padding, and the two
 	// other fields where the pointer to a record of their own was, so that
 	// a task that blocks makes no allocation for it and Task stays in the
 	// 240-byte size class (docs/performance.md#parked-task-memory).
+	// Written by the task before it publishes the wait (setWait), then by
+	// wakers and cancellers under the lock of what it waits on (the
+	// channel's mu, the timers' mu, the task's own mu for a recharge).
 	wait          waitSlot
-	cleanupDepth  int32 // >0 while running a cleanup: not a cancellation checkpoint
-	opsSinceYield int32
+	cleanupDepth  int32 // >0 while running a cleanup: not a cancellation checkpoint; the task's own
+	opsSinceYield int32 // the task's own
 	// child is the task's nursery.Child, or -1 for a child of a lean
 	// nursery that has not enlisted; an int32 as the lean nursery's free
 	// slots are, so that it pairs with waitQpos (see addSlot's bound).
+	// Set by the spawner, or by the task as it enlists, under the parent
+	// nursery's mu (no lock on an unshared worker: worker.unshared).
 	child    int32
-	waitQpos int32 // wait's slot in a channel's waitq (see waitqMax)
-	waitVal  int64 // wait's value: a sender's, or the one a receiver was given
+	waitQpos int32 // wait's slot in a channel's waitq (see waitqMax); as wait
+	waitVal  int64 // wait's value: a sender's, or the one a receiver was given; as wait
 	// result is the task's result once it has finished; before that, its
 	// Value and HasValue hold what SetValue set (a field fewer keeps
-	// Task in the 240-byte size class).
-	result    Result
-	waitingOn atomic.Pointer[waitRef] // set while parked in an interruptible wait; may be stale after (channel.complete)
+	// Task in the 240-byte size class). Written once at the end by the
+	// worker that ends or retires the task (for a child dropped before it
+	// started, under its nursery's mu); read by its nursery under mu, and
+	// by anyone once the task has finished.
+	result Result
+	// waitingOn is set while the task is parked in an interruptible wait,
+	// under the wait's lock, and read by markCancel on any worker; it may
+	// be stale after (channel.complete). Accessed atomically.
+	waitingOn atomic.Pointer[waitRef]
 
+	// Statistics: steps by the worker that runs the task, steals by the
+	// thief that took it, yields by the task; read by Stats between steps
+	// or once the run is over.
 	steps          int64
-	yields, steals int32 // statistics; int32 keeps Task in the 240-byte size class
+	yields, steals int32 // int32 keeps Task in the 240-byte size class
 }
 
-// taskExt is the rarely used part of a Task.
+// taskExt is the rarely used part of a Task. Its fields are the task's own
+// unless they say otherwise.
 type taskExt struct {
 	cleanups      []cleanup
 	cleanupSeq    int64
-	panicStack    []byte
+	panicStack    []byte // written as the task ends; read once it has (PanicStack)
 	selfRecharged bool
-	overrun       Component // the component a cleanup overran (exhausted), CompNone if none
-	as            string    // the name a supervisor recharges it by
-	err           error     // the error value behind an error result
+	// overrun is the component a cleanup overran (exhausted), CompNone if
+	// none: written by the task itself, read as it ends.
+	overrun Component
+	// as is the name a supervisor recharges it by: set by the spawner,
+	// read by the supervisor under the task's mu.
+	as string
+	// err is the error value behind an error result: written as the task
+	// ends, read by its nursery under the nursery's mu.
+	err error
 
-	ctx       context.Context         // see Context; nil until asked for
+	ctx       context.Context         // see Context; nil until the task asks for it
 	ctxCancel context.CancelCauseFunc // written under mu: markCancel reads it from other workers
 }
 
@@ -183,11 +238,12 @@ func (view *taskOps) SetValue(v int64) {
 	t.result.Value, t.result.HasValue = v, true
 }
 
-// IsCancelled reports whether the task has been marked cancelled. It is
-// is_cancelled() of seed 004; unlike Checkpoint it never ends the task.
+// IsCancelled reports whether the task has been marked cancelled
+// (docs/spec.md#cancellation); unlike Checkpoint it never ends the task.
 //
 // Inside a nursery whose scope is cancelled (an explicit cancel, a
-// timeout) it reports true too, until the task leaves that nursery.
+// timeout) it reports true too, until the task leaves that nursery
+// (docs/semantics.md#cancellation-and-unwinding).
 func (t *Task) IsCancelled() bool { return t.cancelled() != 0 }
 
 // taskBody is a Task seen as its fiber's body. It is a type of its own
@@ -415,7 +471,7 @@ func (t *Task) observe() error {
 func (t *Task) CancelSelf() { t.markCancel(nursery.ExplicitCancel, t.w) }
 
 // Yield is an explicit yield: the task goes to the back of the global queue.
-// It is a checkpoint and costs no budget (seed 001 section 4.2.2).
+// It is a checkpoint and costs no budget (docs/spec.md#yield-points).
 //
 // Only t's own body may call it, while it runs: Yield on a task that has
 // finished panics with a message that says so (there is no fiber left to
@@ -567,8 +623,9 @@ func (t *Task) pushCleanup(label string, using bool, fn func(t *Task) error) {
 
 // runCleanups pops and runs the cleanups above index floor in LIFO order.
 // It returns the last panic a cleanup raised and the first error one
-// returned; every remaining cleanup runs either way (seed 004: a panic
-// during cleanup is captured and unwinding continues).
+// returned; every remaining cleanup runs either way: a panic during cleanup
+// is captured and unwinding continues
+// (docs/semantics.md#cancellation-and-unwinding).
 func (t *Task) runCleanups(floor int) (p *PanicError, err error) {
 	if t.taskExt == nil {
 		return nil, nil
@@ -614,7 +671,7 @@ func (t *Task) emit(kind trace.Kind, fields ...trace.Field) {
 
 // markCancel marks t cancelled with reason r (once; the first reason stays)
 // and propagates the cancellation to every nursery t has open, with the same
-// reason (seed 003: transitive cancellation). w is the worker doing it.
+// reason (docs/spec.md#transitive-cancellation). w is the worker doing it.
 func (t *Task) markCancel(r nursery.Reason, w *worker) {
 	if !t.mark.CompareAndSwap(0, uint32(r)) {
 		return

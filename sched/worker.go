@@ -16,11 +16,17 @@ import (
 // deques. Its methods run on the worker's own goroutine (real mode) or on the
 // driver's (seeded mode), never on two at once.
 type worker struct {
+	// "w's steps" below is the one goroutine that runs w's loop at a
+	// time: in real mode w's carry goroutine (the loop fiber, or the task
+	// hosting the loop), in the stepped modes the driver's, which runs
+	// every worker's steps one at a time. A field only w's steps write
+	// needs no lock; the others say what they take.
+
 	// Read by the other workers (stealing, waking); written once, by New.
 	s    *Scheduler
 	id   int
-	dq   *deque.Deque[Task]
-	wake chan struct{} // real mode: a sleeping worker's wake-up (capacity 1)
+	dq   *deque.Deque[Task] // w's steps push and pop (owner); any worker steals (deque's rules)
+	wake chan struct{}      // real mode: a sleeping worker's wake-up (capacity 1); any goroutine sends (signal), w receives
 	// next is the task w's running task woke last, in a real-mode run
 	// without a sink with several workers (wakeFrom): w runs it as soon
 	// as the running task suspends, and other workers take it only once
@@ -30,16 +36,23 @@ type worker struct {
 	_    [cacheLine]byte
 
 	// Written on every step: kept off the line the other workers read.
-	cur *Task
+	// Every field from here to the end is w's steps' alone unless it
+	// says otherwise.
+	cur *Task // the task w is in the middle of; w's steps
 	// seen[i] is the task this worker, idle, last saw in worker i's next
 	// slot, and when it first saw it there (stealNext); made at the
 	// first look.
 	seen []seenNext
 
-	rng    xoshiro
-	rr     int
+	rng xoshiro // the random victim strategy's source; w's steps
+	rr  int     // the round_robin strategy's next victim; w's steps
+	// parked: stepped modes only, where w found nothing on its last
+	// step. w's step sets it; any worker's step clears it (notify), and
+	// the driver reads it between steps (Parked), one goroutine at a time.
 	parked bool
-	fibs   *fiber.Cache // this worker's idle fibers, in front of the scheduler's pool
+	// fibs is this worker's idle fibers, in front of the scheduler's
+	// pool: w's steps, and closeFibers once the workers stopped.
+	fibs *fiber.Cache
 	// c carries w's loop on fibers (inline.go): own, w's own in real
 	// mode; under a driver the scheduler's one carrier for every worker.
 	// Written by New.
@@ -69,24 +82,32 @@ type worker struct {
 	// blockOn is what the current task blocks on, set by the task just
 	// before its fiber yields with reasonBlock. It travels here, read at
 	// once, rather than in a Task field that would be empty but while a
-	// task blocks (docs/performance.md#parked-task-memory).
+	// task blocks (docs/performance.md#parked-task-memory). The task runs
+	// on w's goroutine, so this is w's steps' alone too.
 	blockOn blocker
-	timer   *time.Timer // real mode: the timed parks of backoff
-	em      emitter
-	stats   workerStats
+	timer   *time.Timer // real mode: the timed parks of backoff; w's goroutine
+	em      emitter     // w's events (actor w); w's steps
+	// stats are w's counters: written by w's steps, read by Stats between
+	// steps (stepped modes) or once Run has returned.
+	stats workerStats
 
-	live atomic.Int64 // tasks created on this worker minus those finished here (see Scheduler.Live)
+	// live is tasks created on this worker minus those finished here (see
+	// Scheduler.Live): w adds to it (foldLive); Live and the other workers
+	// (othersProgress) read it. Accessed atomically.
+	live atomic.Int64
 	// liveDelta is what w has yet to add to live, and liveOps counts the
-	// changes, in a run that batches them (addLive).
+	// changes, in a run that batches them (addLive). w's steps; a stepped
+	// driver's Live reads liveDelta between two steps.
 	liveDelta int64
 	liveOps   uint32
 
-	taskIDs, nurseryIDs idBlock // unless the mode keeps every task: ids reserved in blocks
+	taskIDs, nurseryIDs idBlock // unless the mode keeps every task: ids reserved in blocks; w's steps
 
-	freeTasks     freeList[Task]    // done tasks for reuse (see free.go)
-	freeNurseries freeList[Nursery] // done nurseries for reuse
+	freeTasks     freeList[Task]    // done tasks for reuse (see free.go); w's steps, the overflow under sharedFree's mutex
+	freeNurseries freeList[Nursery] // done nurseries for reuse; likewise
 	// own is w's carrier in real mode (c), out of the lines the step's
-	// hot fields share: it is touched once a task start or relay.
+	// hot fields share: it is touched once a task start or relay, by w's
+	// goroutine only (see carrier).
 	own carrier
 	_   [cacheLine]byte // nor share a line with whatever the allocator puts next
 }
@@ -197,7 +218,7 @@ func (w *worker) find() *Task {
 	return w.steal()
 }
 
-// steal makes at most min(N-1, 4) attempts (seed 001 section 7.2).
+// steal makes at most min(N-1, 4) attempts (docs/spec.md#workers).
 func (w *worker) steal() *Task {
 	n := len(w.s.workers)
 	attempts := min(n-1, 4)

@@ -60,6 +60,23 @@ func execOnce(sc *scenario.Scenario, o Options) (*Run, string, error) {
 	return run, buf.String(), nil
 }
 
+// runUntraced is runOnce without the trace, for a test that reads only the
+// outcome and the checks: they do not depend on the trace, and writing it
+// is half the cost of a run (the golden, replay and resample tests cover
+// the writer).
+func runUntraced(t *testing.T, sc *scenario.Scenario, o Options) *Run {
+	t.Helper()
+	c, err := Resolve(sc, o)
+	if err != nil {
+		t.Fatalf("%s: %v", sc.Name, err)
+	}
+	run, err := Execute(sc, c, o)
+	if err != nil {
+		t.Fatalf("%s: %v", sc.Name, err)
+	}
+	return run
+}
+
 func failures(run *Run) string {
 	var b strings.Builder
 	for _, c := range run.Checks {
@@ -83,7 +100,7 @@ func TestBundledScenariosAllSeeds(t *testing.T) {
 		t.Run(sc.Name, func(t *testing.T) {
 			for _, workers := range []int{1, 2, 4, 8} {
 				for seed := uint64(1); seed <= seeds; seed++ {
-					run, _ := runOnce(t, sc, Options{Seed: seed, HasSeed: true, Workers: workers})
+					run := runUntraced(t, sc, Options{Seed: seed, HasSeed: true, Workers: workers})
 					if !run.Passed() {
 						t.Fatalf("seed %d workers %d: outcome %s%s\nreproduce: cbcsim run %s --seed %d --workers %d",
 							seed, workers, run.Outcome, failures(run), sc.Name, seed, workers)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -15,8 +16,8 @@ import (
 // command that, pasted into a shell in the module, fails the same run
 // again; the fixed versions and a body of the module's own must pass, and
 // the racy body must be reported as nondeterministic. It builds a module
-// and runs go test five times (about 20 s of CPU on a cold cache), so
-// -short skips it.
+// and runs go test four times, the three reruns at once (about 20 s of
+// CPU on a cold cache), so -short skips it.
 func TestFreshModule(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -69,6 +70,8 @@ func TestFreshModule(t *testing.T) {
 	if !strings.Contains(out, "=== RUN") {
 		t.Fatalf("the module's tests did not run (a build error?):\n%s", out)
 	}
+	// The reruns are independent go test commands: they run at once.
+	var wg sync.WaitGroup
 	for _, tc := range []struct{ test, want string }{
 		{"TestLockOrderBug", "deadlock"},
 		{"TestLostMessageBug", "results: "},
@@ -90,12 +93,17 @@ func TestFreshModule(t *testing.T) {
 			continue
 		}
 		args := strings.Fields(strings.ReplaceAll(strings.TrimPrefix(m[1], "go test "), "'", ""))
-		again, ok := goTest(append(args, "-count=1", "-simtest.failures="+failures)...)
-		if ok || !strings.Contains(again, s+",") || !strings.Contains(again, tc.want) {
-			t.Errorf("%s: the rerun %q did not fail the same run (%s):\n%s", tc.test, m[1], s, again)
-		}
-		t.Logf("%s: %s, rerun with %s: reproduced", tc.test, s, m[1])
+		wg.Go(func() {
+			// t.Errorf and t.Logf only: t.Fatal would end this goroutine, not the test.
+			again, ok := goTest(append(args, "-count=1", "-simtest.failures="+failures)...)
+			if ok || !strings.Contains(again, s+",") || !strings.Contains(again, tc.want) {
+				t.Errorf("%s: the rerun %q did not fail the same run (%s):\n%s", tc.test, m[1], s, again)
+				return
+			}
+			t.Logf("%s: %s, rerun with %s: reproduced", tc.test, s, m[1])
+		})
 	}
+	wg.Wait()
 	for _, name := range []string{"TestFixed", "TestOwnPipeline"} {
 		if part := section(out, name); !strings.Contains(part, "--- PASS: "+name) {
 			t.Errorf("%s did not pass:\n%s", name, part)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -82,10 +83,13 @@ func recipeDir(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds cbcsim and runs the recipes")
 	}
+	bin := builtBinary(t)
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "cbcsim"), ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(bin, filepath.Join(dir, "bin", "cbcsim")); err != nil {
+		t.Fatal(err)
 	}
 	scenarios, err := filepath.Abs("../../scenarios")
 	if err != nil {
@@ -95,6 +99,44 @@ func recipeDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// built is cbcsim built from this tree once per test process: a build
+// links the whole tool, and the tests that run the binary (the recipes,
+// the interruptions) share it read-only. TestMain removes it.
+var built struct {
+	once sync.Once
+	dir  string // the temporary directory that holds the binary
+	bin  string
+	err  error
+}
+
+// builtBinary builds cbcsim on its first call and returns its path.
+func builtBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "cbcsim-test-bin")
+		if built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "cbcsim")
+		out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // sh runs script with /bin/sh -c in dir, with only the environment given

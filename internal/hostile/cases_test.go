@@ -405,11 +405,14 @@ func mutatedCase(r *rand.Rand, c *corpus, bounded bool) *kase {
 			return k
 		case x < 92:
 			ws := "1," + workers
-			if workers == "1" {
-				ws = "1"
+			if workers == "1" || bounded {
+				ws = workers
 			}
 			// One seed: check's time is its runs' (each bounded), times
-			// how many there are.
+			// how many there are. check has no --max-steps: in the CI
+			// sample one worker count too, as a mutated scenario may run
+			// to the event limit (a loop that logs forever: 4 CPU-seconds
+			// and 250 MB of repro traces on two counts).
 			return &kase{kind: "scenario-check", args: []string{"check", "s.toml", "--seeds", "1", "--workers", ws, "--resample", "1", "--out", "repro"},
 				files: files, status: any012, located: atScenario, outputs: []string{"repro/"}}
 		default:

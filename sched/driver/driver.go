@@ -382,9 +382,6 @@ func Stats(t *sched.Task) (steps, yields, steals int64) { return ops(t).Stats() 
 // Result is the task's result, valid once it has ended.
 func Result(t *sched.Task) sched.Result { return t.Result() }
 
-// PanicStack is the stack of the panic that ended the task, if any.
-func PanicStack(t *sched.Task) []byte { return t.PanicStack() }
-
 // Parent is the nursery the task was spawned into, nil for the root.
 func Parent(t *sched.Task) *sched.Nursery { return ops(t).Parent() }
 
