@@ -160,22 +160,32 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 		if why := t.waitOnChannel(ch, false, 0, held); why != 0 { // unlocks ch
 			t.suspend(why)
 		}
-		switch t.wait.state {
-		case waitDone:
-			if c.word {
-				return fromWord[T](t.waitVal), true, nil
-			}
-			ch.lock()
-			v = c.take(t.waitVal)
-			ch.mu.Unlock()
-			return v, true, nil
-		case waitClosed:
-			return v, false, nil
+		if v, ok, done := c.woken(t); done {
+			return v, ok, nil
 		}
 		if err := t.channelWaitErr(); err != nil {
 			return v, false, err
 		}
 	}
+}
+
+// woken is the end of Recv's wait: the value handed to t, or the channel
+// closed (done); done is false when the wait ended otherwise (a
+// cancellation, a wake-up to try again), which channelWaitErr tells.
+func (c *Chan[T]) woken(t *Task) (v T, ok, done bool) {
+	switch t.wait.state {
+	case waitDone:
+		if c.word {
+			return fromWord[T](t.waitVal), true, true
+		}
+		c.c.lock()
+		v = c.take(t.waitVal)
+		c.c.mu.Unlock()
+		return v, true, true
+	case waitClosed:
+		return v, false, true
+	}
+	return v, false, false
 }
 
 // Close closes the channel: receivers drain what is left, then get ok == false.
