@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -204,18 +205,17 @@ func issue28Cases(c *corpus) []*kase {
 	}
 	add(&kase{kind: "issue2-corpus", args: []string{"check", "c", "--seeds", "1"}, setup: fifoAt("fuzz-1.toml"), status: bad, located: `fuzz-1\.toml: not a regular file`})
 	add(&kase{kind: "issue2-corpus", args: []string{"check", "c"}, setup: fifoAt("fuzz-1.trace"), status: bad, located: `fuzz-1\.trace: not a regular file`})
-	const entry = "fuzz-004152c6dc023390" // the shrunk failure of lost-wakeup at seed 16
-	add(&kase{kind: "issue2-corpus", args: fuzzFinds("out", "--corpus", "c"), env: mutant, setup: fifoAt(entry + ".trace"), status: failed,
+	add(&kase{kind: "issue2-corpus", args: fuzzFinds("out", "--corpus", "c"), env: mutant, setup: func(dir string) error { return fifoAt(corpusEntry() + ".trace")(dir) }, status: failed,
 		outputs: []string{"out/"}, inOutput: `corpus: not saved: .*is a FIFO, not a regular file`})
 	add(&kase{kind: "issue2-corpus", args: fuzzFinds("out", "--corpus", "c"), env: mutant, status: failed, outputs: []string{"out/", "c/"},
 		inOutput: `corpus: .*\(repaired: the file there was not this entry`,
 		setup: func(dir string) error {
 			os.Mkdir(filepath.Join(dir, "c"), 0o755)
-			return os.WriteFile(filepath.Join(dir, "c", entry+".toml"), []byte("junk\n"), 0o644)
+			return os.WriteFile(filepath.Join(dir, "c", corpusEntry()+".toml"), []byte("junk\n"), 0o644)
 		}})
 	add(&kase{kind: "issue2-corpus", args: fuzzFinds("out", "--corpus", "c"), env: mutant, status: failed, outputs: []string{"out/"},
 		inOutput: `is a directory, not a regular file`,
-		setup:    func(dir string) error { return os.MkdirAll(filepath.Join(dir, "c", entry+".toml"), 0o755) }})
+		setup:    func(dir string) error { return os.MkdirAll(filepath.Join(dir, "c", corpusEntry()+".toml"), 0o755) }})
 
 	// 15. A real-mode deadlock has its own reason.
 	add(&kase{kind: "issue2-library", args: []string{"run", "s.toml", "--real", "--workers", "2"}, status: ok, inOutput: `main=cancelled:Deadlock`,
@@ -347,3 +347,23 @@ func bigReport(path string, size int) error {
 	fmt.Fprintf(&b, `"runs": %d, "failed": %d, "cases": [`+"\n%s\n], \"failures\": [\n%s\n]}\n", 10*n, n, cases.Bytes(), fails.Bytes())
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
+
+// corpusEntry is the name, without its extension, of the corpus entry
+// fuzzFinds saves: the shrunk failure of lost-wakeup, named by its
+// content's hash, learnt by running it once into a directory of its own
+// (the hash moves whenever the shrunk scenario does).
+var corpusEntry = sync.OnceValue(func() string {
+	dir, err := os.MkdirTemp("", "hostile-corpus")
+	if err != nil {
+		return "fuzz-unknown"
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.Command(binMutants, fuzzFinds(filepath.Join(dir, "out"), "--corpus", filepath.Join(dir, "c"))...)
+	cmd.Env = append(os.Environ(), mutant...)
+	cmd.Run() // exit 1: the failure found
+	found, _ := filepath.Glob(filepath.Join(dir, "c", "fuzz-*.toml"))
+	if len(found) != 1 {
+		return "fuzz-unknown"
+	}
+	return strings.TrimSuffix(filepath.Base(found[0]), ".toml")
+})
