@@ -32,11 +32,12 @@ import (
 // its outer one in the lock order, as a child is below its nursery.
 
 // scoped reports whether the run cancels by scopes. A replay of a trace
-// of format version 1 or 2 (link.Options.Legacy2) runs as those were
-// recorded, before scopes: a nursery's cancellation reaches its children
-// only, and a nursery cancelled from outside cancels every child, so
-// that the trace reproduces byte for byte (docs/trace-format.md).
-func (s *Scheduler) scoped() bool { return !s.cfg.Legacy2 }
+// of format version 1 or 2 (link.Options.LegacyCancel) runs as those
+// were recorded, before scopes: a nursery's cancellation reaches its
+// children only, and a nursery cancelled from outside cancels every
+// child, so that the trace reproduces byte for byte
+// (docs/trace-format.md).
+func (s *Scheduler) scoped() bool { return !s.cfg.LegacyCancel }
 
 // scopeBody is the bit of Nursery.scope saying that the owner's code in
 // the body is cancelled too; the low byte is the reason that reaches

@@ -199,6 +199,7 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	}
 	var legacyCatch bool
 	c.Mode, legacyCatch = versionMode(tr.Version, c.Mode, caught, sc)
+	c.LegacyCancel = tr.Version < 3 // recorded before cancel scopes
 	if c.Strategy == StrategyExplore && !schedule {
 		return nil, &BadTraceError{File: file, Err: ErrExploreNeedsSchedule}
 	}

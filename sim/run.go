@@ -68,6 +68,9 @@ type Config struct {
 	// depth (see strategy.go).
 	Strategy string
 	PCTDepth int
+	// LegacyCancel runs with the cancellation of trace format versions 1
+	// and 2 (driver.Config.LegacyCancel): set by replay for such a trace.
+	LegacyCancel bool
 
 	RealTimeout time.Duration // real modes: the wall-time bound (Options.RealTimeout)
 }
@@ -288,7 +291,7 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims driver.Vi
 			YieldInterval: c.YieldInterval, Budget: budgetOf(sc.Budget),
 			MaxSteps: c.MaxSteps, RootCaps: rootCaps(sc),
 		},
-		Mode: c.Mode.driver(), Victims: victims, Legacy2: c.Mode.legacy2(),
+		Mode: c.Mode.driver(), Victims: victims, Legacy2: c.Mode.legacy2(), LegacyCancel: c.LegacyCancel,
 	}
 	cfg.Decisions, _ = victims.(driver.DecisionSource)
 	if sink != nil {
