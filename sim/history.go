@@ -61,26 +61,26 @@ type taskHist struct {
 }
 
 type nurseryHist struct {
-	id        int64
-	label     string
-	catch     bool // a child error does not propagate to the owner
-	owner     int64
-	ownedAt   int // index in the owner's owned list
-	openAt    int
-	state     nursery.State
-	termAt    int // -1 until terminal
-	outcome   string
-	errText   string
-	children  []int64
-	cancelAt  int // first transition to Cancelling, -1 if none
-	reason    string
-	mode      string
-	bodyAt    int // the scope cancel of the owner's code in the body, -1 if none
+	id       int64
+	label    string
+	catch    bool // a child error does not propagate to the owner
+	owner    int64
+	ownedAt  int // index in the owner's owned list
+	openAt   int
+	state    nursery.State
+	termAt   int // -1 until terminal
+	outcome  string
+	errText  string
+	children []int64
+	cancelAt int // first transition to Cancelling, -1 if none
+	reason   string
+	mode     string
+	bodyAt   int // the scope cancel of the owner's code in the body, -1 if none
 	// cancelRuns and bodyRuns are history.runs at cancelAt and bodyAt:
 	// two events with the same count happened in one step.
 	cancelRuns, bodyRuns int
-	badTrans  string
-	afterTerm string
+	badTrans             string
+	afterTerm            string
 }
 
 // field returns the event's field named key. It returns a pointer into
