@@ -124,13 +124,18 @@ func (n *Nursery) cancelScope(r nursery.Reason, w *worker) {
 	}
 	n.markScope(r, true, w)
 	n.reachInner(r, true, w)
-	// The owner blocked on a channel, asleep or waiting for a recharge in
-	// the body is interrupted, as markCancel interrupts a marked task
-	// (Dekker with publishWait: the scope word was stored before
-	// waitingOn is loaded here).
+	// The owner blocked on a channel or asleep in the body is
+	// interrupted, as markCancel interrupts a marked task (Dekker with
+	// publishWait: the scope word was stored before waitingOn is loaded
+	// here). Not one waiting for a supervisor's recharge: that wait's
+	// lock is the owner's own mu, which lies above n.mu, held here, in
+	// the lock order (markCancel takes the owner's, then its nurseries');
+	// such an owner observes the scope once recharged.
 	o := n.owner
-	if ref := o.waitingOn.Load(); ref != nil && ref.b.cancelWait(o) {
-		o.s.wakeFrom(w, o)
+	if ref := o.waitingOn.Load(); ref != nil {
+		if _, recharge := ref.b.(*rechargeWait); !recharge && ref.b.cancelWait(o) {
+			o.s.wakeFrom(w, o)
+		}
 	}
 }
 
