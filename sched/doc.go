@@ -30,8 +30,9 @@
 //     and runs the call on a goroutine of its own, so it holds no worker.
 //   - Every error, not just the first (conc's ErrorPool): a collect_all
 //     nursery's *ChildError joins them (errors.Join, the first first).
-//   - Timeouts: NurseryOptions.Timeout cancels the children (Trio's
-//     move_on_after); with TimeoutFails it is ErrNurseryTimeout (fail_after).
+//   - Timeouts: NurseryOptions.Timeout cancels the nursery's scope, the
+//     body included (Trio's move_on_after); with TimeoutFails it is
+//     ErrNurseryTimeout (fail_after).
 //   - Typed channels between tasks: Chan; Go's select: Select, with
 //     Chan.SendCase, Chan.RecvCase, DefaultCase, and Chan.TrySend,
 //     Chan.TryRecv for the one-case non-blocking forms.
@@ -49,9 +50,16 @@
 //     reaches every nursery it owns at once, and the task observes it at its
 //     next checkpoint (Checkpoint, Yield, spawning, channel operations,
 //     Sleep, Blocking...), which returns a *CancelError; a blocked task is
-//     interrupted and its context cancelled. A failing child cancels its
-//     siblings, not its nursery's body. Cleanups (Defer, Using) run in LIFO
-//     order and never observe cancellation.
+//     interrupted and its context cancelled. Cancelling a nursery (Cancel,
+//     its timeout) cancels its whole scope, as Trio's cancel scopes do:
+//     its children, the nurseries its owner opened in its body, and the
+//     owner's own code in the body until it leaves the nursery, which then
+//     returns nil. A failing child cancels its siblings and the nurseries
+//     opened in the body, not the body. A nursery cancelled from outside
+//     keeps its own mode: under cancel_remaining its started children
+//     finish. Cleanups (Defer, Using) run in LIFO order, never observe
+//     cancellation and are never cut short by their budget: an overrun
+//     runs on uncharged and the task ends ErrResourceExhausted.
 //   - Errors: the first failing child of a fail_fast nursery wins
 //     (ChildError, which unwraps to the child's own error value); an error
 //     outranks a cancellation, across the owner too.

@@ -88,15 +88,22 @@ func TestPeerTrioChildCrashWakesParent(t *testing.T) {
 }
 
 // Ports test_move_on_after: a timeout that passes cancels what runs under
-// it and the nursery ends without an error. Trio's scope cancels the
-// sleeping body; sched's Timeout cancels the children (the sleep is in a
-// child here).
+// it and the nursery ends without an error, whether the sleep is in a
+// child or, as in Trio's test, in the body itself: sched's Timeout cancels
+// the nursery's whole scope, as Trio's does (docs/semantics.md#scoped-cancellation).
 func TestPeerTrioMoveOnAfter(t *testing.T) {
 	peerNursery(t, sched.NurseryOptions{Timeout: 20_000}, func(_ *sched.Task, n *sched.Nursery) error {
 		return n.Go("sleeper", func(t *sched.Task) error { return t.Sleep(100_000_000) })
 	}, func(workers int, err error) {
 		if err != nil {
 			t.Fatalf("workers %d: Nursery = %v; want nil (move_on_after)", workers, err)
+		}
+	})
+	peerNursery(t, sched.NurseryOptions{Timeout: 20_000}, func(root *sched.Task, _ *sched.Nursery) error {
+		return root.Sleep(100_000_000)
+	}, func(workers int, err error) {
+		if err != nil {
+			t.Fatalf("workers %d: Nursery around a sleeping body = %v; want nil (move_on_after)", workers, err)
 		}
 	})
 }

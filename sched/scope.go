@@ -32,11 +32,12 @@ import (
 // its outer one in the lock order, as a child is below its nursery.
 
 // scoped reports whether the run cancels by scopes. A replay of a trace
-// of format version 1 or 2 (link.Options.Legacy2) runs as those were
-// recorded, before scopes: a nursery's cancellation reaches its children
-// only, and a nursery cancelled from outside cancels every child, so
-// that the trace reproduces byte for byte (docs/trace-format.md).
-func (s *Scheduler) scoped() bool { return !s.cfg.Legacy2 }
+// of format version 1 or 2 (link.Options.LegacyCancel) runs as those
+// were recorded, before scopes: a nursery's cancellation reaches its
+// children only, and a nursery cancelled from outside cancels every
+// child, so that the trace reproduces byte for byte
+// (docs/trace-format.md).
+func (s *Scheduler) scoped() bool { return !s.cfg.LegacyCancel }
 
 // scopeBody is the bit of Nursery.scope saying that the owner's code in
 // the body is cancelled too; the low byte is the reason that reaches
@@ -123,13 +124,18 @@ func (n *Nursery) cancelScope(r nursery.Reason, w *worker) {
 	}
 	n.markScope(r, true, w)
 	n.reachInner(r, true, w)
-	// The owner blocked on a channel, asleep or waiting for a recharge in
-	// the body is interrupted, as markCancel interrupts a marked task
-	// (Dekker with publishWait: the scope word was stored before
-	// waitingOn is loaded here).
+	// The owner blocked on a channel or asleep in the body is
+	// interrupted, as markCancel interrupts a marked task (Dekker with
+	// publishWait: the scope word was stored before waitingOn is loaded
+	// here). Not one waiting for a supervisor's recharge: that wait's
+	// lock is the owner's own mu, which lies above n.mu, held here, in
+	// the lock order (markCancel takes the owner's, then its nurseries');
+	// such an owner observes the scope once recharged.
 	o := n.owner
-	if ref := o.waitingOn.Load(); ref != nil && ref.b.cancelWait(o) {
-		o.s.wakeFrom(w, o)
+	if ref := o.waitingOn.Load(); ref != nil {
+		if _, recharge := ref.b.(*rechargeWait); !recharge && ref.b.cancelWait(o) {
+			o.s.wakeFrom(w, o)
+		}
 	}
 }
 

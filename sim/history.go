@@ -19,6 +19,7 @@ type history struct {
 	nurseries map[int64]*nurseryHist
 	order     []int64     // nursery ids in open order
 	n         int         // events seen
+	runs      int         // run events seen: what happened in one step has none between
 	last      *taskHist   // the task of the last run event: runs come in streaks
 	dense     []*taskHist // tasks[id] for ids under denseMax, nil where unseen
 	leaving   int         // tasks whose leaving is being followed (taskHist.leaving)
@@ -60,23 +61,26 @@ type taskHist struct {
 }
 
 type nurseryHist struct {
-	id        int64
-	label     string
-	catch     bool // a child error does not propagate to the owner
-	owner     int64
-	ownedAt   int // index in the owner's owned list
-	openAt    int
-	state     nursery.State
-	termAt    int // -1 until terminal
-	outcome   string
-	errText   string
-	children  []int64
-	cancelAt  int // first transition to Cancelling, -1 if none
-	reason    string
-	mode      string
-	bodyAt    int // the scope cancel of the owner's code in the body, -1 if none
-	badTrans  string
-	afterTerm string
+	id       int64
+	label    string
+	catch    bool // a child error does not propagate to the owner
+	owner    int64
+	ownedAt  int // index in the owner's owned list
+	openAt   int
+	state    nursery.State
+	termAt   int // -1 until terminal
+	outcome  string
+	errText  string
+	children []int64
+	cancelAt int // first transition to Cancelling, -1 if none
+	reason   string
+	mode     string
+	bodyAt   int // the scope cancel of the owner's code in the body, -1 if none
+	// cancelRuns and bodyRuns are history.runs at cancelAt and bodyAt:
+	// two events with the same count happened in one step.
+	cancelRuns, bodyRuns int
+	badTrans             string
+	afterTerm            string
 }
 
 // field returns the event's field named key. It returns a pointer into
@@ -161,7 +165,7 @@ func (h *history) add(e *trace.Event) {
 			// The owner's code inside the nursery's body is cancelled
 			// (docs/trace-format.md), not the owner itself.
 			if n := h.nurseries[nid.Int]; n != nil && n.bodyAt < 0 {
-				n.bodyAt = i
+				n.bodyAt, n.bodyRuns = i, h.runs
 			}
 			break
 		}
@@ -201,6 +205,7 @@ func (h *history) add(e *trace.Event) {
 func (h *history) ran(t *taskHist) {
 	i := h.n
 	h.n++
+	h.runs++
 	if t.firstRun < 0 {
 		t.firstRun = i
 	}
@@ -219,6 +224,7 @@ func (h *history) moved(t *taskHist, worker int) {
 
 // run takes in a run event of task id, the event's index i.
 func (h *history) run(id int64, i int) {
+	h.runs++
 	t := h.runTask(id)
 	if t.firstRun < 0 {
 		t.firstRun = i
@@ -298,7 +304,7 @@ func (h *history) nursery(e *trace.Event, i int) {
 	}
 	n.state = to
 	if to == nursery.Cancelling && n.cancelAt < 0 {
-		n.cancelAt, n.reason = i, strField(e, trace.KeyReason)
+		n.cancelAt, n.reason, n.cancelRuns = i, strField(e, trace.KeyReason), h.runs
 	}
 }
 

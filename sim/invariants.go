@@ -311,16 +311,18 @@ func transitiveCancellation(v *view) string {
 
 // scopeReach: a nursery's cancellation reaches every nursery its owner
 // opened inside its body and still has open then
-// (docs/spec.md#scoped-cancellation): each of them is cancelled too. The
+// (docs/spec.md#scoped-cancellation): each of them is cancelled too, at
+// once (in the same step: no run event between the two), not later for
+// some other cause (a child's failure, the run's teardown). The
 // cancellation that reaches is the first one, unless it is a
 // cancel_remaining nursery's first child error (which spares what has
 // started); then it is the cancel of the body, if any.
 func scopeReach(v *view) string {
 	for _, id := range v.h.order {
 		n := v.h.nurseries[id]
-		at := n.cancelAt
+		at, atRuns := n.cancelAt, n.cancelRuns
 		if at >= 0 && n.reason == nursery.SiblingFailed.String() && n.mode == nursery.CancelRemaining.String() {
-			at = n.bodyAt
+			at, atRuns = n.bodyAt, n.bodyRuns
 		}
 		if at < 0 {
 			continue
@@ -334,8 +336,8 @@ func scopeReach(v *view) string {
 			if m.termAt >= 0 && m.termAt < at {
 				continue // ended before the cancellation
 			}
-			if m.cancelAt < 0 {
-				return fmt.Sprintf("nursery %s (n%d) was cancelled (%s) but nursery %s (n%d), opened inside its body and open then, was never cancelled",
+			if m.cancelAt < 0 || (m.cancelAt > at && m.cancelRuns != atRuns) {
+				return fmt.Sprintf("nursery %s (n%d) was cancelled (%s) but nursery %s (n%d), opened inside its body and open then, was not cancelled with it",
 					n.label, n.id, n.reason, m.label, m.id)
 			}
 		}

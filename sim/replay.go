@@ -207,7 +207,7 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 		return nil, err
 	}
 	var legacyCatch bool
-	c.Mode, legacyCatch = versionMode(tr.Version, c.Mode, seen.caught, sc)
+	c.Mode, legacyCatch, c.LegacyCancel = versionMode(tr.Version, c.Mode, seen.caught, sc)
 	if c.Mode == ModeSeeded && !seen.story { // recorded before the story events, or with none to tell
 		c.Mode = ModeSeededPlain
 	}
@@ -277,15 +277,16 @@ func (s *traceTraits) add(e *trace.Event) {
 // version-1 trace was recorded with every task and nursery kept, and the
 // ones recorded before nursery opens said catch=true have none (caught:
 // some open in it says it); a version-2 trace before the policies were
-// decisions.
-func versionMode(v int, mode Mode, caught bool, sc *scenario.Scenario) (Mode, bool) {
+// decisions; and whether it replays with the cancellation of versions 1
+// and 2, recorded before cancel scopes (Config.LegacyCancel).
+func versionMode(v int, mode Mode, caught bool, sc *scenario.Scenario) (Mode, bool, bool) {
 	switch v {
 	case 1:
-		return ModeSeededKeep, !caught && scenarioCatches(sc)
+		return ModeSeededKeep, !caught && scenarioCatches(sc), true
 	case 2:
-		return ModeSeededV2, false
+		return ModeSeededV2, false, true
 	}
-	return mode, false
+	return mode, false, false
 }
 
 const endOfFile = "<end of file>"

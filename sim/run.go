@@ -73,6 +73,9 @@ type Config struct {
 	// (StrategyPortfolio): Strategy and PCTDepth are that arm's, and the
 	// trace header records them, so that the run replays as they say.
 	Portfolio bool `json:",omitempty"`
+	// LegacyCancel runs with the cancellation of trace format versions 1
+	// and 2 (driver.Config.LegacyCancel): set by replay for such a trace.
+	LegacyCancel bool `json:",omitempty"`
 
 	RealTimeout time.Duration // real modes: the wall-time bound (Options.RealTimeout)
 }
@@ -307,7 +310,7 @@ func newScheduler(sc *scenario.Scenario, c Config, sink *sink, victims driver.Vi
 			YieldInterval: c.YieldInterval, Budget: budgetOf(sc.Budget),
 			MaxSteps: c.MaxSteps, RootCaps: rootCaps(sc),
 		},
-		Mode: c.Mode.driver(), Victims: victims, Legacy2: c.Mode.legacy2(),
+		Mode: c.Mode.driver(), Victims: victims, Legacy2: c.Mode.legacy2(), LegacyCancel: c.LegacyCancel,
 		Story: c.Mode.story(),
 	}
 	cfg.Decisions, _ = victims.(driver.DecisionSource)

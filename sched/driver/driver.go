@@ -103,6 +103,11 @@ type Config struct {
 	// the way that version did, and no decision is recorded.
 	Legacy2 bool
 
+	// LegacyCancel replays a trace of format version 1 or 2 with the
+	// cancellation of those versions: no cancel scopes, and a nursery
+	// cancelled from outside cancels every child.
+	LegacyCancel bool
+
 	// StealHalf makes a successful steal take half of the victim's deque
 	// (at most StealBatchMax tasks) instead of one task.
 	StealHalf bool
@@ -237,7 +242,7 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	s, err := newSched(cfg.Config, link.Options{
 		Mode: cfg.Mode, Sink: cfg.Sink,
-		Clock: cfg.Clock, Victims: cfg.Victims, Decisions: cfg.Decisions, Legacy2: cfg.Legacy2, StealHalf: cfg.StealHalf,
+		Clock: cfg.Clock, Victims: cfg.Victims, Decisions: cfg.Decisions, Legacy2: cfg.Legacy2, LegacyCancel: cfg.LegacyCancel, StealHalf: cfg.StealHalf,
 		Story: cfg.Story, Sites: cfg.Sites,
 	})
 	if err != nil {

@@ -67,11 +67,14 @@ type Options struct {
 
 	// Legacy2 replays a trace of format version 2, recorded before the
 	// policies were decisions: every policy takes the way version 2
-	// took (the slower one) and no decision is recorded. Cancellation
-	// follows version 2 too: no cancel scopes, and a nursery cancelled
-	// from outside cancels every child (sched/scope.go). Version-1
-	// replays set it as well.
+	// took (the slower one) and no decision is recorded.
 	Legacy2 bool
+
+	// LegacyCancel replays a trace of format version 1 or 2 with the
+	// cancellation those were recorded with: no cancel scopes, and a
+	// nursery cancelled from outside cancels every child
+	// (sched/scope.go).
+	LegacyCancel bool
 
 	// StealHalf makes a successful steal take half of the victim's deque
 	// (at most StealBatchMax tasks) instead of one task: the thief runs
