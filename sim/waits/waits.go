@@ -212,6 +212,11 @@ type Builder struct {
 	// without any chan or at= in the events, a channel wait's wakers
 	// are reported unknown rather than none.
 	Story bool
+	// Users, when set, names the tasks whose code may send on (send) or
+	// receive from a channel: the scenario's bodies, which the events do
+	// not hold. A channel wait that no task's past operations explain is
+	// then put down to the unfinished tasks of those names.
+	Users func(channel string, send bool) []string
 
 	tasks     map[int64]*task
 	nurseries map[int64]*nurseryRec
@@ -458,16 +463,52 @@ func (b *Builder) chanWakers(a *Analysis, w *Wait) {
 	if len(holders) == 0 {
 		w.Wakers = users
 	}
+	if len(w.Wakers) == 0 && b.Users != nil {
+		w.Wakers = b.codeUsers(a, w)
+	}
 	if len(w.Wakers) == 0 {
 		peer := "sent on"
 		if w.Kind == KindSend {
 			peer = "received from"
 		}
 		w.Nobody = "no unfinished task has " + peer + " " + w.Object
+		if b.Users != nil {
+			w.Nobody += ", and none's code does"
+		}
 		if !b.Story {
 			w.Nobody = "unknown: the trace does not record channel operations (recorded before chan events)"
 		}
 	}
+}
+
+// codeUsers are the unfinished tasks other than w's whose code may do the
+// operation that ends w's wait (Builder.Users), in id order.
+func (b *Builder) codeUsers(a *Analysis, w *Wait) []Waker {
+	names := b.Users(w.Object, w.Kind == KindRecv)
+	if len(names) == 0 {
+		return nil
+	}
+	why := "whose code receives from " + w.Object
+	if w.Kind == KindRecv {
+		why = "whose code sends on " + w.Object
+	}
+	var out []Waker
+	for _, id := range sortedTasks(b.tasks) {
+		t := b.tasks[id]
+		if id != w.Task && !t.done && slices.Contains(names, t.name) {
+			out = append(out, Waker{Task: id, Name: a.Name(id), Why: why})
+		}
+	}
+	return out
+}
+
+func sortedTasks(m map[int64]*task) []int64 {
+	ids := make([]int64, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // nurseryWakers fills the unfinished children of the nursery w waits on.
