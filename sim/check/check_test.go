@@ -423,6 +423,18 @@ func TestPortfolioFindsBugs(t *testing.T) {
 		if row.Failed == 0 || row.FirstFailSeed != first {
 			t.Errorf("%s: %d of 100 runs failed, first failing seed %d, want seed %d", file, row.Failed, row.FirstFailSeed, first)
 		}
+		// The failure's configuration, which its reproduce line and its
+		// repro directory use, is the failing seed's arm, not the first
+		// seed's.
+		for _, f := range r.Scenarios[0].Failures {
+			arm := sim.PortfolioArm(f.Seed)
+			if f.Config.Strategy != arm.Strategy || f.Config.PCTDepth != arm.PCTDepth {
+				t.Errorf("%s seed %d: failure configured %s depth %d, want the arm %v", file, f.Seed, f.Config.Strategy, f.Config.PCTDepth, arm)
+			}
+			if run, _ := runOnce(t, sc, sim.Options{Seed: f.Seed, HasSeed: true, Workers: 2, Strategy: f.Config.Strategy, PCTDepth: f.Config.PCTDepth}); run.Passed() {
+				t.Errorf("%s seed %d: the reproduce configuration passes", file, f.Seed)
+			}
+		}
 	}
 }
 

@@ -184,8 +184,8 @@ func (a *rowAgg) add(c *checker, sc int, seed uint64, s *summary) {
 // config is the configuration of one run of the check: the scenario's,
 // resolved, at a seed and a worker count.
 func (c *checker) config(sc, wi int, seed uint64) sim.Config {
-	cfg := c.base[sc]
-	cfg.Seed, cfg.Workers = seed, c.o.Workers[wi]
+	cfg := c.base[sc].AtSeed(seed)
+	cfg.Workers = c.o.Workers[wi]
 	return cfg
 }
 
