@@ -550,7 +550,8 @@ func (b *Builder) rechargeWakers(a *Analysis, t *task, w *Wait) {
 // cycle is the first cycle of the wait-for graph among blocked tasks:
 // an edge from a blocked task to each blocked task that could wake it.
 // A depth-first search from each task in id order, successors in the
-// order of Wakers: O(tasks + wakers).
+// order of Wakers: O(tasks + wakers), iterative, so that a chain of a
+// million waits needs no million frames.
 func cycle(a *Analysis) []int64 {
 	byID := make(map[int64]*Wait, len(a.Waits))
 	for i := range a.Waits {
@@ -564,35 +565,45 @@ func cycle(a *Analysis) []int64 {
 		black
 	)
 	colour := map[int64]int{}
-	var stack []int64
-	var found []int64
-	var visit func(id int64) bool
-	visit = func(id int64) bool {
-		colour[id] = grey
-		stack = append(stack, id)
-		for _, k := range byID[id].Wakers {
-			if byID[k.Task] == nil {
-				continue
-			}
-			switch colour[k.Task] {
-			case grey:
-				i := slices.Index(stack, k.Task)
-				found = slices.Clone(stack[i:])
-				return true
-			case white:
-				if visit(k.Task) {
-					return true
-				}
-			}
-		}
-		stack = stack[:len(stack)-1]
-		colour[id] = black
-		return false
+	type frame struct {
+		id   int64
+		next int // the index in Wakers of the next successor to visit
 	}
 	for i := range a.Waits {
-		id := a.Waits[i].Task
-		if byID[id] != nil && colour[id] == white && visit(id) {
-			return found
+		root := a.Waits[i].Task
+		if byID[root] == nil || colour[root] != white {
+			continue
+		}
+		stack := []frame{{id: root}}
+		colour[root] = grey
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			wakers := byID[top.id].Wakers
+			if top.next == len(wakers) {
+				colour[top.id] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			k := wakers[top.next].Task
+			top.next++
+			if byID[k] == nil {
+				continue
+			}
+			switch colour[k] {
+			case grey:
+				var found []int64
+				for j := len(stack) - 1; j >= 0; j-- {
+					found = append(found, stack[j].id)
+					if stack[j].id == k {
+						break
+					}
+				}
+				slices.Reverse(found)
+				return found
+			case white:
+				colour[k] = grey
+				stack = append(stack, frame{id: k})
+			}
 		}
 	}
 	return nil
