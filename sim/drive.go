@@ -347,6 +347,9 @@ func finish(run *Run, s *driver.Scheduler, sk *sink, tw *trace.Writer, step int6
 			run.Stuck = sk.tab.stuck()
 		}
 		if sk.story {
+			if sk.tab != nil {
+				sk.tab.unfinished(sk.waits.Seen) // tasks that only ran have no event the builder read
+			}
 			run.Waits = sk.waits.Analysis()
 		}
 		s.Abort()
