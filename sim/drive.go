@@ -348,7 +348,8 @@ func finish(run *Run, s *driver.Scheduler, sk *sink, tw *trace.Writer, step int6
 		}
 		if sk.story {
 			if sk.tab != nil {
-				sk.tab.unfinished(sk.waits.Seen) // tasks that only ran have no event the builder read
+				// Tasks that only ran have no event the builder read.
+				sk.tab.unfinished(func(id int64) { sk.waits.Seen(id, sk.site(uint64(id))) })
 			}
 			run.Waits = sk.waits.Analysis()
 		}

@@ -379,11 +379,17 @@ func (b *Builder) chanOp(e *trace.Event, id int64) {
 	}
 }
 
-// Seen tells the Builder of task id, which the caller saw in an event it
-// did not Add: a caller that leaves run events out (they are the most
-// numerous and say nothing of a wait) names the tasks only they showed,
-// such as a root that only ever ran, so that a livelock still lists it.
-func (b *Builder) Seen(id int64) { b.task(id) }
+// Seen tells the Builder of task id and where it last was (its last run
+// event's at, "" if unknown), which the caller saw in events it did not
+// Add: a caller that leaves run events out (they are the most numerous
+// and say nothing of a wait) names the tasks only they showed, such as a
+// root that only ever ran, so that a livelock still lists it and where
+// it spins.
+func (b *Builder) Seen(id int64, at string) {
+	if t := b.task(id); at != "" {
+		t.at = at
+	}
+}
 
 // Analysis computes the explanation from the events added so far.
 func (b *Builder) Analysis() *Analysis {
