@@ -64,6 +64,17 @@ var Portfolio = []Arm{
 // PortfolioArm is the arm the portfolio runs for seed.
 func PortfolioArm(seed uint64) Arm { return Portfolio[seed%uint64(len(Portfolio))] }
 
+// AtSeed is c at another seed: under the portfolio, with that seed's arm
+// as its strategy (the one a run of the seed resolves to).
+func (c Config) AtSeed(seed uint64) Config {
+	c.Seed = seed
+	if c.Portfolio {
+		arm := PortfolioArm(seed)
+		c.Strategy, c.PCTDepth = arm.Strategy, arm.PCTDepth
+	}
+	return c
+}
+
 // PortfolioText names the portfolio's arms, for reports.
 func PortfolioText() string {
 	parts := make([]string, len(Portfolio))
@@ -262,6 +273,12 @@ func CheckTraceStrategy(file string, data []byte, strategy string, pctDepth int)
 	}
 	if strategy == "" {
 		strategy = StrategyRandom
+	}
+	if strategy == StrategyPortfolio {
+		// The portfolio's run of this seed is its arm's: the header
+		// records the arm.
+		arm := PortfolioArm(c.Seed)
+		strategy, pctDepth = arm.Strategy, arm.PCTDepth
 	}
 	if strategy == StrategyPCT && pctDepth == 0 {
 		pctDepth = PCTDepthDefault
