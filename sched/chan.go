@@ -68,9 +68,14 @@ func (c *Chan[T]) Send(t *Task, v T) error {
 			ch.unlock(held)
 			return nil
 		}
-		if len(ch.sel) > 0 && c.sendToSelect(v, t.w, nil) {
-			ch.unlock(held)
-			return nil
+		if len(ch.sel) > 0 {
+			if p := c.sendToSelect(v, t.w, nil); p != nil {
+				if t.w.story() {
+					ch.chanSend(t, p)
+				}
+				ch.unlock(held)
+				return nil
+			}
 		}
 		if ch.n < ch.cap {
 			c.buf[(ch.head+ch.n)%ch.cap] = v
@@ -133,7 +138,7 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 				ch.n++
 				ch.complete(s, waitDone, t.w)
 			} else if len(ch.sel) > 0 {
-				c.refill(t.w)
+				c.refill(t)
 			}
 			ch.unlock(held)
 			return v, true, nil
@@ -148,7 +153,10 @@ func (c *Chan[T]) Recv(t *Task) (v T, ok bool, err error) {
 			return v, true, nil
 		}
 		if len(ch.sel) > 0 {
-			if sv, ok := c.recvFromSelect(t.w, nil); ok {
+			if sv, p := c.recvFromSelect(t.w, nil); p != nil {
+				if t.w.story() {
+					ch.chanRecvDirect(t, p)
+				}
 				ch.unlock(held)
 				return sv, true, nil
 			}

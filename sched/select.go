@@ -431,7 +431,7 @@ func (cc *chanCase[T]) proceed(t *Task, self *selWaiter) (bool, error) {
 	if cc.send {
 		return cc.sendNow(t, self)
 	}
-	v, ok, done := cc.c.recvNow(t.w, self)
+	v, ok, done := cc.c.recvNow(t, self)
 	if done {
 		cc.deliver(v, ok)
 	}
@@ -444,7 +444,7 @@ func (cc *chanCase[T]) sendNow(t *Task, self *selWaiter) (bool, error) {
 	if ch.closed {
 		return true, ch.closedErr("send on")
 	}
-	return cc.c.sendNow(cc.v, t.w, self), nil
+	return cc.c.sendNow(cc.v, t, self), nil
 }
 
 func (cc *chanCase[T]) deliver(v T, ok bool) {
@@ -462,20 +462,29 @@ func (cc *chanCase[T]) closed() {
 }
 
 // sendNow hands v to a parked receiver or a select waiting to receive,
-// or buffers it, if it can, from w; it reports whether it did. Called
+// or buffers it, if it can, for t; it reports whether it did. Called
 // with c's channel locked and open.
-func (c *Chan[T]) sendNow(v T, w *worker, self *selWaiter) bool {
-	ch := c.c
+func (c *Chan[T]) sendNow(v T, t *Task, self *selWaiter) bool {
+	ch, w := c.c, t.w
 	if r := ch.recvq.pop(); r != nil {
 		r.waitVal = c.slot(v)
+		if w.story() {
+			ch.chanSend(t, r)
+		}
 		ch.handed(r, w)
 		return true
 	}
-	if c.sendToSelect(v, w, self) {
+	if p := c.sendToSelect(v, w, self); p != nil {
+		if w.story() {
+			ch.chanSend(t, p)
+		}
 		return true
 	}
 	if ch.n < ch.cap {
 		c.buf[(ch.head+ch.n)%ch.cap] = v
+		if w.story() {
+			ch.chanSend(t, nil)
+		}
 		ch.n++
 		return true
 	}
@@ -483,42 +492,53 @@ func (c *Chan[T]) sendNow(v T, w *worker, self *selWaiter) bool {
 }
 
 // sendToSelect hands v to a select waiting to receive on c, if one can be
-// claimed, from w. Called with c's channel locked.
-func (c *Chan[T]) sendToSelect(v T, w *worker, self *selWaiter) bool {
+// claimed, from w (nil: the clock); it returns the select's task, nil if
+// none took v. Called with c's channel locked.
+func (c *Chan[T]) sendToSelect(v T, w *worker, self *selWaiter) *Task {
 	for {
 		e, ok := c.c.waiting(true, self)
 		if !ok {
-			return false
+			return nil
 		}
 		if e.w.claim(e.idx) {
 			e.w.cases[e.idx].op.(*chanCase[T]).deliver(v, true)
+			peer := e.w.t
 			e.w.wake(w)
-			return true
+			return peer
 		}
 	}
 }
 
 // recvNow takes a value from the buffer, a parked sender or a select
 // waiting to send, or finds the channel closed and drained (ok false), if
-// it can, from w; done reports whether it did. Called with c's channel
+// it can, for t; done reports whether it did. Called with c's channel
 // locked.
-func (c *Chan[T]) recvNow(w *worker, self *selWaiter) (v T, ok, done bool) {
-	ch := c.c
+func (c *Chan[T]) recvNow(t *Task, self *selWaiter) (v T, ok, done bool) {
+	ch, w := c.c, t.w
 	if ch.n > 0 {
 		v = c.buf[ch.head]
+		if w.story() {
+			ch.chanRecvBuffered(t)
+		}
 		var zero T
 		c.buf[ch.head] = zero
 		ch.head = (ch.head + 1) % ch.cap
 		ch.n--
-		c.refill(w)
+		c.refill(t)
 		return v, true, true
 	}
 	if s := ch.sendq.pop(); s != nil {
 		v = c.value(s.waitVal)
+		if w.story() {
+			ch.chanRecvDirect(t, s)
+		}
 		ch.complete(s, waitDone, w)
 		return v, true, true
 	}
-	if v, ok := c.recvFromSelect(w, self); ok {
+	if v, p := c.recvFromSelect(w, self); p != nil {
+		if w.story() {
+			ch.chanRecvDirect(t, p)
+		}
 		return v, true, true
 	}
 	if ch.closed {
@@ -529,35 +549,43 @@ func (c *Chan[T]) recvNow(w *worker, self *selWaiter) (v T, ok, done bool) {
 
 // refill moves a waiting sender's value, a parked task's or a select's,
 // into the buffer a receive has just made room in. Called with c's
-// channel locked.
-func (c *Chan[T]) refill(w *worker) {
-	ch := c.c
+// channel locked, by t.
+func (c *Chan[T]) refill(t *Task) {
+	ch, w := c.c, t.w
 	if s := ch.sendq.pop(); s != nil {
 		c.buf[(ch.head+ch.n)%ch.cap] = c.value(s.waitVal)
+		if w.story() {
+			ch.chanSendParked(t, s)
+		}
 		ch.n++
 		ch.complete(s, waitDone, w)
 		return
 	}
 	if len(ch.sel) > 0 {
-		if v, ok := c.recvFromSelect(w, nil); ok {
+		if v, p := c.recvFromSelect(w, nil); p != nil {
 			c.buf[(ch.head+ch.n)%ch.cap] = v
+			if w.story() {
+				ch.chanSendParked(t, p)
+			}
 			ch.n++
 		}
 	}
 }
 
 // recvFromSelect takes the value of a select waiting to send on c, if one
-// can be claimed, from w. Called with c's channel locked.
-func (c *Chan[T]) recvFromSelect(w *worker, self *selWaiter) (v T, ok bool) {
+// can be claimed, from w; peer is the select's task, nil if there was
+// none. Called with c's channel locked.
+func (c *Chan[T]) recvFromSelect(w *worker, self *selWaiter) (v T, peer *Task) {
 	for {
 		e, found := c.c.waiting(false, self)
 		if !found {
-			return v, false
+			return v, nil
 		}
 		if e.w.claim(e.idx) {
 			v = e.w.cases[e.idx].op.(*chanCase[T]).v
+			peer = e.w.t
 			e.w.wake(w)
-			return v, true
+			return v, peer
 		}
 	}
 }

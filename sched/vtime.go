@@ -155,11 +155,14 @@ func (c *Chan[T]) offer(v T) {
 		ch.s.wakeFrom(nil, r)
 		return
 	}
-	if c.sendToSelect(v, nil, nil) {
+	if c.sendToSelect(v, nil, nil) != nil {
 		return
 	}
 	if ch.n < ch.cap {
 		c.buf[(ch.head+ch.n)%ch.cap] = v
+		if ch.from != nil {
+			ch.from[(ch.head+ch.n)%ch.cap] = 0 // no task sent it: the story's peer 0
+		}
 		ch.n++
 	}
 }
