@@ -538,6 +538,9 @@ func (b *Builder) nurseryWakers(a *Analysis, w *Wait) {
 	} else {
 		w.Object = rest
 	}
+	if w.Object == "" && w.Nursery != 0 {
+		w.Object = "n" + strconv.FormatInt(w.Nursery, 10) // a nursery opened without a label
+	}
 	n := b.nurseries[w.Nursery]
 	if n == nil {
 		w.Nobody = "unknown: the nursery's open is not in the trace"

@@ -130,3 +130,21 @@ func TestLongCycle(t *testing.T) {
 		t.Fatalf("cycle of %d tasks from %v", len(c), c[:min(len(c), 3)])
 	}
 }
+
+// TestUnlabelledNursery: a nursery opened without a label (a Go body's
+// NurseryOptions{}) is named by its id, "n1", not by an empty string.
+func TestUnlabelledNursery(t *testing.T) {
+	a := analyse(t, `# cbcsim-trace 3
+# source: 0
+# end
+1 1 w0 nursery task=1 nursery=1 label="" mode=fail_fast to=Open
+2 2 w0 spawn task=2 parent=1 nursery=1 name=child admit=run
+3 3 w0 block task=1 on="nursery  (n1)"
+4 4 w0 block task=2 on="recv c"
+5 5 sim deadlock live=2
+`)
+	w := a.Waits[0]
+	if w.Object != "n1" || w.What() != "for the end of nursery n1" || len(w.Wakers) != 1 || w.Wakers[0].Why != "child of n1" {
+		t.Errorf("object %q, what %q, wakers %v", w.Object, w.What(), w.Wakers)
+	}
+}
