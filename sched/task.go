@@ -95,8 +95,8 @@ type Task struct {
 	budget  Budget
 	initial *Budget // the budget it started with (shared, never written)
 	credit  *Budget // granted by a supervisor, not yet absorbed; guarded by mu
-	// caps is set by the spawner (by Start, or RunWith's hook, for the
-	// root) before the task runs, and read-only afterwards.
+	// caps is set by the spawner (Start, for the root) before the task
+	// is queued, and read-only afterwards.
 	caps Caps
 	// started is the task's own: set by the worker that starts it (begin),
 	// read by the worker that takes it from a queue.
