@@ -71,7 +71,8 @@ type Task struct {
 	// (or by the worker that retires it). Accessed atomically.
 	state atomic.Uint32
 	// mark is the cancellation reason, 0 while not marked: set once, by
-	// compare-and-swap, by any worker (markCancel). Accessed atomically.
+	// compare-and-swap, by any worker (markCancel), or by the spawner of a
+	// child created cancelled. Accessed atomically.
 	mark atomic.Uint32
 
 	// mu guards owned, credit, rechargeWaiting, the taskExt pointer and
