@@ -71,7 +71,8 @@ type Task struct {
 	// (or by the worker that retires it). Accessed atomically.
 	state atomic.Uint32
 	// mark is the cancellation reason, 0 while not marked: set once, by
-	// compare-and-swap, by any worker (markCancel). Accessed atomically.
+	// compare-and-swap, by any worker (markCancel), or by the spawner of a
+	// child created cancelled. Accessed atomically.
 	mark atomic.Uint32
 
 	// mu guards owned, credit, rechargeWaiting, the taskExt pointer and
@@ -95,8 +96,8 @@ type Task struct {
 	budget  Budget
 	initial *Budget // the budget it started with (shared, never written)
 	credit  *Budget // granted by a supervisor, not yet absorbed; guarded by mu
-	// caps is set by the spawner (by Start, or RunWith's hook, for the
-	// root) before the task runs, and read-only afterwards.
+	// caps is set by the spawner (Start, for the root) before the task
+	// is queued, and read-only afterwards.
 	caps Caps
 	// started is the task's own: set by the worker that starts it (begin),
 	// read by the worker that takes it from a queue.

@@ -46,9 +46,11 @@ type worker struct {
 
 	rng xoshiro // the random victim strategy's source; w's steps
 	rr  int     // the round_robin strategy's next victim; w's steps
-	// parked: stepped modes only, where w found nothing on its last
-	// step. w's step sets it; any worker's step clears it (notify), and
-	// the driver reads it between steps (Parked), one goroutine at a time.
+	// parked: w found nothing on its last step and has not been woken
+	// since (the stepped modes' park; real mode parks in idle). w's step
+	// sets it; in the stepped modes any worker's step clears it (notify)
+	// and the driver reads it between steps (Parked), one goroutine at a
+	// time.
 	parked bool
 	// fibs is this worker's idle fibers, in front of the scheduler's
 	// pool: w's steps, and closeFibers once the workers stopped.

@@ -98,6 +98,7 @@ func TestBundledScenariosAllSeeds(t *testing.T) {
 	}
 	for _, sc := range bundled(t) {
 		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel() // each scenario is its own: both cores take them
 			for _, workers := range []int{1, 2, 4, 8} {
 				for seed := uint64(1); seed <= seeds; seed++ {
 					run := runUntraced(t, sc, Options{Seed: seed, HasSeed: true, Workers: workers})

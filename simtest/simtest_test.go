@@ -151,7 +151,10 @@ func TestFixedVersionsPass(t *testing.T) {
 		"LockOrder": examples.LockOrder(true), "LostMessage": examples.LostMessage(true),
 		"BoundedBuffer": examples.BoundedBuffer(true),
 	} {
-		t.Run(name, func(t *testing.T) { Check(t, body, MaxSteps(20_000)) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			Check(t, body, MaxSteps(20_000))
+		})
 	}
 }
 
