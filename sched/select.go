@@ -77,6 +77,20 @@ type selWaiter struct {
 	intr   bool // interruptible
 }
 
+// selWaiter is t's select waiter, made at its first wait and reused:
+// once a Select returns no channel holds an entry of it (wait takes them
+// off), and a canceller that still holds its stale reference can only
+// cancel a later select of the same task, which is marked cancelled by
+// then anyway.
+func (t *Task) selWaiter() *selWaiter {
+	e := t.ext()
+	if e.sel == nil {
+		e.sel = &selWaiter{t: t}
+		e.sel.ref.b = e.sel
+	}
+	return e.sel
+}
+
 // claim makes the waiting select's case idx the one that proceeds, if no
 // other case (or a cancellation) came first. Called with the case's
 // channel locked.
@@ -230,6 +244,12 @@ func selectOn(t *Task, cases []SelectCase, block bool) (int, error) {
 		return -1, err
 	}
 	var sw *selWaiter
+	defer func() {
+		if sw != nil {
+			clear(sw.cases) // the task keeps sw for its next select: drop the values
+			sw.cases, sw.chans = sw.cases[:0], sw.chans[:0]
+		}
+	}()
 	for {
 		idx, err, ok := selectReady(t, cases, chans, sw)
 		if ok {
@@ -245,10 +265,11 @@ func selectOn(t *Task, cases []SelectCase, block bool) (int, error) {
 		}
 		if sw == nil {
 			// The first wait: what a parked select keeps goes to the
-			// heap only now, so that a select that finds a case ready
-			// allocates nothing for it.
-			sw = &selWaiter{t: t, cases: slices.Clone(cases), chans: slices.Clone(chans)}
-			sw.ref.b = sw
+			// task's own waiter (made at its first wait, kept for the
+			// next) only now, so that a select that finds a case ready
+			// copies nothing.
+			sw = t.selWaiter()
+			sw.cases, sw.chans = append(sw.cases[:0], cases...), append(sw.chans[:0], chans...)
 			cases, chans = sw.cases, sw.chans
 		}
 		if idx, err, ok := sw.wait(); ok {
