@@ -183,3 +183,30 @@ func TestPrimitivesAreStepBoundaries(t *testing.T) {
 		})
 	}
 }
+
+// TestTickerDeadlock: a run whose tasks are all blocked while a Ticker
+// nobody receives from keeps ticking is a deadlock, found at once; it was
+// a livelock that jumped the virtual clock until the event limit (146 MB
+// of trace, 8 s a run). A Ticker someone waits on keeps the run going.
+func TestTickerDeadlock(t *testing.T) {
+	tl := Count(t, func(t *sched.Task) error {
+		tk := sched.NewTicker(t, time.Millisecond)
+		defer tk.Stop()
+		never := sched.NewChan[int](t.Scheduler(), "never", 0)
+		_, _, err := never.Recv(t)
+		return err
+	}, Seeds(5), Workers(1, 2), Repeat(1))
+	if tl.Failed != tl.Runs || tl.FirstWhat != "deadlock: every task is blocked and none can wake another" {
+		t.Fatalf("tally %+v: want every run a deadlock", tl)
+	}
+	Check(t, func(t *sched.Task) error {
+		tk := sched.NewTicker(t, time.Millisecond)
+		defer tk.Stop()
+		for range 5 {
+			if _, _, err := tk.C.Recv(t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, Seeds(5))
+}
