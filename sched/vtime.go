@@ -105,9 +105,9 @@ func (tr *Timer) Reset(d time.Duration) bool {
 
 // Ticker sends the time on C every period, as time.Ticker; a tick its
 // receiver is not ready for is dropped. Make it with NewTicker; Stop it
-// when done, or it keeps the run's clock busy (a run under the seeded
-// driver with a live Ticker never runs out of timers, so it ends only
-// when its tasks do).
+// when done. A Ticker (or Timer) no task waits on does not keep a run
+// alive: when every task is blocked and no pending timer's firing would
+// wake one, the run is deadlocked (NextTimer).
 type Ticker struct {
 	C *Chan[time.Duration]
 	t *Timer
