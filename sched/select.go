@@ -21,6 +21,7 @@ import (
 	"context"
 	"slices"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/cbcsim/cbcsim/sched/internal/link"
 	"github.com/cbcsim/cbcsim/trace"
@@ -30,27 +31,37 @@ import (
 // (Chan.RecvCase, DoneCase, a Timer's or Ticker's C) or the default case
 // (DefaultCase). Its zero value is a case that is never ready, as a nil
 // channel's in a Go select.
+//
+// A case is a value that holds its channel and its value without an
+// allocation when the channel's element type fits a word (word, as a
+// parked task's value slot does: Chan.slot), and its typed code as a
+// zero-size value of a type per element type (chanOps), which an
+// interface holds without an allocation either.
 type SelectCase struct {
-	op      selOp
+	op      selOp          // chanOps[T]{}, nil for the default or a case never ready
+	c       unsafe.Pointer // the *Chan[T]
+	ch      *channel       // its channel
+	send    bool
+	word    int64          // a send's value, T a word type (Chan.word)
+	box     unsafe.Pointer // a send's value otherwise (a *T of its own), or a receive's destination (*T, nil to drop)
+	ok      *bool          // a receive's ok, nil to drop it
 	isDflt  bool
 	foreign context.Context // DoneCase of a context the scheduler does not drive
 }
 
-// selOp is a send or receive case on a typed Chan, seen from Select and
-// from the channel's code, which know nothing of its type.
+// selOp is the typed code of a send or receive case on a Chan[T], seen
+// from Select and from the channel's code, which know nothing of T.
 type selOp interface {
-	ch() *channel
-	isSend() bool
 	// proceed completes the case with the channel locked, if it can:
 	// a hand-over to or from a parked task or a waiting select (other
 	// than self), the buffer, or a closed channel. It reports whether it
 	// did, and the error of a send on a closed channel.
-	proceed(t *Task, self *selWaiter) (bool, error)
+	proceed(sc *SelectCase, t *Task, self *selWaiter) (bool, error)
 	// ready is proceed's test alone.
-	ready(self *selWaiter) bool
+	ready(sc *SelectCase, self *selWaiter) bool
 	// closed completes a waiting select's case on its channel's close:
 	// a receive gets the zero value and ok false.
-	closed()
+	closed(sc *SelectCase)
 }
 
 // selEntry is a waiting select's entry in one channel's list.
@@ -75,6 +86,20 @@ type selWaiter struct {
 	state  atomic.Int32
 	closed bool // the winning case is a send whose channel was closed; written by the claimer
 	intr   bool // interruptible
+}
+
+// selWaiter is t's select waiter, made at its first wait and reused:
+// once a Select returns no channel holds an entry of it (wait takes them
+// off), and a canceller that still holds its stale reference can only
+// cancel a later select of the same task, which is marked cancelled by
+// then anyway.
+func (t *Task) selWaiter() *selWaiter {
+	e := t.ext()
+	if e.sel == nil {
+		e.sel = &selWaiter{t: t}
+		e.sel.ref.b = e.sel
+	}
+	return e.sel
 }
 
 // claim makes the waiting select's case idx the one that proceeds, if no
@@ -106,15 +131,14 @@ func (sw *selWaiter) park(t *Task, _ *worker) bool {
 	lockAll(sw.chans)
 	defer unlockAll(sw.chans)
 	for i := range sw.cases {
-		if op := sw.cases[i].op; op != nil && op.ready(nil) {
+		if sc := &sw.cases[i]; sc.op != nil && sc.op.ready(sc, nil) {
 			return false
 		}
 	}
 	sw.state.Store(selPending)
 	for i := range sw.cases {
-		if op := sw.cases[i].op; op != nil {
-			c := op.ch()
-			c.sel = append(c.sel, selEntry{w: sw, idx: int32(i)})
+		if sc := &sw.cases[i]; sc.op != nil {
+			sc.ch.sel = append(sc.ch.sel, selEntry{w: sw, idx: int32(i)})
 		}
 	}
 	if !t.publishWait(stateBlocked, &sw.ref) {
@@ -165,7 +189,7 @@ func (c *channel) waiting(send bool, self *selWaiter) (selEntry, bool) {
 		if e.w.state.Load() != selPending {
 			continue // claimed or cancelled: its task takes it off
 		}
-		if e.w == self || e.w.cases[e.idx].op.isSend() == send {
+		if e.w == self || e.w.cases[e.idx].send == send {
 			continue
 		}
 		return e, true
@@ -180,11 +204,11 @@ func (c *channel) closeSelects(w *worker) {
 		if !e.w.claim(e.idx) {
 			continue
 		}
-		op := e.w.cases[e.idx].op
-		if op.isSend() {
+		sc := &e.w.cases[e.idx]
+		if sc.send {
 			e.w.closed = true
 		} else {
-			op.closed()
+			sc.op.closed(sc)
 		}
 		e.w.wake(w)
 	}
@@ -221,30 +245,33 @@ func Select(t *Task, cases ...SelectCase) (int, error) {
 	return selectOn(t, cases, true)
 }
 
-// selectOn is Select after its checkpoint; block false is a TrySend or
-// TryRecv, which never blocks (cases holds one case).
-func selectOn(t *Task, cases []SelectCase, block bool) (int, error) {
-	chans, dflt, err := selectChans(t, cases)
+// selectOn is Select after its checkpoint; with block false it never
+// waits (as with a default case).
+func selectOn(t *Task, in []SelectCase, block bool) (int, error) {
+	// The cases are copied into the task's select waiter (made at its
+	// first Select, kept for the next), where the typed code takes their
+	// addresses (an interface's method cannot be proven to keep none):
+	// the caller's slice of cases then stays on its stack.
+	sw := t.selWaiter()
+	sw.cases = append(sw.cases[:0], in...)
+	defer sw.reset()
+	chans, dflt, err := selectChans(t, sw.cases, sw.chans[:0])
+	sw.chans = chans
 	if err != nil {
 		return -1, err
 	}
-	var sw *selWaiter
 	for {
-		idx, err, ok := selectReady(t, cases, chans, sw)
+		idx, err, ok := selectReady(t, sw.cases, sw.chans, sw)
 		if ok {
 			return idx, err
 		}
 		if dflt >= 0 || !block {
 			return dflt, nil
 		}
-		for _, c := range cases {
+		for _, c := range sw.cases {
 			if c.foreign != nil {
 				return -1, foreignCtxErr()
 			}
-		}
-		if sw == nil {
-			sw = &selWaiter{t: t, cases: cases, chans: chans}
-			sw.ref.b = sw
 		}
 		if idx, err, ok := sw.wait(); ok {
 			return idx, err
@@ -252,9 +279,17 @@ func selectOn(t *Task, cases []SelectCase, block bool) (int, error) {
 	}
 }
 
+// reset empties the waiter once its Select has returned: the task keeps
+// it for its next Select, without the cases' values.
+func (sw *selWaiter) reset() {
+	clear(sw.cases)
+	sw.cases, sw.chans = sw.cases[:0], sw.chans[:0]
+}
+
 // selectChans checks the cases and returns their distinct channels in
-// lock order, and the default case's index (-1 if none).
-func selectChans(t *Task, cases []SelectCase) (chans []*channel, dflt int, err error) {
+// lock order, appended to chans, and the default case's index (-1 if
+// none).
+func selectChans(t *Task, cases []SelectCase, chans []*channel) (_ []*channel, dflt int, err error) {
 	dflt = -1
 	for i, c := range cases {
 		switch {
@@ -264,7 +299,7 @@ func selectChans(t *Task, cases []SelectCase) (chans []*channel, dflt int, err e
 			}
 			dflt = i
 		case c.op != nil:
-			ch := c.op.ch()
+			ch := c.ch
 			if ch.s != t.s {
 				return nil, -1, ch.foreignErr()
 			}
@@ -273,18 +308,14 @@ func selectChans(t *Task, cases []SelectCase) (chans []*channel, dflt int, err e
 			}
 		}
 	}
-	slices.SortFunc(chans, func(a, b *channel) int { return cmpU64(a.id, b.id) })
-	return chans, dflt, nil
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+	// An insertion sort: a select has a few channels, and a sort with
+	// a comparison func would cost a closure.
+	for i := 1; i < len(chans); i++ {
+		for j := i; j > 0 && chans[j].id < chans[j-1].id; j-- {
+			chans[j], chans[j-1] = chans[j-1], chans[j]
+		}
 	}
-	return 0
+	return chans, dflt, nil
 }
 
 // selectReady makes one ready case proceed, chosen among the ready ones
@@ -295,8 +326,9 @@ func selectReady(t *Task, cases []SelectCase, chans []*channel, self *selWaiter)
 	defer unlockAll(chans)
 	var buf [8]int
 	ready := buf[:0]
-	for i, c := range cases {
-		if c.op != nil && c.op.ready(self) || c.foreign != nil && c.foreign.Err() != nil {
+	for i := range cases {
+		c := &cases[i]
+		if c.op != nil && c.op.ready(c, self) || c.foreign != nil && c.foreign.Err() != nil {
 			ready = append(ready, i)
 		}
 	}
@@ -306,13 +338,13 @@ func selectReady(t *Task, cases []SelectCase, chans []*channel, self *selWaiter)
 		if cases[i].foreign != nil {
 			return i, nil, true
 		}
-		if done, err := cases[i].op.proceed(t, self); done {
+		if done, err := cases[i].op.proceed(&cases[i], t, self); done {
 			return i, err, true
 		}
 		// A select it would have completed was claimed by another case
 		// or cancelled meanwhile (on another worker): look again.
 		ready = slices.Delete(ready, k, k+1)
-		ready = slices.DeleteFunc(ready, func(j int) bool { return cases[j].op != nil && !cases[j].op.ready(self) })
+		ready = slices.DeleteFunc(ready, func(j int) bool { return cases[j].op != nil && !cases[j].op.ready(&cases[j], self) })
 	}
 	return -1, nil, false
 }
@@ -345,7 +377,7 @@ func (sw *selWaiter) wait() (int, error, bool) {
 		return -1, t.observe(), true
 	}
 	if sw.closed {
-		return int(st), sw.cases[st].op.ch().closedErr("send on"), true
+		return int(st), sw.cases[st].ch.closedErr("send on"), true
 	}
 	return int(st), nil, true
 }
@@ -390,75 +422,80 @@ func (w *worker) chooseCase(t *Task, k int) int {
 	return k - 1
 }
 
-// chanCase is a send or receive case on a Chan[T].
-type chanCase[T any] struct {
-	c    *Chan[T]
-	send bool
-	v    T     // a send's value
-	into *T    // a receive's destination, nil to drop the value
-	ok   *bool // whether a receive got a value (false: closed), nil to drop it
-}
+// chanOps is the typed code of the cases on a Chan[T]: a zero-size value,
+// which a SelectCase's interface holds without an allocation.
+type chanOps[T any] struct{}
 
 // SendCase is a Select case that sends v on c.
 func (c *Chan[T]) SendCase(v T) SelectCase {
-	return SelectCase{op: &chanCase[T]{c: c, send: true, v: v}}
+	sc := SelectCase{op: chanOps[T]{}, c: unsafe.Pointer(c), ch: c.c, send: true}
+	if c.word {
+		sc.word = toWord(v)
+	} else {
+		sc.box = unsafe.Pointer(&v) // v escapes: the case's one allocation
+	}
+	return sc
 }
 
 // RecvCase is a Select case that receives from c, storing the value in
 // *into and whether the channel was still open (false once it is closed
 // and drained) in *ok; either may be nil.
 func (c *Chan[T]) RecvCase(into *T, ok *bool) SelectCase {
-	return SelectCase{op: &chanCase[T]{c: c, into: into, ok: ok}}
+	return SelectCase{op: chanOps[T]{}, c: unsafe.Pointer(c), ch: c.c, box: unsafe.Pointer(into), ok: ok}
 }
 
-func (cc *chanCase[T]) ch() *channel { return cc.c.c }
-func (cc *chanCase[T]) isSend() bool { return cc.send }
+// chanOf is the case's Chan.
+func chanOf[T any](sc *SelectCase) *Chan[T] { return (*Chan[T])(sc.c) }
 
-func (cc *chanCase[T]) ready(self *selWaiter) bool {
-	ch := cc.c.c
-	if cc.send {
+// sendValue is a send case's value.
+func sendValue[T any](sc *SelectCase) T {
+	if sc.box == nil {
+		return fromWord[T](sc.word)
+	}
+	return *(*T)(sc.box)
+}
+
+// deliver stores what a receive case got.
+func deliver[T any](sc *SelectCase, v T, ok bool) {
+	if sc.box != nil {
+		*(*T)(sc.box) = v
+	}
+	if sc.ok != nil {
+		*sc.ok = ok
+	}
+}
+
+func (chanOps[T]) ready(sc *SelectCase, self *selWaiter) bool {
+	ch := sc.ch
+	if sc.send {
 		if ch.closed || ch.recvq.len() > 0 || ch.n < ch.cap {
 			return true
 		}
 	} else if ch.n > 0 || ch.sendq.len() > 0 || ch.closed {
 		return true
 	}
-	_, ok := ch.waiting(cc.send, self)
+	_, ok := ch.waiting(sc.send, self)
 	return ok
 }
 
-func (cc *chanCase[T]) proceed(t *Task, self *selWaiter) (bool, error) {
-	if cc.send {
-		return cc.sendNow(t, self)
+func (chanOps[T]) proceed(sc *SelectCase, t *Task, self *selWaiter) (bool, error) {
+	c := chanOf[T](sc)
+	if sc.send {
+		if c.c.closed {
+			return true, c.c.closedErr("send on")
+		}
+		return c.sendNow(sendValue[T](sc), t, self), nil
 	}
-	v, ok, done := cc.c.recvNow(t, self)
+	v, ok, done := c.recvNow(t, self)
 	if done {
-		cc.deliver(v, ok)
+		deliver(sc, v, ok)
 	}
 	return done, nil
 }
 
-// sendNow is a send case proceeding, with the channel locked.
-func (cc *chanCase[T]) sendNow(t *Task, self *selWaiter) (bool, error) {
-	ch := cc.c.c
-	if ch.closed {
-		return true, ch.closedErr("send on")
-	}
-	return cc.c.sendNow(cc.v, t, self), nil
-}
-
-func (cc *chanCase[T]) deliver(v T, ok bool) {
-	if cc.into != nil {
-		*cc.into = v
-	}
-	if cc.ok != nil {
-		*cc.ok = ok
-	}
-}
-
-func (cc *chanCase[T]) closed() {
+func (chanOps[T]) closed(sc *SelectCase) {
 	var zero T
-	cc.deliver(zero, false)
+	deliver(sc, zero, false)
 }
 
 // sendNow hands v to a parked receiver or a select waiting to receive,
@@ -501,7 +538,7 @@ func (c *Chan[T]) sendToSelect(v T, w *worker, self *selWaiter) *Task {
 			return nil
 		}
 		if e.w.claim(e.idx) {
-			e.w.cases[e.idx].op.(*chanCase[T]).deliver(v, true)
+			deliver(&e.w.cases[e.idx], v, true)
 			peer := e.w.t
 			e.w.wake(w)
 			return peer
@@ -582,7 +619,7 @@ func (c *Chan[T]) recvFromSelect(w *worker, self *selWaiter) (v T, peer *Task) {
 			return v, nil
 		}
 		if e.w.claim(e.idx) {
-			v = e.w.cases[e.idx].op.(*chanCase[T]).v
+			v = sendValue[T](&e.w.cases[e.idx])
 			peer = e.w.t
 			e.w.wake(w)
 			return v, peer
@@ -594,13 +631,20 @@ func (c *Chan[T]) recvFromSelect(w *worker, self *selWaiter) (v T, peer *Task) {
 // the buffer has room) and reports whether it did: Go's select with a
 // send case and a default. It is a step boundary; it costs nothing and
 // does not observe cancellation. On a closed channel it fails with
-// ChannelClosed, as Send does.
+// ChannelClosed, as Send does; on a Chan of another Scheduler with
+// ErrForeignChan.
 func (c *Chan[T]) TrySend(t *Task, v T) (sent bool, err error) {
 	t.boundary()
-	var cc chanCase[T]
-	cc.c, cc.send, cc.v = c, true, v
-	idx, err := selectOn(t, []SelectCase{{op: &cc}}, false)
-	return idx == 0 && err == nil, err
+	ch := c.c
+	if ch.s != t.s {
+		return false, ch.foreignErr()
+	}
+	ch.lock()
+	defer ch.mu.Unlock()
+	if ch.closed {
+		return false, ch.closedErr("send on")
+	}
+	return c.sendNow(v, t, nil), nil
 }
 
 // TryRecv receives from c if it can without waiting: ready reports
@@ -610,10 +654,13 @@ func (c *Chan[T]) TrySend(t *Task, v T) (sent bool, err error) {
 // of another Scheduler is never ready.
 func (c *Chan[T]) TryRecv(t *Task) (v T, ok, ready bool) {
 	t.boundary()
-	var cc chanCase[T]
-	cc.c, cc.into, cc.ok = c, &v, &ok
-	idx, _ := selectOn(t, []SelectCase{{op: &cc}}, false)
-	return v, ok, idx == 0
+	ch := c.c
+	if ch.s != t.s {
+		return v, false, false
+	}
+	ch.lock()
+	defer ch.mu.Unlock()
+	return c.recvNow(t, nil)
 }
 
 // Len is the number of values in c's buffer.

@@ -161,6 +161,7 @@ type taskExt struct {
 	// ends, read by its nursery under the nursery's mu.
 	err error
 
+	sel       *selWaiter              // the task's Select waiter, made at its first wait (select.go); only the task itself uses it
 	ctx       context.Context         // see Context; nil until the task asks for it
 	ctxCancel context.CancelCauseFunc // written under mu: markCancel reads it from other workers
 }
