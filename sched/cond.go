@@ -43,7 +43,7 @@ func (c *Cond) Wait(t *Task) error {
 		c.waiters.init(&c.mu, "cond", c.signalled)
 	}
 	c.mu.Unlock()
-	c.L.unlock(t.w)
+	c.L.unlock(t)
 	err := c.await(t, ticket)
 	// The lock comes back whatever happened, as a cleanup takes it:
 	// cancellation does not interrupt it.

@@ -26,6 +26,7 @@ type Mutex struct {
 	mu      sync.Mutex // guards the fields below
 	locked  bool
 	waiters waitList
+	id      uint64 // its name's number in a trace (Task.syncName), given at its first lock
 }
 
 // Lock locks m, waiting while another task holds it.
@@ -43,17 +44,32 @@ func (m *Mutex) lock(t *Task) error {
 		m.mu.Lock()
 		if !m.locked {
 			m.locked = true
+			m.event(t, "lock")
 			m.mu.Unlock()
 			return nil
 		}
 		if !m.waiters.ready() {
-			m.waiters.init(&m.mu, "mutex", m.free)
+			m.waiters.init(&m.mu, "lock "+t.syncName("mutex", &m.id), m.free)
 		}
 		m.mu.Unlock()
 		done, err := t.waitOn(&m.waiters, 0)
-		if done || err != nil {
-			return err // done: Unlock handed the lock over
+		if done {
+			// Unlock handed the lock over.
+			m.mu.Lock()
+			m.event(t, "lock")
+			m.mu.Unlock()
 		}
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// event records t's op on m when the run tells its story. Called with
+// m.mu held.
+func (m *Mutex) event(t *Task, op string) {
+	if t.w.story() {
+		t.lockEvent(op, t.syncName("mutex", &m.id))
 	}
 }
 
@@ -71,6 +87,7 @@ func (m *Mutex) TryLock(t *Task) bool {
 		return false
 	}
 	m.locked = true
+	m.event(t, "lock")
 	return true
 }
 
@@ -79,17 +96,18 @@ func (m *Mutex) TryLock(t *Task) bool {
 // unlocked Mutex panics, as sync.Mutex's fatal error does.
 func (m *Mutex) Unlock(t *Task) {
 	t.boundary()
-	m.unlock(t.w)
+	m.unlock(t)
 }
 
-// unlock is Unlock without its step boundary, from w.
-func (m *Mutex) unlock(w *worker) {
+// unlock is Unlock without its step boundary, by t.
+func (m *Mutex) unlock(t *Task) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.locked {
 		panic("sched: Mutex.Unlock of an unlocked mutex")
 	}
-	if m.waiters.wake(w) == nil {
+	m.event(t, "unlock")
+	if m.waiters.wake(t.w) == nil {
 		m.locked = false
 	} // else the lock goes to the woken task, still locked
 }
@@ -114,6 +132,7 @@ type RWMutex struct {
 	pendingW int        // writers in Lock that do not hold it yet: they keep readers out
 	writers  waitList
 	readersQ waitList
+	id       uint64 // its name's number in a trace (Task.syncName), given at its first lock
 }
 
 // Lock locks rw for writing, waiting until no reader or writer holds it.
@@ -124,18 +143,21 @@ func (rw *RWMutex) Lock(t *Task) error {
 	rw.mu.Lock()
 	if rw.freeLocked() {
 		rw.writing = true
+		rw.event(t, "lock")
 		rw.mu.Unlock()
 		return nil
 	}
 	rw.pendingW++
-	rw.init()
+	rw.init(t)
 	rw.mu.Unlock()
 	for {
 		done, err := t.waitOn(&rw.writers, 0)
-		if done {
-			return nil // handed over by Unlock or RUnlock, which counted it
-		}
 		rw.mu.Lock()
+		if done { // handed over by Unlock or RUnlock, which counted it
+			rw.event(t, "lock")
+			rw.mu.Unlock()
+			return nil
+		}
 		if err != nil {
 			rw.pendingW--
 			rw.admitReaders(t.w) // the readers this writer kept out
@@ -145,6 +167,7 @@ func (rw *RWMutex) Lock(t *Task) error {
 		if rw.freeLocked() {
 			rw.pendingW--
 			rw.writing = true
+			rw.event(t, "lock")
 			rw.mu.Unlock()
 			return nil
 		}
@@ -152,13 +175,22 @@ func (rw *RWMutex) Lock(t *Task) error {
 	}
 }
 
-// init makes the wait lists ready. Called with rw.mu held.
-func (rw *RWMutex) init() {
+// event records t's op on rw when the run tells its story. Called with
+// rw.mu held.
+func (rw *RWMutex) event(t *Task, op string) {
+	if t.w.story() {
+		t.lockEvent(op, t.syncName("rwmutex", &rw.id))
+	}
+}
+
+// init makes the wait lists ready, at t's wait. Called with rw.mu held.
+func (rw *RWMutex) init(t *Task) {
 	if rw.writers.ready() {
 		return
 	}
-	rw.writers.init(&rw.mu, "rwmutex write", func(*Task) bool { return rw.freeLocked() })
-	rw.readersQ.init(&rw.mu, "rwmutex read", func(*Task) bool { return rw.readable() })
+	name := t.syncName("rwmutex", &rw.id)
+	rw.writers.init(&rw.mu, "lock "+name, func(*Task) bool { return rw.freeLocked() })
+	rw.readersQ.init(&rw.mu, "rlock "+name, func(*Task) bool { return rw.readable() })
 }
 
 // freeLocked: no one holds rw. Called with rw.mu held.
@@ -177,14 +209,20 @@ func (rw *RWMutex) RLock(t *Task) error {
 		rw.mu.Lock()
 		if rw.readable() {
 			rw.readers++
+			rw.event(t, "rlock")
 			rw.mu.Unlock()
 			return nil
 		}
-		rw.init()
+		rw.init(t)
 		rw.mu.Unlock()
 		done, err := t.waitOn(&rw.readersQ, 0)
+		if done { // a writer's Unlock counted this reader in
+			rw.mu.Lock()
+			rw.event(t, "rlock")
+			rw.mu.Unlock()
+		}
 		if done || err != nil {
-			return err // done: a writer's Unlock counted this reader in
+			return err
 		}
 	}
 }
@@ -199,6 +237,7 @@ func (rw *RWMutex) TryLock(t *Task) bool {
 		return false
 	}
 	rw.writing = true
+	rw.event(t, "lock")
 	return true
 }
 
@@ -212,6 +251,7 @@ func (rw *RWMutex) TryRLock(t *Task) bool {
 		return false
 	}
 	rw.readers++
+	rw.event(t, "rlock")
 	return true
 }
 
@@ -225,6 +265,7 @@ func (rw *RWMutex) Unlock(t *Task) {
 	if !rw.writing {
 		panic("sched: RWMutex.Unlock of an RWMutex not locked for writing")
 	}
+	rw.event(t, "unlock")
 	rw.writing = false
 	if rw.readersQ.q.len() > 0 {
 		for rw.readersQ.q.len() > 0 {
@@ -246,6 +287,7 @@ func (rw *RWMutex) RUnlock(t *Task) {
 	if rw.readers <= 0 {
 		panic("sched: RWMutex.RUnlock of an RWMutex not locked for reading")
 	}
+	rw.event(t, "runlock")
 	rw.readers--
 	if rw.readers == 0 {
 		rw.handWriter(t.w)

@@ -38,6 +38,10 @@ type Scheduler struct {
 	// nextChanID is the last channel.id given (NewChan adds one):
 	// Select's lock order. Accessed atomically.
 	nextChanID atomic.Uint64
+	// nextSyncID is the last id a Mutex or RWMutex was given (at its
+	// first lock, under its own lock: syncName), which names it in the
+	// trace. Accessed atomically.
+	nextSyncID atomic.Uint64
 	// live is tasks created minus tasks finished outside any worker (see
 	// Live): Start adds the root, and a task retired outside any worker
 	// (retire with a nil worker: a pending child dropped by a timeout the

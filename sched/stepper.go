@@ -41,7 +41,10 @@ func (t *Task) endStep() {
 		}
 	}
 	if c := t.w.c; c.loopFib == t.fib && c.took != t {
-		panic(fmt.Sprintf("DEBUG endStep: task %d on the loop fiber, took %d", t.id, c.took.id))
+		// A task may run on its worker's loop fiber only as the task that
+		// took it (inline.go): anything else is a bug of the carrier, and
+		// suspending here would suspend the worker's loop.
+		panic(fmt.Sprintf("sched: task %d suspends on its worker's loop fiber, which task %d took", t.id, c.took.id))
 	}
 	t.suspend(reasonCheckpoint)
 }

@@ -73,6 +73,22 @@ func (c *channel) chanSendParked(t, s *Task) {
 		trace.S(trace.KeyCh, c.name), trace.S(trace.KeyVia, "buffer"))
 }
 
+// syncName is the name of a Mutex or RWMutex in the trace, kind#id, its
+// id given at its first lock (*id is 0 until then). Called with the
+// primitive's lock held.
+func (t *Task) syncName(kind string, id *uint64) string {
+	if *id == 0 {
+		*id = t.s.nextSyncID.Add(1)
+	}
+	return kind + "#" + strconv.FormatUint(*id, 10)
+}
+
+// lockEvent records t's op (lock, unlock, rlock, runlock) on the lock
+// named obj: who holds which lock, which a deadlock's waits name.
+func (t *Task) lockEvent(op, obj string) {
+	t.w.em.emit(trace.KindLock, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOp, op), trace.S(trace.KeyOn, obj))
+}
+
 // chanClose records t's close of c.
 func (c *channel) chanClose(t *Task) {
 	t.w.em.emit(trace.KindChan, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOp, "close"),

@@ -261,7 +261,7 @@ type traceTraits struct {
 }
 
 func (s *traceTraits) add(e *trace.Event) {
-	if !s.story && (e.Kind == trace.KindChan ||
+	if !s.story && (e.Kind == trace.KindChan || e.Kind == trace.KindLock ||
 		(e.Kind == trace.KindRun || e.Kind == trace.KindBlock) && len(e.Fields) > 1 && e.Fields[len(e.Fields)-1].Key == trace.KeyAt) {
 		s.story = true
 	}

@@ -269,7 +269,7 @@ func (d *DiffResult) configDiffers() []string {
 func tellsStory(t *Trace) bool {
 	for i := range t.Events {
 		e := &t.Events[i]
-		if e.Kind == KindChan {
+		if e.Kind == KindChan || e.Kind == KindLock {
 			return true
 		}
 		if (e.Kind == KindRun || e.Kind == KindBlock) && len(e.Fields) > 1 && e.Fields[len(e.Fields)-1].Key == KeyAt {

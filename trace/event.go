@@ -47,6 +47,7 @@ const (
 	KindNote                      // free-form annotation
 	KindDecide                    // a policy decision of a worker (docs/explore.md, "Policy decisions")
 	KindChan                      // a channel operation completed, with its peer task (version 3)
+	KindLock                      // a task took or released a sched.Mutex or RWMutex (version 3)
 	KindEnd                       // one past the last kind; not a kind: the length of a table indexed by Kind
 )
 
@@ -77,11 +78,12 @@ var kindNames = [KindEnd]string{
 	KindNote:      "note",
 	KindDecide:    "decide",
 	KindChan:      "chan",
+	KindLock:      "lock",
 }
 
 // kindOf returns the kind named b, or 0. A linear scan: most names differ
 // in length, so nearly every comparison stops there, and it is faster than
-// a map for 23 names.
+// a map for 26 names.
 func kindOf[T ~string | ~[]byte](b T) Kind {
 	for k := KindPop; k < KindEnd; k++ {
 		if string(b) == kindNames[k] {

@@ -81,6 +81,7 @@ log = "héllo"
 		ev(8, 40, "w1", KindWake, S("task", "t0"), S("by", "timer")),
 		ev(8, 40, "w1", KindDecide, S("next-slot", "yes"), S("task", "t0")),
 		ev(8, 40, "w1", KindChan, I("task", 2), S("op", "recv"), S("ch", "c"), I("peer", 1), S("via", "buffer")),
+		ev(8, 40, "w1", KindLock, I("task", 2), S("op", "lock"), S("on", "mutex#1")),
 		ev(9, 41, "w1", KindObserve, S("task", "t0"), S("at", "checkpoint"), S("id", "-7")),
 		ev(9, 41, "w1", KindCleanup, S("task", "t0")),
 		ev(10, 42, "sim", KindNote, S("text", "deadlock and livelock below are examples")),
@@ -353,7 +354,7 @@ func TestValueForms(t *testing.T) {
 func TestKinds(t *testing.T) {
 	t.Parallel()
 	want := "pop global steal steal-fail park run yield block wake exhausted recharge " +
-		"spawn nursery cancel observe cleanup log result clock outcome deadlock livelock note decide chan"
+		"spawn nursery cancel observe cleanup log result clock outcome deadlock livelock note decide chan lock"
 	var names []string
 	for k := KindPop; k < KindEnd; k++ {
 		names = append(names, k.String())

@@ -1,7 +1,7 @@
 // Package waits explains why a run stopped without finishing: for a
 // deadlock, a livelock or a stopped run it names every unfinished task,
-// what it waits on (a send or a receive on a channel, a nursery's end, a
-// sleep, a recharge, a blocking call, or nothing: it is runnable), who could
+// what it waits on (a send or a receive on a channel, a lock, a nursery's
+// end, a sleep, a recharge, a blocking call, or nothing: it is runnable), who could
 // wake it, and the wait-for cycle among blocked tasks when there is one.
 //
 // The analysis reads only the event stream of the run (the trace's events,
@@ -21,7 +21,8 @@
 // a task waits on (its `on` field; `until` for a sleep; `at` for the
 // scenario op or Go source line of the call), run, wake and recharge end a
 // wait, exhausted starts a wait for a recharge, and chan (a completed
-// channel operation, with its peer) says who holds what a channel carries.
+// channel operation, with its peer) says who holds what a channel carries,
+// and lock (a sched.Mutex or RWMutex taken or released) who holds a lock.
 // A trace recorded before chan events existed still gets every wait; only
 // its channel wakers are then unknown.
 //
@@ -33,6 +34,9 @@
 //   - a send on X: the unfinished tasks that sent on X more often than
 //     they received (a lock's holder, for a lock taken by a send), else
 //     those that received from X before;
+//   - a Lock or RLock of a sched.Mutex or RWMutex (named mutex#N,
+//     rwmutex#N): the unfinished tasks that took it more often than they
+//     released it;
 //   - a nursery's end: its unfinished children;
 //   - a recharge: the owner of the nursery the task runs in (a supervisor
 //     recharges its children), or a pool;

@@ -17,6 +17,8 @@ type Kind string
 const (
 	KindRecv      Kind = "recv"     // a receive on Wait.Object, a channel
 	KindSend      Kind = "send"     // a send on Wait.Object, a channel
+	KindLock      Kind = "lock"     // a Lock of Wait.Object, a sched.Mutex or RWMutex ("mutex#3")
+	KindRLock     Kind = "rlock"    // an RLock of Wait.Object, a sched.RWMutex
 	KindNursery   Kind = "nursery"  // the end of nursery Wait.Object (Wait.Nursery)
 	KindSleep     Kind = "sleep"    // a sleep until tick Wait.Until (-1: not recorded)
 	KindRecharge  Kind = "recharge" // its budget ran out; a recharge wakes it
@@ -90,6 +92,10 @@ func (w *Wait) What() string {
 		return "to receive on channel " + w.Object
 	case KindSend:
 		return "to send on channel " + w.Object
+	case KindLock:
+		return "to lock " + w.Object
+	case KindRLock:
+		return "to read-lock " + w.Object
 	case KindNursery:
 		return "for the end of nursery " + w.Object
 	case KindSleep:
@@ -284,12 +290,12 @@ func (b *Builder) task(id int64) *task {
 func (b *Builder) Add(e *trace.Event) {
 	switch e.Kind {
 	case trace.KindSpawn, trace.KindNursery, trace.KindResult, trace.KindBlock, trace.KindExhausted,
-		trace.KindRun, trace.KindWake, trace.KindRecharge, trace.KindChan, trace.KindOutcome:
+		trace.KindRun, trace.KindWake, trace.KindRecharge, trace.KindChan, trace.KindLock, trace.KindOutcome:
 	default:
 		return
 	}
 	id, hasTask := intField(e, trace.KeyTask)
-	if !b.Story && (e.Kind == trace.KindChan || e.Kind == trace.KindBlock && hasField(e, trace.KeyAt)) {
+	if !b.Story && (e.Kind == trace.KindChan || e.Kind == trace.KindLock || e.Kind == trace.KindBlock && hasField(e, trace.KeyAt)) {
 		b.Story = true
 	}
 	switch e.Kind {
@@ -329,6 +335,8 @@ func (b *Builder) Add(e *trace.Event) {
 		}
 	case trace.KindChan:
 		b.chanOp(e, id)
+	case trace.KindLock:
+		b.lockOp(e, id)
 	case trace.KindOutcome:
 		b.outcome, _ = strField(e, trace.KeyOutcome)
 	}
@@ -376,6 +384,31 @@ func (b *Builder) chanOp(e *trace.Event, id int64) {
 		if via, _ := strField(e, trace.KeyVia); via == "" {
 			count(peer, op != "send")
 		}
+	}
+}
+
+// lockOp counts a lock taken (lock, rlock) as a send and a lock released
+// (unlock, runlock) as a receive on the lock's name: a task that took it
+// more often than it released it holds it, as a task holds a channel
+// used as a lock (chanWakers).
+func (b *Builder) lockOp(e *trace.Event, id int64) {
+	obj, _ := strField(e, trace.KeyOn)
+	op, _ := strField(e, trace.KeyOp)
+	uses := b.chans[obj]
+	if uses == nil {
+		uses = map[int64]*use{}
+		b.chans[obj] = uses
+	}
+	u := uses[id]
+	if u == nil {
+		u = &use{}
+		uses[id] = u
+	}
+	switch op {
+	case "lock", "rlock":
+		u.sends++
+	case "unlock", "runlock":
+		u.recvs++
 	}
 }
 
@@ -432,6 +465,10 @@ func (b *Builder) wait(a *Analysis, t *task) Wait {
 	case strings.HasPrefix(w.On, "recv "), strings.HasPrefix(w.On, "send "):
 		w.Kind, w.Object = Kind(w.On[:4]), w.On[5:]
 		b.chanWakers(a, &w)
+	case strings.HasPrefix(w.On, "lock "), strings.HasPrefix(w.On, "rlock "):
+		kind, obj, _ := strings.Cut(w.On, " ")
+		w.Kind, w.Object = Kind(kind), obj
+		b.lockWakers(a, &w)
 	case strings.HasPrefix(w.On, "nursery "):
 		w.Kind = KindNursery
 		b.nurseryWakers(a, &w)
@@ -449,6 +486,27 @@ func (b *Builder) wait(a *Analysis, t *task) Wait {
 		w.Kind, w.Nobody = KindOtherWait, "unknown"
 	}
 	return w
+}
+
+// lockWakers fills the wakers of a Lock or RLock of w.Object: the tasks
+// that hold it (took it more often than they released it). A waiting
+// RLock is kept out by a writer holding the lock or waiting for it; only
+// the holders are named.
+func (b *Builder) lockWakers(a *Analysis, w *Wait) {
+	uses := b.chans[w.Object]
+	for _, id := range sortedKeys(uses) {
+		u := uses[id]
+		if id == w.Task || b.tasks[id] == nil || b.tasks[id].done || u.sends <= u.recvs {
+			continue
+		}
+		w.Wakers = append(w.Wakers, Waker{Task: id, Name: a.Name(id), Why: "holds " + w.Object})
+	}
+	if len(w.Wakers) == 0 {
+		w.Nobody = "no unfinished task holds " + w.Object
+		if !b.Story {
+			w.Nobody = "unknown: the trace does not record lock operations"
+		}
+	}
 }
 
 // chanWakers fills the wakers of a send or receive on w.Object.

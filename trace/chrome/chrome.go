@@ -340,6 +340,7 @@ var kinds = [trace.KindEnd]struct {
 	trace.KindNote:      {"sim", 't'},
 	trace.KindDecide:    {"sched", 't'},
 	trace.KindChan:      {"task", 't'},
+	trace.KindLock:      {"task", 't'},
 }
 
 // taskLabel is a task's id and, when known, its scenario name: "t3 slow_success".
@@ -419,6 +420,7 @@ var nameSuffixes = map[trace.Kind][]nameSuffix{
 	trace.KindOutcome:   {{" %", []string{"outcome", "status"}}, {" %", []string{"result", "err"}}},
 	trace.KindNote:      {{": %", []string{"text", "crash"}}},
 	trace.KindChan:      {{" %", []string{"op"}}, {" %", []string{"ch"}}},
+	trace.KindLock:      {{" %", []string{"op"}}, {" %", []string{"on"}}},
 }
 
 func instantSuffix(b *strings.Builder, e *trace.Event) {

@@ -1,0 +1,69 @@
+package sim_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/sim"
+)
+
+// TestWaitsNameLockHolders: a lock-order deadlock through a sched.Mutex
+// and an RWMutex is explained as one through channels is: each stuck
+// task, the lock it waits to take, the task that holds it, and the cycle.
+// The trace's lock events (version 3) say who holds what.
+func TestWaitsNameLockHolders(t *testing.T) {
+	// A lock's number is given at its first lock, so it depends on which
+	// task ran first: the patterns name it by what it is.
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`ab \(t2\) waits to read-lock (rwmutex#\d+) at waits_lock_test\.go:\d+, since step \d+\n\s+could wake it: ba \(t3, holds (rwmutex#\d+)\)`),
+		regexp.MustCompile(`ba \(t3\) waits to lock (mutex#\d+) at waits_lock_test\.go:\d+, since step \d+\n\s+could wake it: ab \(t2, holds (mutex#\d+)\)`),
+		regexp.MustCompile(`wait-for cycle: ab -> ba -> ab`),
+	}
+	deadlocks := 0
+	for seed := uint64(0); seed < 40; seed++ {
+		var a sched.Mutex
+		var b sched.RWMutex
+		r, err := sim.RunBody(sim.Body{Name: "locks", Source: "locks\n", Seed: seed, Sites: true,
+			Sched: sched.Config{Workers: 2, Budget: sched.Unlimited}},
+			func(t *sched.Task) error {
+				return t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
+					n.Go("ab", func(t *sched.Task) error {
+						a.Lock(t)
+						t.Yield()
+						b.RLock(t)
+						b.RUnlock(t)
+						a.Unlock(t)
+						return nil
+					})
+					n.Go("ba", func(t *sched.Task) error {
+						b.Lock(t)
+						t.Yield()
+						a.Lock(t)
+						a.Unlock(t)
+						b.Unlock(t)
+						return nil
+					})
+					return nil
+				})
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Outcome != sim.OutcomeDeadlock {
+			continue
+		}
+		deadlocks++
+		text := strings.Join(r.Waits.Lines(), "\n")
+		for _, re := range want {
+			m := re.FindStringSubmatch(text)
+			if m == nil || len(m) == 3 && m[1] != m[2] {
+				t.Errorf("seed %d: the waits do not match %s:\n%s", seed, re, text)
+			}
+		}
+	}
+	if deadlocks == 0 {
+		t.Fatal("no seed of 40 deadlocked")
+	}
+}
