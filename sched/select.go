@@ -31,13 +31,13 @@ import (
 // (Chan.RecvCase, DoneCase, a Timer's or Ticker's C) or the default case
 // (DefaultCase). Its zero value is a case that is never ready, as a nil
 // channel's in a Go select.
-//
-// A case is a value that holds its channel and its value without an
-// allocation when the channel's element type fits a word (word, as a
-// parked task's value slot does: Chan.slot), and its typed code as a
-// zero-size value of a type per element type (chanOps), which an
-// interface holds without an allocation either.
+// Making a case allocates nothing, but for a send case whose value does
+// not fit a word.
 type SelectCase struct {
+	// A case holds its channel, and its value when the element type fits
+	// a word (as a parked task's value slot does: Chan.slot), and its
+	// typed code as a zero-size value of a type per element type
+	// (chanOps), which an interface holds without an allocation either.
 	op      selOp          // chanOps[T]{}, nil for the default or a case never ready
 	c       unsafe.Pointer // the *Chan[T]
 	ch      *channel       // its channel
