@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -392,12 +393,12 @@ func TestCondSignalBroadcast(t *testing.T) {
 func TestWaitGroupCounts(t *testing.T) {
 	underBoth(t, 16, func(t *Task) error {
 		var wg WaitGroup
-		done := 0
+		var done atomic.Int32 // the workers run at once in real mode
 		return t.Nursery(NurseryOptions{}, func(n *Nursery) error {
 			wg.Add(5)
 			for range 5 {
 				n.Go("worker", func(t *Task) error {
-					done++
+					done.Add(1)
 					wg.Done(t)
 					return nil
 				})
@@ -406,7 +407,7 @@ func TestWaitGroupCounts(t *testing.T) {
 				if err := wg.Wait(t); err != nil {
 					return err
 				}
-				return check(done == 5, "Wait returned at %d of 5", done)
+				return check(done.Load() == 5, "Wait returned at %d of 5", done.Load())
 			})
 			return nil
 		})
