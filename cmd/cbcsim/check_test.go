@@ -292,7 +292,8 @@ func TestCheckQuietAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{`<td class="pass" title="2 runs passed">pass 2</td>`, "FAIL 2 of 2 (seeds 1, 2)", "1 workers", "2 workers", `class="lane lane-task"`} {
+	for _, s := range []string{`<td class="pass" title="2 runs passed">pass 2</td>`, "FAIL 2 of 2 (seeds 1, 2)", "1 workers", "2 workers", `class="lane lane-task"`,
+		"<title>seed 2 failed</title>"} {
 		if !strings.Contains(string(html), s) {
 			t.Errorf("check's page lacks %q", s)
 		}
