@@ -265,6 +265,7 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 	if c.Mode.story() {
 		p.sites = sk // the story: each step's op (docs/trace-format.md)
 		sk.story = true
+		sk.waits.Users = lazyChanUsers(sc)
 	}
 	startRoot(s, sc, p)
 

@@ -64,6 +64,17 @@ var Portfolio = []Arm{
 // PortfolioArm is the arm the portfolio runs for seed.
 func PortfolioArm(seed uint64) Arm { return Portfolio[seed%uint64(len(Portfolio))] }
 
+// AtSeed is c at another seed: under the portfolio, with that seed's arm
+// as its strategy (the one a run of the seed resolves to).
+func (c Config) AtSeed(seed uint64) Config {
+	c.Seed = seed
+	if c.Portfolio {
+		arm := PortfolioArm(seed)
+		c.Strategy, c.PCTDepth = arm.Strategy, arm.PCTDepth
+	}
+	return c
+}
+
 // PortfolioText names the portfolio's arms, for reports.
 func PortfolioText() string {
 	parts := make([]string, len(Portfolio))

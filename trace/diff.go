@@ -82,6 +82,11 @@ type DiffResult struct {
 	// the same decisions may give other events, which is no
 	// nondeterminism.
 	VersionA, VersionB int
+	// StoryA and StoryB say whether each trace tells the story of its run
+	// (chan events, at= fields: docs/trace-format.md): a version-3 trace
+	// recorded before them does not, and differs from one after them in
+	// those lines alone, which is no nondeterminism either.
+	StoryA, StoryB bool
 
 	// Header lists the header fields that differ, in A's order and then
 	// B's. The embedded scenario source is compared separately, in Source.
@@ -220,7 +225,7 @@ func Diff(a, b *Trace) *DiffResult { return DiffContext(a, b, DefaultContext) }
 // the first divergence on each side.
 func DiffContext(a, b *Trace, n int) *DiffResult {
 	n = max(n, 0)
-	d := &DiffResult{VersionA: a.Version, VersionB: b.Version}
+	d := &DiffResult{VersionA: a.Version, VersionB: b.Version, StoryA: tellsStory(a), StoryB: tellsStory(b)}
 	d.Header = diffHeader(&a.Header, &b.Header)
 	d.Source = diffSource(a.Header.Source, b.Header.Source)
 	d.A, d.B = summarise(a), summarise(b)
@@ -243,6 +248,8 @@ func (d *DiffResult) configDiffers() []string {
 	var keys []string
 	if d.VersionDiffers() {
 		keys = append(keys, fmt.Sprintf("the format version (%d and %d: recorded under different driver modes)", d.VersionA, d.VersionB))
+	} else if d.StoryA != d.StoryB {
+		keys = append(keys, "the story events (chan, at=: one trace was recorded before them)")
 	}
 	if d.Source.Differs {
 		keys = append(keys, "the scenario source")
@@ -256,6 +263,20 @@ func (d *DiffResult) configDiffers() []string {
 		keys = append(keys, h.Key)
 	}
 	return keys
+}
+
+// tellsStory reports whether t has a chan event or an at= field.
+func tellsStory(t *Trace) bool {
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Kind == KindChan {
+			return true
+		}
+		if (e.Kind == KindRun || e.Kind == KindBlock) && len(e.Fields) > 1 && e.Fields[len(e.Fields)-1].Key == KeyAt {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *DiffResult) headerDiffers(key string) bool {

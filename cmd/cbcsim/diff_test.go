@@ -143,3 +143,17 @@ func TestDiffVersionsFirst(t *testing.T) {
 		t.Errorf("diff calls a version difference nondeterminism:\n%s", out)
 	}
 }
+
+// A version-3 trace recorded before the story events against one after
+// them: a configuration difference, not nondeterminism.
+func TestDiffStoryBeforeAfter(t *testing.T) {
+	t.Parallel()
+	v3 := filepath.Join(t.TempDir(), "v3.trace")
+	if code, out, errOut := runCLI("run", "../../scenarios/fail_fast.toml", "--seed", "3", "--workers", "2", "--trace", v3); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ := runCLI("diff", "../../sim/testdata/v3plain/fail_fast.seed3.w2.trace", v3)
+	if code != 1 || !strings.Contains(out, "CONFIG DIFF") || !strings.Contains(out, "the story events") || strings.Contains(out, "NONDETERMINISM") {
+		t.Fatalf("diff: exit %d\n%s", code, out)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -258,6 +259,11 @@ type checker struct {
 	samples     []*sample         // in report order
 	sampleOf    map[int64]*sample // job index of a sampled run → its sample; read-only once running
 	interrupted bool              // Options.Context stopped the sweep before its last job
+	// once holds, per scenario, the run of the first seed at one worker
+	// when it made no policy decision: every seed's run at one worker is
+	// that run (explore.md#which-strategy), so it stands for them instead
+	// of being made again (oneWorkerOnce). nil where runs are made.
+	once []*summary
 }
 
 // summary is what a check keeps of a run.
@@ -301,6 +307,7 @@ func newChecker(scs []*scenario.Scenario, paths []string, o Options, exec execFu
 		return nil, err
 	}
 	c.recResults = make([]Recorded, len(c.recorded))
+	c.oneWorkerOnce()
 	c.total = c.seeded + int64(len(c.recorded))
 	c.pickSamples()
 	return c, nil
@@ -363,6 +370,29 @@ func (o *Options) normalizeWorkers() error {
 		seen[w] = true
 	}
 	return nil
+}
+
+// oneWorkerOnce makes, for each scenario checked at one worker over more
+// than one seed, the first seed's run at one worker; when it made no
+// policy decision, it is kept in c.once to stand for every seed's run at
+// one worker. At one worker the driver has no worker to choose and a seed
+// changes only the policy decisions, so a run without any is the run of
+// every seed: each run is the same up to its first choice, and it has
+// none. Real mode has no decisions to count. The probe is sim.Execute
+// itself, outside the jobs: every shard makes it, and it is not one of
+// the check's runs (those stay one per seed, each counted once).
+func (c *checker) oneWorkerOnce() {
+	c.once = make([]*summary, len(c.scs))
+	if c.o.Mode.Real() || c.o.Seeds < 2 || !slices.Contains(c.o.Workers, 1) {
+		return
+	}
+	for i, sc := range c.scs {
+		s := runOne(sc, sim.Options{Seed: c.o.SeedStart, HasSeed: true, Workers: 1,
+			Strategy: c.o.Strategy, PCTDepth: c.o.PCTDepth}, sim.Execute)
+		if s.outcome != outcomeError && s.decisions == 0 {
+			c.once[i] = &s
+		}
+	}
 }
 
 // resolveAll resolves every scenario under every worker count up front: a

@@ -431,20 +431,51 @@ func TestPortfolioFindsBugs(t *testing.T) {
 		if row.Failed == 0 || row.FirstFailSeed != first {
 			t.Errorf("%s: %d of 100 runs failed, first failing seed %d, want seed %d", file, row.Failed, row.FirstFailSeed, first)
 		}
+		// The failure's configuration, which its reproduce line and its
+		// repro directory use, is the failing seed's arm, not the first
+		// seed's.
+		for _, f := range r.Scenarios[0].Failures {
+			arm := sim.PortfolioArm(f.Seed)
+			if f.Config.Strategy != arm.Strategy || f.Config.PCTDepth != arm.PCTDepth {
+				t.Errorf("%s seed %d: failure configured %s depth %d, want the arm %v", file, f.Seed, f.Config.Strategy, f.Config.PCTDepth, arm)
+			}
+			if run, _ := runOnce(t, sc, sim.Options{Seed: f.Seed, HasSeed: true, Workers: 2, Strategy: f.Config.Strategy, PCTDepth: f.Config.PCTDepth}); run.Passed() {
+				t.Errorf("%s seed %d: the reproduce configuration passes", file, f.Seed)
+			}
+		}
 	}
 }
 
 // At one worker a scenario whose runs make no policy decision gives one
-// run for every seed, and the report says so.
+// run for every seed: check makes it once, and the report says so. A
+// scenario whose runs make decisions is run seed by seed.
 func TestOneWorkerSameRunSaid(t *testing.T) {
 	t.Parallel()
+	var mu sync.Mutex
+	calls := map[int]int{} // by worker count
+	exec := func(sc *scenario.Scenario, c sim.Config, o sim.Options) (*sim.Run, error) {
+		mu.Lock()
+		calls[c.Workers]++
+		mu.Unlock()
+		return sim.Execute(sc, c, o)
+	}
 	sc := parseSrc(t, "one.toml", "version = 1\nname = \"one\"\n[task.main]\nops = [ { compute = 3 } ]\n")
-	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"one.toml"}, Options{Seeds: 6, SeedStart: 1, Workers: []int{1, 2}, Jobs: 2}, sim.Execute)
+	r := mustCheck(t, []*scenario.Scenario{sc}, []string{"one.toml"}, Options{Seeds: 6, SeedStart: 1, Workers: []int{1, 2}, Jobs: 2}, exec)
 	out := reportText(t, r)
-	if want := "workers 1: the 6 runs are one run: none made a policy decision"; !strings.Contains(out, want) {
+	if want := "workers 1: one run stands for all 6 seeds: it made no policy decision"; !strings.Contains(out, want) {
 		t.Errorf("report lacks %q:\n%s", want, out)
 	}
-	if strings.Contains(out, "workers 2: the") {
+	if strings.Contains(out, "workers 2: one run") {
 		t.Errorf("the note names 2 workers:\n%s", out)
+	}
+	if calls[1] != 0 || calls[2] != 6 || r.Scenarios[0].Rows[0].Runs != 6 {
+		t.Errorf("runs made: %v, want none at one worker (the probe stands for them) and 6 at two; row %+v", calls, r.Scenarios[0].Rows[0])
+	}
+	// lifo_cleanup's runs decide (spawn credits): made seed by seed.
+	clear(calls)
+	sc = loadFile(t, "../../scenarios/lifo_cleanup.toml")
+	r = mustCheck(t, []*scenario.Scenario{sc}, []string{"lifo.toml"}, Options{Seeds: 4, SeedStart: 1, Workers: []int{1}, Jobs: 2}, exec)
+	if calls[1] != 4 || strings.Contains(reportText(t, r), "one run stands") {
+		t.Errorf("lifo_cleanup at one worker: %d runs made, want 4", calls[1])
 	}
 }

@@ -97,9 +97,21 @@ func (c *checker) do(i int64) (failed bool) {
 // execute runs one seed; the trace goes to trace when it is not nil. A
 // panic or an error of the harness becomes a failed check, so one bad run
 // never stops the others.
+//
+// At one worker, a scenario whose first run made no policy decision
+// (checker.once) is not run again: that run stands for this seed's, with
+// this seed's configuration; a run that writes a trace (a resample, a
+// repro) is made all the same.
 func (c *checker) execute(sc, wi int, seed uint64, trace io.Writer) (sum summary) {
 	o := sim.Options{Seed: seed, HasSeed: true, Workers: c.o.Workers[wi], Mode: c.o.Mode, RealTimeout: c.o.RealTimeout,
 		Strategy: c.o.Strategy, PCTDepth: c.o.PCTDepth, Trace: trace}
+	if first := c.once[sc]; first != nil && trace == nil && o.Workers == 1 {
+		sum = *first
+		if cfg, err := sim.Resolve(c.scs[sc], o); err == nil {
+			sum.cfg = cfg
+		}
+		return sum
+	}
 	return runOne(c.scs[sc], o, c.exec)
 }
 
@@ -175,8 +187,8 @@ func (a *rowAgg) add(c *checker, sc int, seed uint64, s *summary) {
 // config is the configuration of one run of the check: the scenario's,
 // resolved, at a seed and a worker count.
 func (c *checker) config(sc, wi int, seed uint64) sim.Config {
-	cfg := c.base[sc]
-	cfg.Seed, cfg.Workers = seed, c.o.Workers[wi]
+	cfg := c.base[sc].AtSeed(seed)
+	cfg.Workers = c.o.Workers[wi]
 	return cfg
 }
 

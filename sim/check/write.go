@@ -109,7 +109,7 @@ func (r *Report) writeTables(b *bytes.Buffer) error {
 		}
 		for _, row := range s.Rows {
 			if row.Workers == 1 && row.Runs > 1 && row.Undecided == row.Runs && !r.Options.Mode.Real() {
-				fmt.Fprintf(b, "workers 1: the %d runs are one run: none made a policy decision, and at one worker those decisions are all a seed changes\n", row.Runs)
+				fmt.Fprintf(b, "workers 1: one run stands for all %d seeds: it made no policy decision, and at one worker those decisions are all a seed changes, so it was made once\n", row.Runs)
 			}
 		}
 	}

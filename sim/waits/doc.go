@@ -39,6 +39,11 @@
 //   - a sleep: the clock; a blocking call: its return, outside the
 //     scheduler.
 //
+// With Builder.Users (a scenario's run: which task bodies send on or
+// receive from each channel), a channel wait that no past operation
+// explains is put down to the unfinished tasks whose code may do the
+// operation it needs ("whose code sends on c"), or to nobody.
+//
 // The wait-for graph has an edge from each blocked task to each blocked
 // task that could wake it; Analysis.Cycle is the first cycle a depth-first
 // search finds, visiting tasks in id order. Building the analysis costs

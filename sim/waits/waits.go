@@ -212,6 +212,11 @@ type Builder struct {
 	// without any chan or at= in the events, a channel wait's wakers
 	// are reported unknown rather than none.
 	Story bool
+	// Users, when set, names the tasks whose code may send on (send) or
+	// receive from a channel: the scenario's bodies, which the events do
+	// not hold. A channel wait that no task's past operations explain is
+	// then put down to the unfinished tasks of those names.
+	Users func(channel string, send bool) []string
 
 	tasks     map[int64]*task
 	nurseries map[int64]*nurseryRec
@@ -458,16 +463,52 @@ func (b *Builder) chanWakers(a *Analysis, w *Wait) {
 	if len(holders) == 0 {
 		w.Wakers = users
 	}
+	if len(w.Wakers) == 0 && b.Users != nil {
+		w.Wakers = b.codeUsers(a, w)
+	}
 	if len(w.Wakers) == 0 {
 		peer := "sent on"
 		if w.Kind == KindSend {
 			peer = "received from"
 		}
 		w.Nobody = "no unfinished task has " + peer + " " + w.Object
+		if b.Users != nil {
+			w.Nobody += ", and none's code does"
+		}
 		if !b.Story {
 			w.Nobody = "unknown: the trace does not record channel operations (recorded before chan events)"
 		}
 	}
+}
+
+// codeUsers are the unfinished tasks other than w's whose code may do the
+// operation that ends w's wait (Builder.Users), in id order.
+func (b *Builder) codeUsers(a *Analysis, w *Wait) []Waker {
+	names := b.Users(w.Object, w.Kind == KindRecv)
+	if len(names) == 0 {
+		return nil
+	}
+	why := "whose code receives from " + w.Object
+	if w.Kind == KindRecv {
+		why = "whose code sends on " + w.Object
+	}
+	var out []Waker
+	for _, id := range sortedTasks(b.tasks) {
+		t := b.tasks[id]
+		if id != w.Task && !t.done && slices.Contains(names, t.name) {
+			out = append(out, Waker{Task: id, Name: a.Name(id), Why: why})
+		}
+	}
+	return out
+}
+
+func sortedTasks(m map[int64]*task) []int64 {
+	ids := make([]int64, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // nurseryWakers fills the unfinished children of the nursery w waits on.
@@ -509,7 +550,8 @@ func (b *Builder) rechargeWakers(a *Analysis, t *task, w *Wait) {
 // cycle is the first cycle of the wait-for graph among blocked tasks:
 // an edge from a blocked task to each blocked task that could wake it.
 // A depth-first search from each task in id order, successors in the
-// order of Wakers: O(tasks + wakers).
+// order of Wakers: O(tasks + wakers), iterative, so that a chain of a
+// million waits needs no million frames.
 func cycle(a *Analysis) []int64 {
 	byID := make(map[int64]*Wait, len(a.Waits))
 	for i := range a.Waits {
@@ -523,35 +565,45 @@ func cycle(a *Analysis) []int64 {
 		black
 	)
 	colour := map[int64]int{}
-	var stack []int64
-	var found []int64
-	var visit func(id int64) bool
-	visit = func(id int64) bool {
-		colour[id] = grey
-		stack = append(stack, id)
-		for _, k := range byID[id].Wakers {
-			if byID[k.Task] == nil {
-				continue
-			}
-			switch colour[k.Task] {
-			case grey:
-				i := slices.Index(stack, k.Task)
-				found = slices.Clone(stack[i:])
-				return true
-			case white:
-				if visit(k.Task) {
-					return true
-				}
-			}
-		}
-		stack = stack[:len(stack)-1]
-		colour[id] = black
-		return false
+	type frame struct {
+		id   int64
+		next int // the index in Wakers of the next successor to visit
 	}
 	for i := range a.Waits {
-		id := a.Waits[i].Task
-		if byID[id] != nil && colour[id] == white && visit(id) {
-			return found
+		root := a.Waits[i].Task
+		if byID[root] == nil || colour[root] != white {
+			continue
+		}
+		stack := []frame{{id: root}}
+		colour[root] = grey
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			wakers := byID[top.id].Wakers
+			if top.next == len(wakers) {
+				colour[top.id] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			k := wakers[top.next].Task
+			top.next++
+			if byID[k] == nil {
+				continue
+			}
+			switch colour[k] {
+			case grey:
+				var found []int64
+				for j := len(stack) - 1; j >= 0; j-- {
+					found = append(found, stack[j].id)
+					if stack[j].id == k {
+						break
+					}
+				}
+				slices.Reverse(found)
+				return found
+			case white:
+				colour[k] = grey
+				stack = append(stack, frame{id: k})
+			}
 		}
 	}
 	return nil

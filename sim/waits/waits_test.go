@@ -115,3 +115,18 @@ func TestFinishedRunHasNoWaits(t *testing.T) {
 		t.Errorf("a finished run explains %q", a.Summary())
 	}
 }
+
+// A chain of a hundred thousand waits closed into a ring is one cycle,
+// found without a frame per task.
+func TestLongCycle(t *testing.T) {
+	const n = 100_000
+	a := &Analysis{names: map[int64]string{}}
+	for i := int64(1); i <= n; i++ {
+		next := i%n + 1
+		a.Waits = append(a.Waits, Wait{Task: i, Kind: KindRecv, Wakers: []Waker{{Task: next}}})
+	}
+	c := cycle(a)
+	if len(c) != n || c[0] != 1 || c[n-1] != n {
+		t.Fatalf("cycle of %d tasks from %v", len(c), c[:min(len(c), 3)])
+	}
+}
