@@ -347,6 +347,10 @@ func finish(run *Run, s *driver.Scheduler, sk *sink, tw *trace.Writer, step int6
 			run.Stuck = sk.tab.stuck()
 		}
 		if sk.story {
+			if sk.tab != nil {
+				// Tasks that only ran have no event the builder read.
+				sk.tab.unfinished(func(id int64) { sk.waits.Seen(id, sk.site(uint64(id))) })
+			}
 			run.Waits = sk.waits.Analysis()
 		}
 		s.Abort()

@@ -58,3 +58,21 @@ func TestPortfolioRefusesDepth(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// replay --strategy portfolio confirms a trace whose strategy is its seed's
+// arm, and refuses one whose strategy is not.
+func TestReplayConfirmsPortfolio(t *testing.T) {
+	t.Parallel()
+	sc, err := scenario.Load("../scenarios/fail_fast.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, data := runTrace(t, sc, sim.Options{Seed: 4, HasSeed: true, Workers: 2, Strategy: sim.StrategyPortfolio})
+	if err := sim.CheckTraceStrategy("a.trace", data, sim.StrategyPortfolio, 0); err != nil {
+		t.Errorf("the portfolio's own trace: %v", err)
+	}
+	_, data = runTrace(t, sc, sim.Options{Seed: 4, HasSeed: true, Workers: 2, Strategy: sim.StrategyRandom})
+	if err := sim.CheckTraceStrategy("b.trace", data, sim.StrategyPortfolio, 0); err == nil {
+		t.Error("a random trace of seed 4 (whose arm is pct 8) confirmed as the portfolio's")
+	}
+}

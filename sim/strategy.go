@@ -274,6 +274,12 @@ func CheckTraceStrategy(file string, data []byte, strategy string, pctDepth int)
 	if strategy == "" {
 		strategy = StrategyRandom
 	}
+	if strategy == StrategyPortfolio {
+		// The portfolio's run of this seed is its arm's: the header
+		// records the arm.
+		arm := PortfolioArm(c.Seed)
+		strategy, pctDepth = arm.Strategy, arm.PCTDepth
+	}
 	if strategy == StrategyPCT && pctDepth == 0 {
 		pctDepth = PCTDepthDefault
 	}

@@ -167,6 +167,15 @@ func (t *taskRowHist) state() string {
 	return "Ready"
 }
 
+// unfinished calls f with the id of each task without a result.
+func (tb *tables) unfinished(f func(id int64)) {
+	for id, t := range tb.tasks { // f's order does not matter: the Builder sorts
+		if t.row.Result == "-" {
+			f(id)
+		}
+	}
+}
+
 // stuck lists the tasks without a result, in id order, as sim's stuck does
 // from kept tasks.
 func (tb *tables) stuck() []string {

@@ -120,6 +120,11 @@ func (a *Analysis) Write(out io.Writer) {
 		if w.At != "" {
 			at = " at " + w.At
 		}
+		if w.Kind == KindRunnable {
+			// A livelock's spinner, or a task a stopped run left ready.
+			fmt.Fprintf(out, "  %s (t%d) is runnable%s: it waits for nothing, and ran until the run stopped\n", w.Name, w.Task, at)
+			continue
+		}
 		fmt.Fprintf(out, "  %s (t%d) waits %s%s, since step %d\n", w.Name, w.Task, w.What(), at, w.Since)
 		if w.Nobody != "" {
 			fmt.Fprintf(out, "      could wake it: %s\n", w.Nobody)
@@ -371,6 +376,18 @@ func (b *Builder) chanOp(e *trace.Event, id int64) {
 		if via, _ := strField(e, trace.KeyVia); via == "" {
 			count(peer, op != "send")
 		}
+	}
+}
+
+// Seen tells the Builder of task id and where it last was (its last run
+// event's at, "" if unknown), which the caller saw in events it did not
+// Add: a caller that leaves run events out (they are the most numerous
+// and say nothing of a wait) names the tasks only they showed, such as a
+// root that only ever ran, so that a livelock still lists it and where
+// it spins.
+func (b *Builder) Seen(id int64, at string) {
+	if t := b.task(id); at != "" {
+		t.at = at
 	}
 }
 
