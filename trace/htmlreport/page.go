@@ -303,10 +303,9 @@ func (pw *pageWriter) cell(c GridCell) {
 	case c.Failed == 0:
 		pw.printf("<td class=\"pass\" title=\"%d runs passed\">pass %d</td>", c.Runs, c.Runs)
 	default:
-		seeds := slices.Clone(c.FailSeeds)
 		text := fmt.Sprintf("FAIL %d of %d", c.Failed, c.Runs)
-		if len(seeds) > 0 {
-			text += fmt.Sprintf(" (seeds %s)", joinSeeds(seeds))
+		if len(c.FailSeeds) > 0 {
+			text += fmt.Sprintf(" (seeds %s)", joinSeeds(c.FailSeeds))
 		}
 		if c.Repro != "" {
 			text += " " + c.Repro
