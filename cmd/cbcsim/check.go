@@ -111,7 +111,7 @@ func (cf *checkFlags) sweep(ctx context.Context, cmd *cobra.Command, args []stri
 	}
 	if len(paths) == 0 && len(traces) == 0 { // empty corpora only
 		fmt.Fprintln(cmd.OutOrStdout(), "ok: no recorded runs to check")
-		return nil
+		return cf.reports.write(check.EmptyCorpora(empty, cf.sw.workerList))
 	}
 	if cf.out != "" {
 		if err := outfile.CheckDir(cf.out); err != nil {

@@ -292,7 +292,8 @@ func TestCheckQuietAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{`<td class="pass" title="2 runs passed">pass 2</td>`, "FAIL 2 of 2 (seeds 1, 2)", "1 workers", "2 workers", `class="lane lane-task"`} {
+	for _, s := range []string{`<td class="pass" title="2 runs passed">pass 2</td>`, "FAIL 2 of 2 (seeds 1, 2)", "1 workers", "2 workers", `class="lane lane-task"`,
+		"<title>seed 2 failed</title>"} {
 		if !strings.Contains(string(html), s) {
 			t.Errorf("check's page lacks %q", s)
 		}
@@ -312,9 +313,19 @@ func TestCheckEmptyCorpus(t *testing.T) {
 	if code, stdout, stderr := runCLI("fuzz", "--seeds", "3", "--workers", "1", "--out", filepath.Join(dir, "out"), "--corpus", corpus); code != 0 {
 		t.Fatalf("fuzz: exit %d\n%s%s", code, stdout, stderr)
 	}
-	code, stdout, stderr := runCLI("check", corpus)
+	js, junit := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
+	code, stdout, stderr := runCLI("check", corpus, "--json", js, "--junit", junit)
 	if code != 0 || !strings.Contains(stdout, "holds no recorded runs yet") || !strings.Contains(stdout, "ok: no recorded runs to check") {
 		t.Fatalf("check of the empty corpus: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// CI finds its reports: no runs, a passing case for the corpus.
+	data, err := os.ReadFile(js)
+	if err != nil || !strings.Contains(string(data), `"runs": 0`) || !strings.Contains(string(data), `"name": "no recorded runs"`) {
+		t.Errorf("the JSON report of an empty corpus (%v):\n%s", err, data)
+	}
+	data, err = os.ReadFile(junit)
+	if err != nil || !strings.Contains(string(data), `tests="1" failures="0"`) {
+		t.Errorf("the JUnit report of an empty corpus (%v):\n%s", err, data)
 	}
 	if code, _, _ := runCLI("check", corpus, "--seeds", "2"); code != 2 {
 		t.Errorf("an empty directory with --seeds: exit %d, want 2 (no scenarios)", code)

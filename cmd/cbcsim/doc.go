@@ -1,4 +1,4 @@
-// Command cbcsim runs, checks, replays, diffs, fuzzes and exports
+// Command cbcsim runs, checks, replays, diffs, fuzzes, exports and draws
 // scenarios of the CBC-MN scheduler, and benchmarks its real mode.
 //
 //	cbcsim run scenarios/fail_fast.toml --seed 7 --workers 4 --trace ff.trace
@@ -6,9 +6,10 @@
 //	cbcsim replay ff.trace
 //	cbcsim diff a.trace b.trace
 //	cbcsim fuzz --seeds 5000
+//	cbcsim report ff.trace -o ff.html
 //
 // Every subcommand lives in its own file with a newXxxCmd constructor; the
-// logic is in the packages (sim, sim/gen, trace, bench). Exit status: 0
+// logic is in the packages (sim, sim/gen, trace, trace/htmlreport, bench). Exit status: 0
 // success, 1 a broken invariant or expectation (or differing traces), 2 bad
 // input, always with a message that names the file and where.
 package main

@@ -25,7 +25,8 @@ func TestReportCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"<!DOCTYPE html>", "t1 main", "t2 receiver", "worker w0", "worker w1", "recv c", `class="waitgraph"`} {
+	for _, s := range []string{"<!DOCTYPE html>", "t1 main", "t2 receiver", "worker w0", "worker w1", "recv c",
+		"replayed along its recorded schedule): all 16 checks held"} {
 		if !strings.Contains(string(page), s) {
 			t.Errorf("report lacks %q", s)
 		}
@@ -38,7 +39,17 @@ func TestReportCommand(t *testing.T) {
 	if !strings.Contains(string(page), `id="divergence"`) || !strings.Contains(string(page), "A a.trace") {
 		t.Errorf("the two-trace report has no divergence marker or no label A")
 	}
-	code, stdout, _ := runCLI("report", a)
+	// A failing run's page says which checks failed, found by replaying it.
+	lock := filepath.Join(dir, "lock.trace")
+	if code, _, stderr := runCLI("run", "../../scenarios/bugs/lock_order.toml", "--seed", "5", "--workers", "2", "--trace", lock); code != 1 {
+		t.Fatalf("run lock_order seed 5: exit %d, want 1 (a deadlock): %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI("report", lock)
+	if code != 0 || !strings.Contains(stdout, "checks FAIL") || !strings.Contains(stdout, "  FAIL expect.outcome: want ok, got deadlock") ||
+		!strings.Contains(stdout, "wait-for cycle: a_to_b -&gt; b_to_a -&gt; a_to_b") {
+		t.Errorf("the failing run's page: exit %d, lacks its failed checks or its cycle: %s", code, stderr)
+	}
+	code, stdout, _ = runCLI("report", a)
 	if code != 0 || !strings.HasPrefix(stdout, "<!DOCTYPE html>") {
 		t.Errorf("report to stdout: exit %d, %.40q", code, stdout)
 	}

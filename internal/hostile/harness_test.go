@@ -438,7 +438,8 @@ func runCase(c *kase) result {
 
 // looksLikeOutput: a trace or a chrome export.
 func looksLikeOutput(b []byte) bool {
-	return bytes.HasPrefix(b, []byte("# cbcsim-trace")) || bytes.HasPrefix(b, []byte("{")) || bytes.HasPrefix(b, []byte("["))
+	return bytes.HasPrefix(b, []byte("# cbcsim-trace")) || bytes.HasPrefix(b, []byte("{")) || bytes.HasPrefix(b, []byte("[")) ||
+		bytes.HasPrefix(b, []byte("<!DOCTYPE html>")) // cbcsim report
 }
 
 // TestHostile runs -hostile.n hostile inputs and fails on any violation of

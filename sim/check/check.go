@@ -144,6 +144,11 @@ type ScenarioReport struct {
 	Failures []Failure
 }
 
+// GridSeedsMax bounds the seeds of check --report's seed grid: a row
+// keeps its failing seeds among the first GridSeedsMax of the check's
+// range, whichever order the runs end in.
+const GridSeedsMax = 2000
+
 // Row sums the runs of one worker count (or of all, in Total).
 type Row struct {
 	Workers       int
@@ -160,6 +165,9 @@ type Row struct {
 	// worker such runs are the same run whatever the seed (the report
 	// says so).
 	Undecided int64
+	// FailSeeds lists the failing seeds among the first GridSeedsMax
+	// seeds, in order: the seed grid of check --report (Grid).
+	FailSeeds []uint64
 }
 
 // Failure is one kind of failure of one (scenario, workers) row: the

@@ -14,9 +14,10 @@ import (
 const failSeedsShown = 8
 
 // Grid is the report as a pass and fail grid, a row per scenario and a
-// column per worker count, for check --report (docs/report.md).
+// column per worker count, with a strip of the first GridSeedsMax seeds
+// per scenario and worker count, for check --report (docs/report.md).
 func (r *Report) Grid() *htmlreport.Grid {
-	g := &htmlreport.Grid{Workers: r.Options.Workers}
+	g := &htmlreport.Grid{Workers: r.Options.Workers, SeedFirst: r.Options.SeedStart, SeedCount: min(uint64(max(r.Options.Seeds, 0)), GridSeedsMax)}
 	for _, s := range r.Scenarios {
 		row := htmlreport.GridRow{Scenario: s.Path}
 		for _, w := range r.Options.Workers {
@@ -33,7 +34,7 @@ func (s *ScenarioReport) cell(w int) htmlreport.GridCell {
 	var c htmlreport.GridCell
 	for _, row := range s.Rows {
 		if row.Workers == w {
-			c.Runs, c.Failed = row.Runs, row.Failed
+			c.Runs, c.Failed, c.Seeds = row.Runs, row.Failed, row.FailSeeds
 		}
 	}
 	var seeds []uint64

@@ -5,6 +5,7 @@ package check
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,6 +25,9 @@ func (c *checker) report() *Report {
 	c.reportNondeterminism(r)
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
+		for wi := range s.Rows {
+			slices.Sort(s.Rows[wi].FailSeeds) // the runs end in any order
+		}
 		s.Total = total(s.Rows)
 		r.Runs += s.Total.Runs
 		r.FailedRuns += s.Total.Failed

@@ -158,6 +158,9 @@ func (a *rowAgg) add(c *checker, sc int, seed uint64, s *summary) {
 		return
 	}
 	r.Failed++
+	if seed-c.o.SeedStart < GridSeedsMax {
+		r.FailSeeds = append(r.FailSeeds, seed) // sorted by the report
+	}
 	if r.Failed == 1 || seed < r.FirstFailSeed {
 		r.FirstFailSeed = seed
 	}

@@ -31,6 +31,7 @@ span.nursery{color:#5e35b1;font-weight:600}span.mode{color:#777}
 table.waits,table.grid{border-collapse:collapse}
 table.waits td,table.waits th,table.grid td,table.grid th{border:1px solid #ddd;padding:3px 6px;text-align:left}
 td.pass{background:#e6f4ea}td.fail{background:#fde0e0;color:#b71c1c;font-weight:600}td.none{color:#999}
+rect.seeds-pass{fill:#c8e6c9}rect.seed-fail{fill:#d32f2f}table.strips th{text-align:left;font-weight:400;padding-right:8px}
 svg.waitgraph{border:1px solid #eee;margin-top:8px}
 .wait-node circle{fill:#fff;stroke:#555}.wait-node.task circle{fill:#ffe0b2}.wait-node.resource circle{fill:#e1f5fe}
 line.wait-edge{stroke:#555;stroke-width:1.2}line.wait-edge.cycle{stroke:#d50000;stroke-width:2}

@@ -206,12 +206,16 @@ func TestBounded(t *testing.T) {
 // The grid shows a cell per scenario and worker count.
 func TestGrid(t *testing.T) {
 	html := page(t, htmlreport.Page{Title: "check", Grid: &htmlreport.Grid{
-		Workers: []int{1, 2},
+		Workers: []int{1, 2}, SeedFirst: 1, SeedCount: 10,
 		Rows: []htmlreport.GridRow{{Scenario: "a.toml", Cells: []htmlreport.GridCell{
-			{Runs: 10}, {Runs: 10, Failed: 2, FailSeeds: []uint64{3, 7}, Repro: "repro/a-seed3-w2"},
+			{Runs: 10}, {Runs: 10, Failed: 2, FailSeeds: []uint64{3, 7}, Repro: "repro/a-seed3-w2", Seeds: []uint64{3, 7}},
 		}}},
 	}})
-	for _, s := range []string{`<td class="pass" title="10 runs passed">pass 10</td>`, "FAIL 2 of 10 (seeds 3, 7) repro/a-seed3-w2", "2 workers"} {
+	if n := strings.Count(html, `class="seed-fail"`); n != 2 {
+		t.Errorf("%d failing seeds marked, want 2", n)
+	}
+	for _, s := range []string{`<td class="pass" title="10 runs passed">pass 10</td>`, "FAIL 2 of 10 (seeds 3, 7) repro/a-seed3-w2", "2 workers",
+		"Seeds × workers: seeds 1..10", "<title>seed 7 failed</title>"} {
 		if !strings.Contains(html, s) {
 			t.Errorf("page lacks %q", s)
 		}

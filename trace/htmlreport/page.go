@@ -32,6 +32,9 @@ const (
 	GridMax = 2000
 	// NotesMax bounds the notes shown at the top.
 	NotesMax = 200
+	// SeedMarksMax bounds the failing seeds drawn in the grid's seed
+	// strips, over all rows.
+	SeedMarksMax = 20000
 )
 
 // Page is what Write draws.
@@ -59,6 +62,10 @@ type Run struct {
 type Grid struct {
 	Workers []int
 	Rows    []GridRow
+	// SeedFirst and SeedCount are the seeds the seed strips show
+	// (SeedCount 0: no strips); each cell's Seeds are its failing seeds
+	// among them.
+	SeedFirst, SeedCount uint64
 }
 
 // GridRow is one scenario: a cell per worker count, in Grid.Workers order.
@@ -72,6 +79,9 @@ type GridCell struct {
 	Runs, Failed int64
 	FailSeeds    []uint64 // the smallest failing seeds
 	Repro        string   // the repro directory of its first failure, if any
+	// Seeds are the failing seeds among the grid's SeedFirst..SeedCount,
+	// in order, for the seed strip.
+	Seeds []uint64
 }
 
 // Write writes the page as one self-contained HTML document.
@@ -246,7 +256,44 @@ func (pw *pageWriter) grid(g *Grid) {
 		}
 		pw.raw("</tr>\n")
 	}
-	pw.raw("</table></section>\n")
+	pw.raw("</table>\n")
+	pw.seedStrips(g)
+	pw.raw("</section>\n")
+}
+
+// seedStrips draws, per scenario, a strip per worker count with a cell
+// per seed: green where the run passed, red where it failed.
+func (pw *pageWriter) seedStrips(g *Grid) {
+	if g.SeedCount == 0 {
+		return
+	}
+	px := min(max(900/float64(g.SeedCount), 1), 8)
+	w := float64(g.SeedCount) * px
+	pw.printf("<h3>Seeds × workers: seeds %d..%d, a cell per seed (red: failed)</h3>\n<table class=\"strips\">", g.SeedFirst, g.SeedFirst+g.SeedCount-1)
+	marks := 0
+	for i, row := range g.Rows {
+		if i == GridMax {
+			break
+		}
+		for ci, c := range row.Cells {
+			if c.Runs == 0 {
+				continue
+			}
+			pw.printf("<tr><th>%s</th><td>%d workers</td><td><svg class=\"strip\" width=\"%s\" height=\"12\"><rect class=\"seeds-pass\" x=\"0\" y=\"0\" width=\"%s\" height=\"12\"/>", esc(row.Scenario), g.Workers[ci], num(w), num(w))
+			for _, seed := range c.Seeds {
+				if seed < g.SeedFirst || seed-g.SeedFirst >= g.SeedCount || marks == SeedMarksMax {
+					continue
+				}
+				marks++
+				pw.printf("<rect class=\"seed-fail\" x=\"%s\" y=\"0\" width=\"%s\" height=\"12\"><title>seed %d failed</title></rect>", num(float64(seed-g.SeedFirst)*px), num(px), seed)
+			}
+			pw.raw("</svg></td></tr>\n")
+		}
+	}
+	pw.raw("</table>\n")
+	if marks == SeedMarksMax {
+		pw.printf("<p class=\"cut\">The strips mark at most %d failing seeds; the counts above cover every run.</p>\n", SeedMarksMax)
+	}
 }
 
 func (pw *pageWriter) cell(c GridCell) {
@@ -256,10 +303,9 @@ func (pw *pageWriter) cell(c GridCell) {
 	case c.Failed == 0:
 		pw.printf("<td class=\"pass\" title=\"%d runs passed\">pass %d</td>", c.Runs, c.Runs)
 	default:
-		seeds := slices.Clone(c.FailSeeds)
 		text := fmt.Sprintf("FAIL %d of %d", c.Failed, c.Runs)
-		if len(seeds) > 0 {
-			text += fmt.Sprintf(" (seeds %s)", joinSeeds(seeds))
+		if len(c.FailSeeds) > 0 {
+			text += fmt.Sprintf(" (seeds %s)", joinSeeds(c.FailSeeds))
 		}
 		if c.Repro != "" {
 			text += " " + c.Repro
