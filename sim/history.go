@@ -181,6 +181,12 @@ func (h *history) add(e *trace.Event) {
 		}
 	case trace.KindExhausted:
 		h.task(intField(e, trace.KeyTask)).unpaid = i
+	case trace.KindObserve:
+		// The task observed a cancellation where it ran out of budget:
+		// the operation it could not pay for is not done, and the
+		// cancellation (not a recharge) ends the exhaustion. Leaving a
+		// cancelled scope, it may then end ok.
+		h.task(intField(e, trace.KeyTask)).unpaid = -1
 	case trace.KindRecharge:
 		if _, own := field(e, trace.KeyFrom); own { // not a supervisor's grant to a target
 			h.task(intField(e, trace.KeyTask)).unpaid = -1

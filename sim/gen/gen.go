@@ -669,6 +669,13 @@ func (b *builder) supervised(s scope, budget int) ([]scenario.Op, int) {
 		nop.Body = []scenario.Op{op}
 		return []scenario.Op{nop}, cost
 	}
+	if nop.Mode == scenario.ModeCancelRemaining && b.sc.Scheduler.Profile == scenario.ProfileCluster {
+		// The child may wait for the recharge: cancelled from outside, a
+		// cancel_remaining nursery would spare it while its body leaves
+		// without recharging it (Safe, rule 4). No draw changes, so every
+		// other seed's scenario stays as it was.
+		nop.Mode = scenario.ModeFailFast
+	}
 	if !b.chance(4, "starts_full") {
 		// Short of ops from the start (with its self-recharge, which
 		// gives as much again, still short), so that it runs out.

@@ -493,8 +493,8 @@ func (v *safety) cannotFail(p *partner, spawn *scenario.Op) error {
 func (v *safety) supervised(name string) error {
 	seen := map[string]bool{}
 	var err error
-	var walk func(ops []scenario.Op)
-	walk = func(ops []scenario.Op) {
+	var walk func(ops []scenario.Op, mode string)
+	walk = func(ops []scenario.Op, mode string) {
 		for i := range ops {
 			op := &ops[i]
 			if err != nil {
@@ -507,13 +507,24 @@ func (v *safety) supervised(name string) error {
 				}
 				seen[op.As] = true
 				err = v.rechargedEnough(op, ops[i+1:])
+				if err == nil && mode == scenario.ModeCancelRemaining && !covers(startBudget(op, v.sc.Budget), v.needOf(op.Str)) {
+					// Cancelled from outside, the nursery spares its
+					// started children (docs/semantics.md#nested-error-modes)
+					// while the body, cancelled, leaves before the
+					// recharge: the child would wait for good.
+					err = fmt.Errorf("%s, spawned as %q into a cancel_remaining nursery, may wait for a recharge its cancelled body never makes", op.Str, op.As)
+				}
 			}
 			if safetyOf(op).Body.Inline() {
-				walk(op.Body)
+				inner := mode
+				if op.Kind == scenario.Nursery {
+					inner = op.Mode
+				}
+				walk(op.Body, inner)
 			}
 		}
 	}
-	walk(v.sc.Tasks[name].Ops)
+	walk(v.sc.Tasks[name].Ops, "")
 	return err
 }
 
