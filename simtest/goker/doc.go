@@ -4,8 +4,9 @@
 //
 // GoKer (github.com/timmyyuan/gobench, gobench/goker/blocking) extracts 68
 // blocking bugs from kubernetes, etcd, grpc, cockroach, moby, hugo, istio,
-// serving and syncthing into small Go tests. Each file here ports one of
-// them, written anew from an understanding of the bug: goroutines become
+// serving and syncthing into small Go tests. Each file here
+// (<project><id>_test.go; kernels are test code, as GoKer's own files are)
+// ports one of them, written anew from an understanding of the bug: goroutines become
 // tasks in a nursery, Go channels sched.Chan, locks, conditions, wait
 // groups, select and timers their sched counterparts. Each kernel has a
 // buggy and a fixed version (Kernel.Body(false), Kernel.Body(true)) and
