@@ -77,6 +77,20 @@ type selWaiter struct {
 	intr   bool // interruptible
 }
 
+// selWaiter is t's select waiter, made at its first wait and reused:
+// once a Select returns no channel holds an entry of it (wait takes them
+// off), and a canceller that still holds its stale reference can only
+// cancel a later select of the same task, which is marked cancelled by
+// then anyway.
+func (t *Task) selWaiter() *selWaiter {
+	e := t.ext()
+	if e.sel == nil {
+		e.sel = &selWaiter{t: t}
+		e.sel.ref.b = e.sel
+	}
+	return e.sel
+}
+
 // claim makes the waiting select's case idx the one that proceeds, if no
 // other case (or a cancellation) came first. Called with the case's
 // channel locked.
@@ -221,14 +235,21 @@ func Select(t *Task, cases ...SelectCase) (int, error) {
 	return selectOn(t, cases, true)
 }
 
-// selectOn is Select after its checkpoint; block false is a TrySend or
-// TryRecv, which never blocks (cases holds one case).
+// selectOn is Select after its checkpoint; with block false it never
+// waits (as with a default case).
 func selectOn(t *Task, cases []SelectCase, block bool) (int, error) {
-	chans, dflt, err := selectChans(t, cases)
+	var buf [4]*channel
+	chans, dflt, err := selectChans(t, cases, buf[:0])
 	if err != nil {
 		return -1, err
 	}
 	var sw *selWaiter
+	defer func() {
+		if sw != nil {
+			clear(sw.cases) // the task keeps sw for its next select: drop the values
+			sw.cases, sw.chans = sw.cases[:0], sw.chans[:0]
+		}
+	}()
 	for {
 		idx, err, ok := selectReady(t, cases, chans, sw)
 		if ok {
@@ -243,8 +264,13 @@ func selectOn(t *Task, cases []SelectCase, block bool) (int, error) {
 			}
 		}
 		if sw == nil {
-			sw = &selWaiter{t: t, cases: cases, chans: chans}
-			sw.ref.b = sw
+			// The first wait: what a parked select keeps goes to the
+			// task's own waiter (made at its first wait, kept for the
+			// next) only now, so that a select that finds a case ready
+			// copies nothing.
+			sw = t.selWaiter()
+			sw.cases, sw.chans = append(sw.cases[:0], cases...), append(sw.chans[:0], chans...)
+			cases, chans = sw.cases, sw.chans
 		}
 		if idx, err, ok := sw.wait(); ok {
 			return idx, err
@@ -253,8 +279,9 @@ func selectOn(t *Task, cases []SelectCase, block bool) (int, error) {
 }
 
 // selectChans checks the cases and returns their distinct channels in
-// lock order, and the default case's index (-1 if none).
-func selectChans(t *Task, cases []SelectCase) (chans []*channel, dflt int, err error) {
+// lock order, appended to chans, and the default case's index (-1 if
+// none).
+func selectChans(t *Task, cases []SelectCase, chans []*channel) (_ []*channel, dflt int, err error) {
 	dflt = -1
 	for i, c := range cases {
 		switch {
@@ -273,18 +300,14 @@ func selectChans(t *Task, cases []SelectCase) (chans []*channel, dflt int, err e
 			}
 		}
 	}
-	slices.SortFunc(chans, func(a, b *channel) int { return cmpU64(a.id, b.id) })
-	return chans, dflt, nil
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+	// An insertion sort: a select has a few channels, and a sort with
+	// a comparison func would cost a closure.
+	for i := 1; i < len(chans); i++ {
+		for j := i; j > 0 && chans[j].id < chans[j-1].id; j-- {
+			chans[j], chans[j-1] = chans[j-1], chans[j]
+		}
 	}
-	return 0
+	return chans, dflt, nil
 }
 
 // selectReady makes one ready case proceed, chosen among the ready ones
@@ -566,13 +589,20 @@ func (c *Chan[T]) recvFromSelect(w *worker, self *selWaiter) (v T, ok bool) {
 // the buffer has room) and reports whether it did: Go's select with a
 // send case and a default. It is a step boundary; it costs nothing and
 // does not observe cancellation. On a closed channel it fails with
-// ChannelClosed, as Send does.
+// ChannelClosed, as Send does; on a Chan of another Scheduler with
+// ErrForeignChan.
 func (c *Chan[T]) TrySend(t *Task, v T) (sent bool, err error) {
 	t.boundary()
-	var cc chanCase[T]
-	cc.c, cc.send, cc.v = c, true, v
-	idx, err := selectOn(t, []SelectCase{{op: &cc}}, false)
-	return idx == 0 && err == nil, err
+	ch := c.c
+	if ch.s != t.s {
+		return false, ch.foreignErr()
+	}
+	ch.lock()
+	defer ch.mu.Unlock()
+	if ch.closed {
+		return false, ch.closedErr("send on")
+	}
+	return c.sendNow(v, t.w, nil), nil
 }
 
 // TryRecv receives from c if it can without waiting: ready reports
@@ -582,10 +612,13 @@ func (c *Chan[T]) TrySend(t *Task, v T) (sent bool, err error) {
 // of another Scheduler is never ready.
 func (c *Chan[T]) TryRecv(t *Task) (v T, ok, ready bool) {
 	t.boundary()
-	var cc chanCase[T]
-	cc.c, cc.into, cc.ok = c, &v, &ok
-	idx, _ := selectOn(t, []SelectCase{{op: &cc}}, false)
-	return v, ok, idx == 0
+	ch := c.c
+	if ch.s != t.s {
+		return v, false, false
+	}
+	ch.lock()
+	defer ch.mu.Unlock()
+	return c.recvNow(t.w, nil)
 }
 
 // Len is the number of values in c's buffer.

@@ -104,6 +104,7 @@ type taskExt struct {
 	as            string // the name a supervisor recharges it by
 	err           error  // the error value behind an error result
 
+	sel       *selWaiter              // the task's Select waiter, made at its first wait (select.go)
 	ctx       context.Context         // see Context; nil until asked for
 	ctxCancel context.CancelCauseFunc // written under mu: markCancel reads it from other workers
 }

@@ -102,10 +102,20 @@ func (ts *timers) addFunc(when uint64, fn func(now uint64)) *timer {
 
 // kill marks tm dead so it never fires, and reports whether it was
 // still pending (neither fired nor killed).
+//
+// A Timer's (timerFunc) leaves the heap at once: a program that makes
+// and stops timers in a loop (a timeout per request) would otherwise
+// fill it with dead timers until their far deadlines. The older kinds
+// stay until they reach the top, as they always did (their traces do not
+// depend on it either way).
 func (ts *timers) kill(tm *timer) bool {
 	ts.mu.Lock()
 	pending := !tm.dead && !tm.fired
 	tm.dead = true
+	if pending && tm.kind == timerFunc {
+		heap.Remove(&ts.h, tm.idx)
+		ts.setNext()
+	}
 	ts.mu.Unlock()
 	return pending
 }
