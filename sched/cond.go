@@ -33,7 +33,7 @@ func NewCond(m *Mutex) *Cond { return &Cond{L: m} }
 // before it returns. It returns the *CancelError of a cancellation that
 // interrupted the wait (or came before it), with c.L locked.
 func (c *Cond) Wait(t *Task) error {
-	if err := t.point(Cost{Ops: 1}); err != nil {
+	if err := t.pointOp(); err != nil {
 		return err
 	}
 	c.mu.Lock()
@@ -172,7 +172,7 @@ func (wg *WaitGroup) add(delta int, w *worker) {
 
 // Wait waits until the count is zero.
 func (wg *WaitGroup) Wait(t *Task) error {
-	if err := t.point(Cost{Ops: 1}); err != nil {
+	if err := t.pointOp(); err != nil {
 		return err
 	}
 	for {

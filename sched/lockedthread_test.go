@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"context"
 	"runtime"
 	"testing"
 
@@ -36,5 +37,40 @@ func TestRunFromLockedThread(t *testing.T) {
 		if res := <-done; res.Kind != nursery.KindOK {
 			t.Errorf("workers %d: main = %s, want ok", workers, res)
 		}
+	}
+}
+
+// TestRunContextFromLockedThread: RunContext, with a context that can
+// cancel the root, from a goroutine locked to its OS thread.
+func TestRunContextFromLockedThread(t *testing.T) {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		s, err := New(Config{Workers: 2, Budget: Unlimited})
+		if err != nil {
+			done <- err
+			return
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done <- s.RunContext(ctx, "main", func(t *Task) error {
+			var mu Mutex
+			return t.Nursery(NurseryOptions{}, func(n *Nursery) error {
+				for range 8 {
+					n.Go("child", func(c *Task) error {
+						if err := mu.Lock(c); err != nil {
+							return err
+						}
+						defer mu.Unlock(c)
+						return c.Yield()
+					})
+				}
+				return nil
+			})
+		})
+	}()
+	if err := <-done; err != nil {
+		t.Fatalf("RunContext from a locked thread: %v", err)
 	}
 }

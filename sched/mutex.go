@@ -30,7 +30,7 @@ type Mutex struct {
 
 // Lock locks m, waiting while another task holds it.
 func (m *Mutex) Lock(t *Task) error {
-	if err := t.point(Cost{Ops: 1}); err != nil {
+	if err := t.pointOp(); err != nil {
 		return err
 	}
 	return m.lock(t)
@@ -118,7 +118,7 @@ type RWMutex struct {
 
 // Lock locks rw for writing, waiting until no reader or writer holds it.
 func (rw *RWMutex) Lock(t *Task) error {
-	if err := t.point(Cost{Ops: 1}); err != nil {
+	if err := t.pointOp(); err != nil {
 		return err
 	}
 	rw.mu.Lock()
@@ -170,7 +170,7 @@ func (rw *RWMutex) readable() bool { return !rw.writing && rw.pendingW == 0 }
 // RLock locks rw for reading, waiting while a writer holds it or waits
 // for it.
 func (rw *RWMutex) RLock(t *Task) error {
-	if err := t.point(Cost{Ops: 1}); err != nil {
+	if err := t.pointOp(); err != nil {
 		return err
 	}
 	for {

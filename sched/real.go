@@ -436,7 +436,7 @@ func (w *worker) hasWork() bool {
 }
 
 func (s *Scheduler) timersPending() bool {
-	_, ok := s.timers.next()
+	_, ok := s.timers.nextWaking()
 	return ok
 }
 

@@ -35,9 +35,17 @@ func (s *Scheduler) RunContext(ctx context.Context, name string, fn Func) error 
 	}
 	var stop func() bool
 	res := s.drv().runWith(name, fn, func(root *Task) {
-		if ctx.Done() != nil {
-			stop = context.AfterFunc(ctx, func() { root.markCancel(nursery.ExplicitCancel, nil) })
+		if ctx.Done() == nil {
+			return
 		}
+		// The cancellation comes from ctx's goroutine, as a nursery
+		// timeout's from the clock's: every worker takes its locks
+		// (worker.unshared), as after a timeout is armed. No worker
+		// runs yet.
+		for _, w := range s.workers {
+			w.timed = true
+		}
+		stop = context.AfterFunc(ctx, func() { root.markCancel(nursery.ExplicitCancel, nil) })
 	})
 	if stop != nil {
 		stop()

@@ -90,10 +90,12 @@ func (b *sleepWait) cancelWait(t *Task) bool {
 	return true
 }
 
-// NextTimer reports when the earliest pending timer fires.
+// NextTimer reports when the earliest pending timer that can wake a task
+// fires (timers.nextWaking): the driver's clock jumps there when no
+// worker can act, and a run with none is deadlocked.
 func (view *driverView) NextTimer() (uint64, bool) {
 	s := (*Scheduler)(view)
-	return s.timers.next()
+	return s.timers.nextWaking()
 }
 
 // FireTimers fires every timer due at now, in (time, creation) order:

@@ -25,6 +25,7 @@ type timer struct {
 	task    *Task
 	n       *Nursery
 	fn      func(now uint64) // timerFunc's
+	inert   func() bool      // timerFunc's: its firing would wake no task now (nextWaking)
 	dead    bool
 	fired   bool
 	waiting bool // a sleeper is parked on it
@@ -87,10 +88,10 @@ func (ts *timers) add(when uint64, kind timerKind, t *Task, n *Nursery) *timer {
 }
 
 // addFunc registers a timer that calls fn when it fires, at when.
-func (ts *timers) addFunc(when uint64, fn func(now uint64)) *timer {
+func (ts *timers) addFunc(when uint64, fn func(now uint64), inert func() bool) *timer {
 	ts.mu.Lock()
 	ts.seq++
-	tm := &timer{when: when, seq: ts.seq, kind: timerFunc, fn: fn}
+	tm := &timer{when: when, seq: ts.seq, kind: timerFunc, fn: fn, inert: inert}
 	heap.Push(&ts.h, tm)
 	ts.setNext()
 	ts.mu.Unlock()
@@ -132,6 +133,39 @@ func (ts *timers) next() (uint64, bool) {
 		return 0, false
 	}
 	return ts.h[0].when, true
+}
+
+// nextWaking is next without the timers whose firing would wake no task:
+// a Timer's or Ticker's whose channel no task waits on (inert). When
+// every task is blocked, such a firing changes nothing any task can
+// see, and a Ticker's never ends: a run whose pending timers are all
+// inert is deadlocked, not waiting for time to pass (a live Ticker
+// nobody receives from kept such a run jumping its clock until the
+// event limit). The firings still happen, in order, when the clock
+// passes them for another timer or a step.
+func (ts *timers) nextWaking() (uint64, bool) {
+	when, ok := ts.next()
+	if !ok {
+		return 0, false
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if top := ts.h[0]; top.kind != timerFunc || !top.inert() {
+		return when, true
+	}
+	var best *timer
+	for _, tm := range ts.h {
+		if tm.dead || tm.kind == timerFunc && tm.inert() {
+			continue
+		}
+		if best == nil || tm.when < best.when || tm.when == best.when && tm.seq < best.seq {
+			best = tm
+		}
+	}
+	if best == nil {
+		return 0, false
+	}
+	return best.when, true
 }
 
 // popDue pops the earliest live timer due at now, or returns nil. Called

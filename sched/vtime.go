@@ -37,6 +37,8 @@ type Timer struct {
 	mu     sync.Mutex // guards tm
 	tm     *timer
 	period int64 // ticks between a Ticker's firings, 0 for a Timer
+
+	unwatched func() bool // C.unwatched, the timer's inert (timers.nextWaking)
 }
 
 // NewTimer returns a Timer that fires once d has passed (at once for
@@ -62,7 +64,10 @@ func (t *Task) armTimers() { t.w.timed = true }
 
 // start arms the timer to fire ticks from now. Called with tr.mu held.
 func (tr *Timer) start(ticks int64) {
-	tr.tm = tr.s.timers.addFunc(tr.s.drv().Now()+uint64(max(ticks, 0)), tr.fire)
+	if tr.unwatched == nil {
+		tr.unwatched = tr.C.unwatched // a func value made once, not at each of a Ticker's firings
+	}
+	tr.tm = tr.s.timers.addFunc(tr.s.drv().Now()+uint64(max(ticks, 0)), tr.fire, tr.unwatched)
 }
 
 // fire is the timer's firing, on the driver's or the clock's goroutine:
@@ -100,9 +105,9 @@ func (tr *Timer) Reset(d time.Duration) bool {
 
 // Ticker sends the time on C every period, as time.Ticker; a tick its
 // receiver is not ready for is dropped. Make it with NewTicker; Stop it
-// when done, or it keeps the run's clock busy (a run under the seeded
-// driver with a live Ticker never runs out of timers, so it ends only
-// when its tasks do).
+// when done. A Ticker (or Timer) no task waits on does not keep a run
+// alive: when every task is blocked and no pending timer's firing would
+// wake one, the run is deadlocked (NextTimer).
 type Ticker struct {
 	C *Chan[time.Duration]
 	t *Timer
@@ -136,6 +141,15 @@ func (tk *Ticker) Reset(d time.Duration) {
 	}
 	tk.t.period = Ticks(d)
 	tk.t.start(tk.t.period)
+}
+
+// unwatched reports whether no task waits on c, in a Recv or a Select:
+// a timer's firing on it would wake no one (timers.nextWaking).
+func (c *Chan[T]) unwatched() bool {
+	ch := c.c
+	ch.lock()
+	defer ch.mu.Unlock()
+	return ch.recvq.len() == 0 && len(ch.sel) == 0
 }
 
 // offer sends v on c without a task and without waiting, from outside

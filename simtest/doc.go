@@ -25,10 +25,18 @@
 //	go test -run '^TestTransfer$' -simtest.seed=17 -simtest.workers=2
 //
 // CheckScenarios runs TOML scenarios as subtests, as `cbcsim check` does.
+// Count runs what Check runs without stopping at a failure, and counts
+// the failing runs (for measurements). Strategy chooses random seeds
+// (the default), pct (PCTDepth) or the systematic search of package
+// sim/explore (Preemptions), whose failures are shrunk; StartSeed moves
+// the seeds.
 //
 // What a body may do: everything in package sched (tasks, nurseries,
-// Chan, Sleep, Blocking, which runs its function inline under the
-// simulator). Time is virtual: use Task.Sleep, not time.Sleep. A body
+// Chan and Select, Mutex, RWMutex, Cond, WaitGroup, timers, Sleep,
+// Blocking, which runs its function inline under the simulator). The
+// driver interleaves tasks only at sched calls: code between two of them
+// runs as one step. Time is virtual: use Task.SleepFor, not time.Sleep;
+// a body's own randomness comes from t.Scheduler().Config().Seed. A body
 // must not start goroutines or wait on anything a goroutine does; a run
 // that makes no progress for a while (Stall, default 10 s) is reported
 // as blocked outside the scheduler. docs/simtest.md has the details and
