@@ -295,3 +295,21 @@ func ExampleTask_SleepFor() {
 	})
 	// Output: <nil> true
 }
+
+// AfterFunc runs a function in a task of its own once the time has
+// passed; the nursery waits for it.
+func ExampleAfterFunc() {
+	err := run(func(t *sched.Task) error {
+		return t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
+			_, err := sched.AfterFunc(t, n, time.Millisecond, func(t *sched.Task) error {
+				fmt.Println("fired")
+				return nil
+			})
+			return err
+		})
+	})
+	fmt.Println(err)
+	// Output:
+	// fired
+	// <nil>
+}

@@ -109,3 +109,27 @@ func TestYieldOnFinishedTask(t *testing.T) {
 	}()
 	finished.Yield()
 }
+
+// TestYieldFromForeignGoroutine: Yield called from a goroutine of the
+// body's while the task is blocked panics with a sentence, not an
+// iter.Pull race.
+func TestYieldFromForeignGoroutine(t *testing.T) {
+	s, _ := New(Config{Workers: 1, Budget: Unlimited})
+	got := make(chan any, 1)
+	err := s.RunContext(context.Background(), "main", func(t *Task) error {
+		return t.Blocking(func(context.Context) error {
+			// t is blocked in Blocking: this goroutine is not its body.
+			func() {
+				defer func() { got <- recover() }()
+				t.Yield()
+			}()
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg, ok := (<-got).(string); !ok || !strings.Contains(msg, "is not running") {
+		t.Fatalf("panic %v, want a sentence saying the task is not running", msg)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"context"
 	"slices"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/cbcsim/cbcsim/sched/internal/link"
 	"github.com/cbcsim/cbcsim/trace"
@@ -30,27 +31,37 @@ import (
 // (Chan.RecvCase, DoneCase, a Timer's or Ticker's C) or the default case
 // (DefaultCase). Its zero value is a case that is never ready, as a nil
 // channel's in a Go select.
+// Making a case allocates nothing, but for a send case whose value does
+// not fit a word.
 type SelectCase struct {
-	op      selOp
+	// A case holds its channel, and its value when the element type fits
+	// a word (as a parked task's value slot does: Chan.slot), and its
+	// typed code as a zero-size value of a type per element type
+	// (chanOps), which an interface holds without an allocation either.
+	op      selOp          // chanOps[T]{}, nil for the default or a case never ready
+	c       unsafe.Pointer // the *Chan[T]
+	ch      *channel       // its channel
+	send    bool
+	word    int64          // a send's value, T a word type (Chan.word)
+	box     unsafe.Pointer // a send's value otherwise (a *T of its own), or a receive's destination (*T, nil to drop)
+	ok      *bool          // a receive's ok, nil to drop it
 	isDflt  bool
 	foreign context.Context // DoneCase of a context the scheduler does not drive
 }
 
-// selOp is a send or receive case on a typed Chan, seen from Select and
-// from the channel's code, which know nothing of its type.
+// selOp is the typed code of a send or receive case on a Chan[T], seen
+// from Select and from the channel's code, which know nothing of T.
 type selOp interface {
-	ch() *channel
-	isSend() bool
 	// proceed completes the case with the channel locked, if it can:
 	// a hand-over to or from a parked task or a waiting select (other
 	// than self), the buffer, or a closed channel. It reports whether it
 	// did, and the error of a send on a closed channel.
-	proceed(t *Task, self *selWaiter) (bool, error)
+	proceed(sc *SelectCase, t *Task, self *selWaiter) (bool, error)
 	// ready is proceed's test alone.
-	ready(self *selWaiter) bool
+	ready(sc *SelectCase, self *selWaiter) bool
 	// closed completes a waiting select's case on its channel's close:
 	// a receive gets the zero value and ok false.
-	closed()
+	closed(sc *SelectCase)
 }
 
 // selEntry is a waiting select's entry in one channel's list.
@@ -120,15 +131,14 @@ func (sw *selWaiter) park(t *Task, _ *worker) bool {
 	lockAll(sw.chans)
 	defer unlockAll(sw.chans)
 	for i := range sw.cases {
-		if op := sw.cases[i].op; op != nil && op.ready(nil) {
+		if sc := &sw.cases[i]; sc.op != nil && sc.op.ready(sc, nil) {
 			return false
 		}
 	}
 	sw.state.Store(selPending)
 	for i := range sw.cases {
-		if op := sw.cases[i].op; op != nil {
-			c := op.ch()
-			c.sel = append(c.sel, selEntry{w: sw, idx: int32(i)})
+		if sc := &sw.cases[i]; sc.op != nil {
+			sc.ch.sel = append(sc.ch.sel, selEntry{w: sw, idx: int32(i)})
 		}
 	}
 	if !t.publishWait(stateBlocked, &sw.ref) {
@@ -179,7 +189,7 @@ func (c *channel) waiting(send bool, self *selWaiter) (selEntry, bool) {
 		if e.w.state.Load() != selPending {
 			continue // claimed or cancelled: its task takes it off
 		}
-		if e.w == self || e.w.cases[e.idx].op.isSend() == send {
+		if e.w == self || e.w.cases[e.idx].send == send {
 			continue
 		}
 		return e, true
@@ -194,11 +204,11 @@ func (c *channel) closeSelects(w *worker) {
 		if !e.w.claim(e.idx) {
 			continue
 		}
-		op := e.w.cases[e.idx].op
-		if op.isSend() {
+		sc := &e.w.cases[e.idx]
+		if sc.send {
 			e.w.closed = true
 		} else {
-			op.closed()
+			sc.op.closed(sc)
 		}
 		e.w.wake(w)
 	}
@@ -237,45 +247,43 @@ func Select(t *Task, cases ...SelectCase) (int, error) {
 
 // selectOn is Select after its checkpoint; with block false it never
 // waits (as with a default case).
-func selectOn(t *Task, cases []SelectCase, block bool) (int, error) {
-	var buf [4]*channel
-	chans, dflt, err := selectChans(t, cases, buf[:0])
+func selectOn(t *Task, in []SelectCase, block bool) (int, error) {
+	// The cases are copied into the task's select waiter (made at its
+	// first Select, kept for the next), where the typed code takes their
+	// addresses (an interface's method cannot be proven to keep none):
+	// the caller's slice of cases then stays on its stack.
+	sw := t.selWaiter()
+	sw.cases = append(sw.cases[:0], in...)
+	defer sw.reset()
+	chans, dflt, err := selectChans(t, sw.cases, sw.chans[:0])
+	sw.chans = chans
 	if err != nil {
 		return -1, err
 	}
-	var sw *selWaiter
-	defer func() {
-		if sw != nil {
-			clear(sw.cases) // the task keeps sw for its next select: drop the values
-			sw.cases, sw.chans = sw.cases[:0], sw.chans[:0]
-		}
-	}()
 	for {
-		idx, err, ok := selectReady(t, cases, chans, sw)
+		idx, err, ok := selectReady(t, sw.cases, sw.chans, sw)
 		if ok {
 			return idx, err
 		}
 		if dflt >= 0 || !block {
 			return dflt, nil
 		}
-		for _, c := range cases {
+		for _, c := range sw.cases {
 			if c.foreign != nil {
 				return -1, foreignCtxErr()
 			}
-		}
-		if sw == nil {
-			// The first wait: what a parked select keeps goes to the
-			// task's own waiter (made at its first wait, kept for the
-			// next) only now, so that a select that finds a case ready
-			// copies nothing.
-			sw = t.selWaiter()
-			sw.cases, sw.chans = append(sw.cases[:0], cases...), append(sw.chans[:0], chans...)
-			cases, chans = sw.cases, sw.chans
 		}
 		if idx, err, ok := sw.wait(); ok {
 			return idx, err
 		}
 	}
+}
+
+// reset empties the waiter once its Select has returned: the task keeps
+// it for its next Select, without the cases' values.
+func (sw *selWaiter) reset() {
+	clear(sw.cases)
+	sw.cases, sw.chans = sw.cases[:0], sw.chans[:0]
 }
 
 // selectChans checks the cases and returns their distinct channels in
@@ -291,7 +299,7 @@ func selectChans(t *Task, cases []SelectCase, chans []*channel) (_ []*channel, d
 			}
 			dflt = i
 		case c.op != nil:
-			ch := c.op.ch()
+			ch := c.ch
 			if ch.s != t.s {
 				return nil, -1, ch.foreignErr()
 			}
@@ -318,8 +326,9 @@ func selectReady(t *Task, cases []SelectCase, chans []*channel, self *selWaiter)
 	defer unlockAll(chans)
 	var buf [8]int
 	ready := buf[:0]
-	for i, c := range cases {
-		if c.op != nil && c.op.ready(self) || c.foreign != nil && c.foreign.Err() != nil {
+	for i := range cases {
+		c := &cases[i]
+		if c.op != nil && c.op.ready(c, self) || c.foreign != nil && c.foreign.Err() != nil {
 			ready = append(ready, i)
 		}
 	}
@@ -329,13 +338,13 @@ func selectReady(t *Task, cases []SelectCase, chans []*channel, self *selWaiter)
 		if cases[i].foreign != nil {
 			return i, nil, true
 		}
-		if done, err := cases[i].op.proceed(t, self); done {
+		if done, err := cases[i].op.proceed(&cases[i], t, self); done {
 			return i, err, true
 		}
 		// A select it would have completed was claimed by another case
 		// or cancelled meanwhile (on another worker): look again.
 		ready = slices.Delete(ready, k, k+1)
-		ready = slices.DeleteFunc(ready, func(j int) bool { return cases[j].op != nil && !cases[j].op.ready(self) })
+		ready = slices.DeleteFunc(ready, func(j int) bool { return cases[j].op != nil && !cases[j].op.ready(&cases[j], self) })
 	}
 	return -1, nil, false
 }
@@ -368,7 +377,7 @@ func (sw *selWaiter) wait() (int, error, bool) {
 		return -1, t.observe(), true
 	}
 	if sw.closed {
-		return int(st), sw.cases[st].op.ch().closedErr("send on"), true
+		return int(st), sw.cases[st].ch.closedErr("send on"), true
 	}
 	return int(st), nil, true
 }
@@ -413,75 +422,80 @@ func (w *worker) chooseCase(t *Task, k int) int {
 	return k - 1
 }
 
-// chanCase is a send or receive case on a Chan[T].
-type chanCase[T any] struct {
-	c    *Chan[T]
-	send bool
-	v    T     // a send's value
-	into *T    // a receive's destination, nil to drop the value
-	ok   *bool // whether a receive got a value (false: closed), nil to drop it
-}
+// chanOps is the typed code of the cases on a Chan[T]: a zero-size value,
+// which a SelectCase's interface holds without an allocation.
+type chanOps[T any] struct{}
 
 // SendCase is a Select case that sends v on c.
 func (c *Chan[T]) SendCase(v T) SelectCase {
-	return SelectCase{op: &chanCase[T]{c: c, send: true, v: v}}
+	sc := SelectCase{op: chanOps[T]{}, c: unsafe.Pointer(c), ch: c.c, send: true}
+	if c.word {
+		sc.word = toWord(v)
+	} else {
+		sc.box = unsafe.Pointer(&v) // v escapes: the case's one allocation
+	}
+	return sc
 }
 
 // RecvCase is a Select case that receives from c, storing the value in
 // *into and whether the channel was still open (false once it is closed
 // and drained) in *ok; either may be nil.
 func (c *Chan[T]) RecvCase(into *T, ok *bool) SelectCase {
-	return SelectCase{op: &chanCase[T]{c: c, into: into, ok: ok}}
+	return SelectCase{op: chanOps[T]{}, c: unsafe.Pointer(c), ch: c.c, box: unsafe.Pointer(into), ok: ok}
 }
 
-func (cc *chanCase[T]) ch() *channel { return cc.c.c }
-func (cc *chanCase[T]) isSend() bool { return cc.send }
+// chanOf is the case's Chan.
+func chanOf[T any](sc *SelectCase) *Chan[T] { return (*Chan[T])(sc.c) }
 
-func (cc *chanCase[T]) ready(self *selWaiter) bool {
-	ch := cc.c.c
-	if cc.send {
+// sendValue is a send case's value.
+func sendValue[T any](sc *SelectCase) T {
+	if sc.box == nil {
+		return fromWord[T](sc.word)
+	}
+	return *(*T)(sc.box)
+}
+
+// deliver stores what a receive case got.
+func deliver[T any](sc *SelectCase, v T, ok bool) {
+	if sc.box != nil {
+		*(*T)(sc.box) = v
+	}
+	if sc.ok != nil {
+		*sc.ok = ok
+	}
+}
+
+func (chanOps[T]) ready(sc *SelectCase, self *selWaiter) bool {
+	ch := sc.ch
+	if sc.send {
 		if ch.closed || ch.recvq.len() > 0 || ch.n < ch.cap {
 			return true
 		}
 	} else if ch.n > 0 || ch.sendq.len() > 0 || ch.closed {
 		return true
 	}
-	_, ok := ch.waiting(cc.send, self)
+	_, ok := ch.waiting(sc.send, self)
 	return ok
 }
 
-func (cc *chanCase[T]) proceed(t *Task, self *selWaiter) (bool, error) {
-	if cc.send {
-		return cc.sendNow(t, self)
+func (chanOps[T]) proceed(sc *SelectCase, t *Task, self *selWaiter) (bool, error) {
+	c := chanOf[T](sc)
+	if sc.send {
+		if c.c.closed {
+			return true, c.c.closedErr("send on")
+		}
+		return c.sendNow(sendValue[T](sc), t.w, self), nil
 	}
-	v, ok, done := cc.c.recvNow(t.w, self)
+	v, ok, done := c.recvNow(t.w, self)
 	if done {
-		cc.deliver(v, ok)
+		deliver(sc, v, ok)
 	}
 	return done, nil
 }
 
-// sendNow is a send case proceeding, with the channel locked.
-func (cc *chanCase[T]) sendNow(t *Task, self *selWaiter) (bool, error) {
-	ch := cc.c.c
-	if ch.closed {
-		return true, ch.closedErr("send on")
-	}
-	return cc.c.sendNow(cc.v, t.w, self), nil
-}
-
-func (cc *chanCase[T]) deliver(v T, ok bool) {
-	if cc.into != nil {
-		*cc.into = v
-	}
-	if cc.ok != nil {
-		*cc.ok = ok
-	}
-}
-
-func (cc *chanCase[T]) closed() {
+func (chanOps[T]) closed(sc *SelectCase) {
 	var zero T
-	cc.deliver(zero, false)
+	deliver(sc, zero, false)
 }
 
 // sendNow hands v to a parked receiver or a select waiting to receive,
@@ -514,7 +528,7 @@ func (c *Chan[T]) sendToSelect(v T, w *worker, self *selWaiter) bool {
 			return false
 		}
 		if e.w.claim(e.idx) {
-			e.w.cases[e.idx].op.(*chanCase[T]).deliver(v, true)
+			deliver(&e.w.cases[e.idx], v, true)
 			e.w.wake(w)
 			return true
 		}
@@ -578,7 +592,7 @@ func (c *Chan[T]) recvFromSelect(w *worker, self *selWaiter) (v T, ok bool) {
 			return v, false
 		}
 		if e.w.claim(e.idx) {
-			v = e.w.cases[e.idx].op.(*chanCase[T]).v
+			v = sendValue[T](&e.w.cases[e.idx])
 			e.w.wake(w)
 			return v, true
 		}

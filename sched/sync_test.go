@@ -578,3 +578,30 @@ func TestSelectStress(t *testing.T) {
 		return check(count == total && sum == total*(total+1)/2, "received %d values summing %d", count, sum)
 	})
 }
+
+// TestAfterFunc: f runs in its own task once the time has passed; a
+// stopped AfterFunc never runs f and its task ends, so the nursery ends.
+func TestAfterFunc(t *testing.T) {
+	underBoth(t, 8, func(t *Task) error {
+		ran := NewChan[string](t.s, "ran", 2)
+		err := t.Nursery(NurseryOptions{}, func(n *Nursery) error {
+			if _, err := AfterFunc(t, n, time.Millisecond, func(c *Task) error { return ran.Send(c, "fired") }); err != nil {
+				return err
+			}
+			stopped, err := AfterFunc(t, n, time.Hour, func(c *Task) error { return ran.Send(c, "stopped one ran") })
+			if err != nil {
+				return err
+			}
+			if !stopped.Stop() {
+				return errors.New("Stop of a pending AfterFunc reported false")
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		v, _, ready := ran.TryRecv(t)
+		_, _, more := ran.TryRecv(t)
+		return check(ready && v == "fired" && !more, "ran %q %v, more %v", v, ready, more)
+	})
+}

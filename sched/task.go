@@ -392,10 +392,11 @@ func (t *Task) observe() error {
 //
 // Only t's own body may call it, while it runs: Yield on a task that has
 // finished panics with a message that says so (there is no fiber left to
-// suspend), as does any call outside a task body that the scheduler can
-// tell (docs/semantics.md).
+// suspend), as does a call from another goroutine while t is not running
+// (blocked, or ready and waiting for a worker). A call from another
+// goroutine while t runs cannot be told apart.
 func (t *Task) Yield() error {
-	if t.fib == nil || t.w == nil {
+	if t.fib == nil || t.w == nil || taskState(t.state.Load()) != stateRunning {
 		t.notRunning("Yield")
 	}
 	t.yields++

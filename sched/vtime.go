@@ -39,6 +39,8 @@ type Timer struct {
 	period int64 // ticks between a Ticker's firings, 0 for a Timer
 
 	unwatched func() bool // C.unwatched, the timer's inert (timers.nextWaking)
+
+	stop *Chan[struct{}] // AfterFunc's: closed by Stop, which ends the waiting task
 }
 
 // NewTimer returns a Timer that fires once d has passed (at once for
@@ -83,13 +85,42 @@ func (tr *Timer) fire(now uint64) {
 }
 
 // Stop stops the timer from firing and reports whether it was still
-// pending. It does not drain C.
+// pending. It does not drain C. An AfterFunc's Stop that comes before the
+// firing keeps f from running and ends its task.
 func (tr *Timer) Stop() bool {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	tm := tr.tm
 	tr.tm = nil
-	return tm != nil && tr.s.timers.kill(tm)
+	pending := tm != nil && tr.s.timers.kill(tm)
+	if pending && tr.stop != nil {
+		tr.stop.closeFrom(nil)
+	}
+	return pending
+}
+
+// AfterFunc runs f in a task of its own once d has passed, as
+// time.AfterFunc runs it in a goroutine of its own. The task is spawned
+// now, by t into n (Nursery.GoFrom, so t is n's owner or one of its
+// children), and waits for the timer in a Select: n waits for it as for
+// any child, until it has run f or the returned Timer was stopped. Stop
+// before the firing keeps f from running; Reset does not restart f (make
+// another AfterFunc). The error is the spawn's.
+func AfterFunc(t *Task, n *Nursery, d time.Duration, f Func) (*Timer, error) {
+	tr := NewTimer(t, d)
+	tr.stop = NewChan[struct{}](t.s, "afterfunc stop", 0)
+	err := n.GoFrom(t, "afterfunc", func(c *Task) error {
+		i, err := Select(c, tr.C.RecvCase(nil, nil), tr.stop.RecvCase(nil, nil))
+		if err != nil || i == 1 {
+			return err
+		}
+		return f(c)
+	})
+	if err != nil {
+		tr.Stop()
+		return nil, err
+	}
+	return tr, nil
 }
 
 // Reset makes the timer fire once d has passed from now, and reports
@@ -228,8 +259,14 @@ func foreignCtxErr() error {
 // closeDone closes the task context's done channel, from w (nil: outside
 // a worker), once. Called when the context is cancelled: the task was
 // cancelled, or ended.
-func (c *taskCtx) closeDone(w *worker) {
-	ch := c.done.c
+func (c *taskCtx) closeDone(w *worker) { c.done.closeFrom(w) }
+
+// closeFrom closes c without a task, from w (nil: outside a worker), if
+// it is open: parked receivers get ok false, waiting selects their
+// receive case's. Only channels no task sends on are closed this way (a
+// context's done channel, an AfterFunc's stop).
+func (c *Chan[T]) closeFrom(w *worker) {
+	ch := c.c
 	ch.lock()
 	defer ch.mu.Unlock()
 	if ch.closed {
