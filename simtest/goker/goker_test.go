@@ -66,8 +66,14 @@ func TestGoKer(t *testing.T) {
 				opts = append(opts, simtest.Strategy(k.Strategy))
 			}
 			run, msg := firstFailure(t, k.Body(false), simtest.DefaultWorkers(), opts...)
+			want := "deadlock: every task is blocked"
+			if k.Livelock {
+				want = "livelock:"
+			}
 			if run == 0 {
 				t.Errorf("%s: simtest did not find the bug in %d runs", k.ID, simtest.DefaultSeeds*len(simtest.DefaultWorkers()))
+			} else if !strings.Contains(firstLine(msg), want) {
+				t.Errorf("%s: simtest failed, but not with %q (a bug of the port?):\n%s", k.ID, want, msg)
 			} else if testing.Verbose() {
 				t.Logf("found at run %d: %s", run, firstLine(msg))
 			}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-		"github.com/cbcsim/cbcsim/sim"
+	"github.com/cbcsim/cbcsim/sim"
 	"github.com/cbcsim/cbcsim/simtest"
 )
 

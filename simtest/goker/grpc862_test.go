@@ -6,7 +6,7 @@ import (
 	"github.com/cbcsim/cbcsim/sched"
 )
 
-var _ = register(Kernel{ID: "grpc_862", Subtype: commChanCtx, Body: grpc862, MaxSteps: 20_000})
+var _ = register(Kernel{ID: "grpc_862", Subtype: commChanCtx, Body: grpc862, MaxSteps: 20_000, Livelock: true})
 
 // grpc862: dialing starts a task that keeps retrying the connection, with
 // a growing backoff, until the connection's context is cancelled. When

@@ -1,6 +1,10 @@
 package goker
 
-import "github.com/cbcsim/cbcsim/sched"
+import (
+	"time"
+
+	"github.com/cbcsim/cbcsim/sched"
+)
 
 var _ = register(Kernel{ID: "grpc_3017", Subtype: doubleLock, Body: grpc3017})
 
@@ -44,7 +48,7 @@ func grpc3017(fixed bool) sched.Func {
 			}
 			e := &entry{sc: sc}
 			cache[a] = e
-			tm, err := afterFunc(n, "delete_sub_conn", func(t *sched.Task) error {
+			tm, err := sched.AfterFunc(t, n, time.Nanosecond, func(t *sched.Task) error { // ccc.timeout
 				if err := mu.lock(t); err != nil {
 					return err
 				}
@@ -62,7 +66,7 @@ func grpc3017(fixed bool) sched.Func {
 				return err
 			}
 			e.cancel = func() {
-				if !tm.stop() {
+				if !tm.Stop() {
 					e.abortDeleting = true
 				}
 			}

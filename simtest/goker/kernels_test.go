@@ -22,8 +22,10 @@ type Kernel struct {
 
 	// MaxSteps, when not zero, bounds a run's busy steps (simtest's
 	// MaxSteps) for a kernel whose bug is a task that never stops: the
-	// run is then a livelock, found sooner than at simtest's default.
+	// run is then a livelock (Livelock true), found sooner than at
+	// simtest's default.
 	MaxSteps int64
+	Livelock bool // the bug shows as a livelock, not a deadlock
 
 	// FixHangs, when not empty, says why the fixed version still fails
 	// under simtest (the fix itself blocks on some interleaving); the

@@ -85,35 +85,6 @@ func (c *goCtx) wait(t *sched.Task) error {
 	return err
 }
 
-// timer is what time.AfterFunc returns, for a function run on a task of
-// its own once the timer fires (at once: the kernels use durations of a
-// nanosecond, which is no time at all to the simulator).
-type timer struct {
-	fired, stopped bool
-}
-
-// afterFunc starts fn in n on a task of its own, unless the timer is
-// stopped before the task starts.
-func afterFunc(n *sched.Nursery, name string, fn sched.Func) (*timer, error) {
-	tm := &timer{}
-	return tm, n.Go(name, func(t *sched.Task) error {
-		if tm.stopped {
-			return nil
-		}
-		tm.fired = true
-		return fn(t)
-	})
-}
-
-// stop is timer.Stop: false when the timer has already fired.
-func (tm *timer) stop() bool {
-	if tm.fired {
-		return false
-	}
-	tm.stopped = true
-	return true
-}
-
 // once is sync.Once: a second Do waits while the first runs, as Go's
 // does (its slow path is a mutex).
 type once struct {

@@ -14,11 +14,10 @@ var _ = register(Kernel{ID: "etcd_7492", Subtype: mixedLock, Body: etcd7492})
 // tokens through a callback that takes the provider's lock. With the
 // channel full and the keeper in its deletion, the assigner waits for the
 // keeper and the keeper for the assigner's lock. The fix hands the token
-// over after releasing the lock. GoKer's keeper ticks on a time.Ticker;
-// here each pass of its loop waits on a fresh timer (sched.After) for
-// the same period. With a live Ticker the stuck run never runs out of
-// timers: simtest reports a livelock, and only after the busy-step bound,
-// which takes seconds (each tick is a step of its own).
+// over after releasing the lock. (The keeper's Ticker is still running
+// when the two are stuck; since no task waits on it any more, simtest
+// reports the run as a deadlock, not as a clock ticking until the step
+// bound.)
 func etcd7492(fixed bool) sched.Func {
 	return func(t *sched.Task) error {
 		s := t.Scheduler()
@@ -27,10 +26,11 @@ func etcd7492(fixed bool) sched.Func {
 		stopCh := sched.NewChan[*sched.Chan[struct{}]](s, "stop_ch", 0)
 		tokens := 0
 		keeper := func(t *sched.Task) error {
+			ticker := sched.NewTicker(t, time.Nanosecond)
+			defer ticker.Stop()
 			for {
-				tick := sched.After(t, time.Nanosecond)
 				var waitCh *sched.Chan[struct{}]
-				i, err := sched.Select(t, addCh.RecvCase(nil, nil), tick.RecvCase(nil, nil), stopCh.RecvCase(&waitCh, nil))
+				i, err := sched.Select(t, addCh.RecvCase(nil, nil), ticker.C.RecvCase(nil, nil), stopCh.RecvCase(&waitCh, nil))
 				if err != nil {
 					return err
 				}
