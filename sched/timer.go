@@ -75,23 +75,20 @@ func (h *timerHeap) Pop() any {
 
 // add registers a timer firing at when.
 func (ts *timers) add(when uint64, kind timerKind, t *Task, n *Nursery) *timer {
-	ts.mu.Lock()
-	ts.seq++
-	tm := &timer{when: when, seq: ts.seq, kind: kind, task: t, n: n}
-	heap.Push(&ts.h, tm)
-	ts.setNext()
-	ts.mu.Unlock()
-	if ts.wake != nil { // real mode's clock goroutine
-		ts.wakeClock()
-	}
-	return tm
+	return ts.push(&timer{when: when, kind: kind, task: t, n: n})
 }
 
 // addFunc registers a timer that calls fn when it fires, at when.
 func (ts *timers) addFunc(when uint64, fn func(now uint64), inert func() bool) *timer {
+	return ts.push(&timer{when: when, kind: timerFunc, fn: fn, inert: inert})
+}
+
+// push gives tm its sequence number (the tie-break of timers firing at
+// once) and puts it on the heap.
+func (ts *timers) push(tm *timer) *timer {
 	ts.mu.Lock()
 	ts.seq++
-	tm := &timer{when: when, seq: ts.seq, kind: timerFunc, fn: fn, inert: inert}
+	tm.seq = ts.seq
 	heap.Push(&ts.h, tm)
 	ts.setNext()
 	ts.mu.Unlock()

@@ -185,7 +185,7 @@ func (a *Analysis) Summary() string {
 // short is What in a few words.
 func (w *Wait) short() string {
 	switch w.Kind {
-	case KindRecv, KindSend:
+	case KindRecv, KindSend, KindLock, KindRLock:
 		return string(w.Kind) + " " + w.Object
 	case KindNursery:
 		return "nursery " + w.Object
