@@ -41,11 +41,16 @@ import (
 // Defaults of the options.
 const (
 	DefaultSeeds    = 100
-	DefaultRepeat   = 2                // executions per run, compared byte for byte
-	DefaultMaxSteps = 1_000_000        // busy steps before a run is a livelock
-	DefaultStall    = 10 * time.Second // no trace progress for this long: blocked outside the scheduler
-	traceTailLines  = 12               // trace lines shown with a failure
-	diffLineMax     = 200              // bytes of a differing trace line shown
+	DefaultRepeat   = 2         // executions per run, compared byte for byte
+	DefaultMaxSteps = 1_000_000 // busy steps before a run is a livelock
+	// DefaultExploreMaxSteps is the bound under Strategy("explore"), unless
+	// MaxSteps sets one: the explorer keeps each run's decisions, about a
+	// kilobyte a step with the trace, so a body that spins would hold
+	// hundreds of megabytes a schedule at the million steps of the others.
+	DefaultExploreMaxSteps = 100_000
+	DefaultStall           = 10 * time.Second // no trace progress for this long: blocked outside the scheduler
+	traceTailLines         = 12               // trace lines shown with a failure
+	diffLineMax            = 200              // bytes of a differing trace line shown
 )
 
 // DefaultWorkers returns the worker counts Check runs when none are given.
@@ -74,6 +79,7 @@ type config struct {
 	preemptions int
 	repeat      int
 	maxSteps    int64
+	maxStepsSet bool // MaxSteps was given: explore keeps it
 	stall       time.Duration
 }
 
@@ -118,7 +124,7 @@ func Repeat(n int) Option { return func(c *config) { c.repeat = n } }
 
 // MaxSteps bounds the busy steps of one run (default 1,000,000); a run
 // that passes it is a livelock.
-func MaxSteps(n int64) Option { return func(c *config) { c.maxSteps = n } }
+func MaxSteps(n int64) Option { return func(c *config) { c.maxSteps, c.maxStepsSet = n, true } }
 
 // Stall sets how long a run may go without writing to its trace before
 // it is reported as blocked outside the scheduler (default 10 s).
@@ -135,6 +141,9 @@ func newConfig(opts []Option) (*config, error) {
 	}
 	if *flagStrategy != "" {
 		c.strategy = *flagStrategy
+	}
+	if c.strategy == sim.StrategyExplore && !c.maxStepsSet {
+		c.maxSteps = DefaultExploreMaxSteps
 	}
 	if *flagWorkers != 0 {
 		c.workers = []int{*flagWorkers}
