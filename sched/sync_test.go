@@ -475,6 +475,9 @@ func TestTimersReal(t *testing.T) {
 	}
 }
 
+// doneCaseKey is TestDoneCase's context key.
+type doneCaseKey struct{}
+
 // TestDoneCase: a Select on another task's context wakes when that task
 // is cancelled; a foreign context it would have to wait for is an error;
 // context.Background's case is never ready.
@@ -490,7 +493,7 @@ func TestDoneCase(t *testing.T) {
 			n.Go("holder", func(t *Task) error {
 				return t.Nursery(NurseryOptions{}, func(m *Nursery) error {
 					m.Go("watched", func(t *Task) error {
-						if err := own.Send(t, context.WithValue(t.Context(), struct{}{}, 1)); err != nil {
+						if err := own.Send(t, context.WithValue(t.Context(), doneCaseKey{}, 1)); err != nil {
 							return err
 						}
 						_, err := Select(t, NewChan[int](t.s, "never", 0).RecvCase(nil, nil))
