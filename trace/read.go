@@ -27,6 +27,21 @@ func ReadFile(path string) ([]byte, error) {
 	return readLimited(f, size)
 }
 
+// ParseFile parses the trace file at path, its parse error prefixed with
+// the path (Parse keeps the limits).
+func ParseFile(path string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
 // readLimited reads r to its end under the limits; size is a hint.
 func readLimited(r io.Reader, size int) ([]byte, error) {
 	const chunk = 64 << 10

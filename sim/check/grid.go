@@ -2,8 +2,6 @@ package check
 
 import (
 	"bytes"
-	"fmt"
-	"os"
 	"slices"
 
 	"github.com/cbcsim/cbcsim/trace"
@@ -70,7 +68,7 @@ func (r *Report) Page() (htmlreport.Page, error) {
 			if f.Trace == "" || len(p.Runs) > 0 {
 				continue
 			}
-			t, err := readTrace(f.Trace)
+			t, err := trace.ParseFile(f.Trace)
 			if err != nil {
 				return htmlreport.Page{}, err
 			}
@@ -78,17 +76,4 @@ func (r *Report) Page() (htmlreport.Page, error) {
 		}
 	}
 	return p, nil
-}
-
-func readTrace(path string) (*trace.Trace, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	t, err := trace.Parse(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return t, nil
 }

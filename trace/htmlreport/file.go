@@ -1,9 +1,7 @@
 package htmlreport
 
 import (
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -38,7 +36,7 @@ func ForTraces(labels []string, ts []*trace.Trace) Page {
 func WriteRepro(dir string, traces []string, notes []string) error {
 	var ts []*trace.Trace
 	for _, name := range traces {
-		t, err := readTrace(filepath.Join(dir, name))
+		t, err := trace.ParseFile(filepath.Join(dir, name))
 		if err != nil {
 			return err
 		}
@@ -50,19 +48,6 @@ func WriteRepro(dir string, traces []string, notes []string) error {
 	}
 	p.Notes = notes
 	return WriteFile(filepath.Join(dir, "report.html"), p)
-}
-
-func readTrace(path string) (*trace.Trace, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	t, err := trace.Parse(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return t, nil
 }
 
 // Lines splits a README's text into notes.
