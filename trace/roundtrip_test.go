@@ -100,6 +100,16 @@ func drawTrace(t *rapid.T) (*Header, []Event) {
 
 // TestRoundTrip checks Parse(encode(x)) == x and that encoding is a fixed
 // point: encode(Parse(encode(x))) == encode(x) byte for byte.
+// init names the shared generators once, before the parallel tests draw
+// from them: rapid names a generator lazily, the first time a slice of it
+// is made, and two tests doing that at once race on the name
+// (TestRoundTrip and TestDiffProperties both draw drawTrace).
+func init() {
+	for _, g := range []interface{ String() string }{keyGen, strGen, fieldGen, headerFieldGen, sourceGen, actorGen} {
+		_ = g.String()
+	}
+}
+
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
