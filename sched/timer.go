@@ -141,14 +141,18 @@ func (ts *timers) next() (uint64, bool) {
 // event limit). The firings still happen, in order, when the clock
 // passes them for another timer or a step.
 func (ts *timers) nextWaking() (uint64, bool) {
-	when, ok := ts.next()
-	if !ok {
+	if _, ok := ts.next(); !ok {
 		return 0, false
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if top := ts.h[0]; top.kind != timerFunc || !top.inert() {
-		return when, true
+	// next let go of the lock: real mode's clock goroutine may have fired
+	// the timers meanwhile, so the heap is read again under it.
+	if len(ts.h) == 0 {
+		return 0, false
+	}
+	if top := ts.h[0]; top.dead || top.kind != timerFunc || !top.inert() {
+		return top.when, true
 	}
 	var best *timer
 	for _, tm := range ts.h {
