@@ -446,7 +446,7 @@ func (t *Task) pointChan() error {
 	if t.s.cfg.Mode.Stepped() {
 		t.endStep()
 	}
-	if t.cleanupDepth > 0 || t.cancelled() == 0 {
+	if t.cleanupDepth > 0 || t.uncancelled() {
 		return nil // observe's test, in line: nothing to observe
 	}
 	return t.observe()

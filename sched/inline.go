@@ -150,10 +150,6 @@ type carrier struct {
 	fibs       *fiber.Cache // where carry takes loop fibers from
 	// w is the worker whose loop this is (real mode); nil for a driver's.
 	w *worker
-	// loop runs the loop until it takes a task to run inline, and
-	// returns it, nil once the run is over: the worker's loop (real
-	// mode) or take (a driver's). Called only on a loop fiber.
-	loop func() *Task
 	// next is a driver's loop (Carry): it steps workers until one step
 	// leaves a task to run inline, in inline, and reports true, or the
 	// run is over.
@@ -164,6 +160,17 @@ type carrier struct {
 	// the loop back (false).
 	host func(t *Task) bool
 	s    *Scheduler // a driver's: whose stepper panic take raises
+}
+
+// loop runs the loop until it takes a task to run inline, and returns
+// it, nil once the run is over: the worker's loop (real mode) or take (a
+// driver's). A call, not a func field: a method value's wrapper was ten
+// instructions a spawn. Called only on a loop fiber.
+func (c *carrier) loop() *Task {
+	if c.w != nil {
+		return c.w.loop()
+	}
+	return c.take()
 }
 
 // take is a driver's carrier's loop: the driver's loop (next) until it

@@ -258,10 +258,10 @@ func TestGoFromAnotherTaskPanics(t *testing.T) {
 
 // TestNurseryLayout: a lean nursery's pending count and the flags its
 // children's start and end read fill the nursery's first cache line, and
-// the fields the spawner writes at every spawn (the lock, the state
-// machine's counts) start on the next one, so that a worker ending
-// children and a worker spawning them do not bounce one line between
-// them at every task. A nursery is allocated in the 576-byte size class,
+// the fields the spawner writes or reads at every spawn (the lock, the
+// state machine's counts, the scope's cancellation) start on the next
+// one, so that a worker ending children and a worker spawning them do not
+// bounce one line between them at every task. A nursery is allocated in the 576-byte size class,
 // whose objects start on a cache line.
 func TestNurseryLayout(t *testing.T) {
 	var n Nursery
@@ -274,7 +274,8 @@ func TestNurseryLayout(t *testing.T) {
 	if off := unsafe.Offsetof(n.id); off != cacheLine {
 		t.Errorf("the first field after the children's line (id) at offset %d, want %d", off, cacheLine)
 	}
-	for name, off := range map[string]uintptr{"mu": unsafe.Offsetof(n.mu), "m": unsafe.Offsetof(n.m), "credit": unsafe.Offsetof(n.credit)} {
+	// scope is read at each of the owner's checkpoints, a spawn's too.
+	for name, off := range map[string]uintptr{"mu": unsafe.Offsetof(n.mu), "m": unsafe.Offsetof(n.m), "credit": unsafe.Offsetof(n.credit), "scope": unsafe.Offsetof(n.scope)} {
 		if off < cacheLine {
 			t.Errorf("%s at offset %d, on the children's line", name, off)
 		}

@@ -60,16 +60,13 @@ type Nursery struct {
 	//
 	// fast is a lean nursery's lock-free part (lean.go), accessed
 	// atomically by the owner and the workers ending its children.
-	fast        leanState
-	isLean      bool // n.m.Lean(), read without the lock (lean.go)
-	startLocked bool // start takes the lock: the scheduler keeps its records, or cancel_remaining
-	// scope is the cancellation of this nursery's scope (scope.go): the
-	// reason that reaches the nurseries opened inside its body, and
-	// scopeBody when the owner's code in the body observes it too.
-	// Written under mu, read by the owner at its checkpoints; in the
-	// padding after the two flags, so the nursery keeps its size class.
-	scope atomic.Uint32
-	label string
+	fast         leanState
+	isLean       bool // n.m.Lean(), read without the lock (lean.go)
+	startLocked  bool // start takes the lock: the scheduler keeps its records, or cancel_remaining
+	catch        bool
+	timeoutFails bool
+	keepMem      bool // not to be reused: a timeout or a *Task handle may outlive it (free.go); Spawn writes it under mu
+	label        string
 	// timer is the timeout, if any: set by the owner as it opens the
 	// nursery, before a child can end it; read by the apply that ends the
 	// nursery.
@@ -80,11 +77,15 @@ type Nursery struct {
 	owner *Task
 	// outer is the owner's next outer open nursery: guarded by owner.mu
 	// (no lock on an unshared worker: worker.unshared).
-	outer        *Nursery
-	quota        *Nursery // the nearest nursery at or above this one with a finite spawn_count
-	catch        bool
-	timeoutFails bool
-	keepMem      bool // not to be reused: a timeout or a *Task handle may outlive it (free.go); Spawn writes it under mu
+	outer *Nursery
+	quota *Nursery // the nearest nursery at or above this one with a finite spawn_count
+	// scope is the cancellation of this nursery's scope (scope.go): the
+	// reason that reaches the nurseries opened inside its body, and
+	// scopeBody when the owner's code in the body observes it too.
+	// Written under mu, read by the owner at each of its checkpoints, so
+	// on the spawner's line: on the children's line, each spawn's
+	// checkpoint pulled that line from the worker ending the children.
+	scope atomic.Uint32
 	// cancelling is fast.cancelled again, on the spawner's line: the
 	// owner's lock-free spawn reads it at every spawn (lean.go). Stored
 	// under mu (publishCancel), and by the owner as it opens the nursery;

@@ -173,7 +173,7 @@ func newWith(user Config, o link.Options) (*Scheduler, error) {
 	for i := 0; i < cfg.Workers; i++ {
 		w := &worker{s: s, id: i, mode: mode, dq: deque.New[Task](64), fibs: s.fibers.NewCache(workerFiberCache), wake: make(chan struct{}, 1)}
 		w.rng.Seed(link.SplitMix64(&seed))
-		w.c, w.own.w, w.own.fibs, w.own.loop = &w.own, w, w.fibs, w.loop
+		w.c, w.own.w, w.own.fibs = &w.own, w, w.fibs
 		if cfg.Mode.Stepped() {
 			w.c = &s.carrier // one for the run, which the driver's loop runs on (Carry)
 		}
@@ -182,7 +182,6 @@ func newWith(user Config, o link.Options) (*Scheduler, error) {
 		s.workers = append(s.workers, w)
 	}
 	s.carrier.fibs, s.carrier.s = s.workers[0].fibs, s
-	s.carrier.loop = s.carrier.take
 	return s, nil
 }
 

@@ -221,3 +221,15 @@ func (t *Task) cancelled() uint32 {
 	}
 	return t.owned.bodyCancelled()
 }
+
+// uncancelled reports that cancelled would return 0, by loads alone and
+// inlined, for a checkpoint's common case: no mark, not a lean child
+// (whose mark may be its nursery's), and no cancelled scope it runs in.
+// False means only "ask cancelled". The same callers as cancelled.
+func (t *Task) uncancelled() bool {
+	if t.mark.Load() != 0 || (t.child < 0 && t.parent != nil) {
+		return false
+	}
+	n := t.owned
+	return n == nil || n.scope.Load()&scopeBody == 0
+}

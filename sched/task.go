@@ -448,7 +448,7 @@ func (t *Task) pointOp() error {
 	if t.s.cfg.Mode.Stepped() {
 		t.endStep()
 	}
-	if t.cleanupDepth > 0 || t.cancelled() == 0 {
+	if t.cleanupDepth > 0 || t.uncancelled() {
 		return nil // observe's test, in line: nothing to observe
 	}
 	return t.observe()

@@ -87,11 +87,11 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 // EmitRun implements the scheduler's path for the run event, one a step
 // (driver.RunSink): the history and the tables take the task id as it is,
 // and the trace writes the line without an Event, instead of building one
-// and looking its field up by key (docs/performance.md#the-seeded-step). The
-// task's
-// history record is found by its id in the history's slice (it keeps the
-// table row), and its trace line is the writer's kept step and tick and
-// the tail kept for the task and its worker (trace.Writer.WriteRunTail).
+// and looking its field up by key (docs/performance.md#the-seeded-step).
+// The task's history record is found by its id in the history's slice (it
+// keeps the table row), and its trace line is the writer's kept step and
+// tick and the tail kept for the task, its worker and, on a story run,
+// its place (trace.Writer.WriteRunTail).
 func (s *sink) EmitRun(worker int, task uint64) {
 	h := s.hist
 	var t *taskHist
@@ -114,36 +114,36 @@ func (s *sink) EmitRun(worker int, task uint64) {
 		r.ran()
 	}
 	if s.w != nil && s.err == nil {
+		var at string
 		if s.story {
-			if at := s.site(task); at != "" {
-				s.err = s.w.WriteRunAt(s.step, s.tick, s.actor(worker), int64(task), at)
-				return
-			}
+			at = s.site(task)
 		}
 		if task < uint64(len(s.tails)) {
-			if r := &s.tails[task]; r.worker == worker+1 {
+			// A kept tail is for one worker and one place: a task's run
+			// lines mostly repeat both (nine in ten of a story run's).
+			if r := &s.tails[task]; r.worker == worker+1 && r.tail.At() == at {
 				if err := s.w.WriteRunTail(s.step, s.tick, &r.tail); err != nil {
 					s.err = err // stored only when set: an interface's two words and their write barrier a step
 				}
 				return
 			}
 		}
-		s.writeRun(worker, task)
+		s.writeRun(worker, task, at)
 	}
 }
 
-// writeRun writes the run line of task on worker when no tail is kept
-// for them: it keeps one, under denseMax.
-func (s *sink) writeRun(worker int, task uint64) {
+// writeRun writes the run line of task on worker at at when no tail is
+// kept for them: it keeps one, under denseMax.
+func (s *sink) writeRun(worker int, task uint64, at string) {
 	if task >= denseMax {
-		s.err = s.w.WriteRun(s.step, s.tick, s.actor(worker), int64(task))
+		s.err = s.w.WriteRunAt(s.step, s.tick, s.actor(worker), int64(task), at)
 		return
 	}
 	for uint64(len(s.tails)) <= task {
 		s.tails = append(s.tails, runTail{})
 	}
 	r := &s.tails[task]
-	r.tail, r.worker = trace.NewRunTail(s.actor(worker), int64(task)), worker+1
+	r.tail, r.worker = trace.NewRunTailAt(s.actor(worker), int64(task), at), worker+1
 	s.err = s.w.WriteRunTail(s.step, s.tick, &r.tail)
 }
 

@@ -343,10 +343,6 @@ type Writer struct {
 	// steps start at 0, and pre.step is the step an event must not go
 	// below.
 	pre prefix
-	// runAt is WriteRunAt's event, kept so that a story run's run line
-	// allocates nothing.
-	runAt   Event
-	runAtFs [2]Field
 }
 
 // bufSize is how much the Writer buffers before writing to the underlying
@@ -399,26 +395,30 @@ func (w *Writer) WriteEvent(e *Event) error {
 // A caller that writes many run lines of the same actor and task keeps
 // their RunTail and calls WriteRunTail instead.
 func (w *Writer) WriteRun(step, tick uint64, actor string, task int64) error {
-	if !w.header {
-		panic("trace: WriteRun: header not written")
-	}
-	if step < w.pre.step {
-		panic("trace: WriteRun: step went backwards")
-	}
-	if !validKey(actor) {
-		panic("trace: WriteRun: bad actor")
-	}
-	t := newRunTail(actor, task)
-	return w.WriteRunTail(step, tick, &t)
+	return w.writeRun(step, tick, actor, task, "", "trace: WriteRun: ")
 }
 
 // WriteRunAt writes the run event of task with where it is, its at= field
 // (a story run's run line, docs/trace-format.md): `STEP TICK ACTOR run
-// task=ID at=AT`.
+// task=ID at=AT`; with at "", what WriteRun writes. A caller that writes
+// many of the same actor, task and at keeps their RunTail (NewRunTailAt).
 func (w *Writer) WriteRunAt(step, tick uint64, actor string, task int64, at string) error {
-	w.runAtFs = [2]Field{I(KeyTask, task), S(KeyAt, at)}
-	w.runAt = Event{Step: step, Tick: tick, Actor: actor, Kind: KindRun, Fields: w.runAtFs[:]}
-	return w.WriteEvent(&w.runAt)
+	return w.writeRun(step, tick, actor, task, at, "trace: WriteRunAt: ")
+}
+
+// writeRun is WriteRun and WriteRunAt, op the panic prefix of the caller.
+func (w *Writer) writeRun(step, tick uint64, actor string, task int64, at, op string) error {
+	if !w.header {
+		panic(op + "header not written")
+	}
+	if step < w.pre.step {
+		panic(op + "step went backwards")
+	}
+	if !validKey(actor) {
+		panic(op + "bad actor")
+	}
+	t := newRunTail(actor, task, at)
+	return w.WriteRunTail(step, tick, &t)
 }
 
 // spill writes the buffer out once it holds bufSize bytes, and returns

@@ -12,46 +12,64 @@ package trace
 // copy of a variable length, whose call and bookkeeping took back what
 // the kept text saved when it was tried with one.
 
-// runTailMax is the room of a RunTail: "w255 run task=" and 17 digits.
-// A longer tail is encoded at each write instead.
-const runTailMax = 32
+// runTailMax is the room of a RunTail: "w255 run task=", 17 digits and a
+// story run's at= field of up to 54 bytes (an op path such as
+// `at="task.producer.ops[0].body[1]"` takes 34). A longer tail is encoded
+// at each write instead.
+const runTailMax = 96
 
 // RunTail is the part of a run event's line after the step and the tick,
-// "ACTOR run task=ID\n", encoded once so that each run line of the same
-// actor and task copies it (Writer.WriteRunTail). The zero RunTail is
-// not valid: writing it panics, as a bad actor does.
+// "ACTOR run task=ID\n" or, on a story run, "ACTOR run task=ID at=AT\n",
+// encoded once so that each run line of the same actor, task and place
+// copies it (Writer.WriteRunTail). The zero RunTail is not valid: writing
+// it panics, as a bad actor does.
 type RunTail struct {
 	b     [runTailMax]byte // the tail, then padding copied past the line's end
 	n     uint8            // bytes of b in use; 0 when the tail does not fit in b
 	ok    bool             // the actor is a key
-	actor string           // the actor and task, for a tail that does not fit in b
+	actor string           // the actor, task and at, for a tail that does not fit in b
 	task  int64
+	at    string // the at= field's value, "" for none
 }
 
 // NewRunTail returns the tail of the run lines of actor and task. An actor
 // outside [a-z0-9_.-]+ makes a tail whose writing panics.
 func NewRunTail(actor string, task int64) RunTail {
+	return NewRunTailAt(actor, task, "")
+}
+
+// NewRunTailAt returns the tail of the run lines of actor and task with
+// the at= field at (none when at is ""): the lines WriteRunAt writes.
+func NewRunTailAt(actor string, task int64, at string) RunTail {
 	if !validKey(actor) {
 		return RunTail{}
 	}
-	return newRunTail(actor, task)
+	return newRunTail(actor, task, at)
 }
 
-// newRunTail is NewRunTail for a valid actor.
-func newRunTail(actor string, task int64) RunTail {
-	t := RunTail{ok: true, actor: actor, task: task}
-	var buf [64]byte
-	if b := appendRunTail(buf[:0], actor, task); len(b) <= runTailMax {
+// At is the at= value t was made with, "" for none.
+func (t *RunTail) At() string { return t.at }
+
+// newRunTail is NewRunTailAt for a valid actor.
+func newRunTail(actor string, task int64, at string) RunTail {
+	t := RunTail{ok: true, actor: actor, task: task, at: at}
+	var buf [2 * runTailMax]byte
+	if b := appendRunTail(buf[:0], actor, task, at); len(b) <= runTailMax {
 		t.n = uint8(copy(t.b[:], b))
 	}
 	return t
 }
 
-// appendRunTail appends "ACTOR run task=ID\n".
-func appendRunTail(dst []byte, actor string, task int64) []byte {
+// appendRunTail appends "ACTOR run task=ID\n", or with at not "",
+// "ACTOR run task=ID at=AT\n".
+func appendRunTail(dst []byte, actor string, task int64, at string) []byte {
 	dst = append(dst, actor...)
 	dst = append(dst, " run "+KeyTask+"="...)
 	dst = appendInt(dst, task)
+	if at != "" {
+		dst = append(dst, " "+KeyAt+"="...)
+		dst = appendValue(dst, &Field{Key: KeyAt, Str: at})
+	}
 	return append(dst, '\n')
 }
 
@@ -180,7 +198,7 @@ func (w *Writer) writeRunSlow(step, tick uint64, t *RunTail) error {
 	if t.n != 0 {
 		dst = append(dst, t.b[:t.n]...)
 	} else {
-		dst = appendRunTail(dst, t.actor, t.task)
+		dst = appendRunTail(dst, t.actor, t.task, t.at)
 	}
 	w.buf = dst
 	return w.spill()

@@ -58,7 +58,9 @@ func TestWriteRun(t *testing.T) {
 // TestWriteRunTail: a sequence of run lines written from kept tails, with
 // steps and ticks that mostly count up by one (across every digit count's
 // edge), sometimes stay or jump, and other events between them, is what
-// WriteEvent writes for the same events, whatever the buffer's fill.
+// WriteEvent writes for the same events, whatever the buffer's fill. A
+// tail may carry an at= field (a story run's), bare, quoted, escaped, or
+// too long for the tail's room.
 func TestWriteRunTail(t *testing.T) {
 	t.Parallel()
 	// The steps' edges leave room for the steps taken; a tick may wrap.
@@ -66,7 +68,9 @@ func TestWriteRunTail(t *testing.T) {
 	tickEdges := append(edges, 1<<64-2)
 	rapid.Check(t, func(rt *rapid.T) {
 		actors := []string{"w0", "w1", "w17", "w255", "sim", "a-very-long-actor.name_for-a-tail-of-its-own"}
-		tails := map[[2]int64]*RunTail{}
+		ats := []string{"", "op1", "task.producer.ops[0].body[1]", "a \"quoted\" place\n", "-12",
+			"task.a_rather_long_task_name.ops[12].body[3].body[7].cleanup[0]"}
+		tails := map[[3]int64]*RunTail{}
 		a, b, wa, wb := writerPair(rt, &Header{Fields: []Field{S("name", "x")}})
 		step := rapid.SampledFrom(edges).Draw(rt, "step")
 		tick := rapid.SampledFrom(tickEdges).Draw(rt, "tick")
@@ -92,14 +96,19 @@ func TestWriteRunTail(t *testing.T) {
 			}
 			ai := rapid.IntRange(0, len(actors)-1).Draw(rt, "actor")
 			task := rapid.SampledFrom([]int64{1, 2, 9, 10, 12345, -7, 1<<63 - 1}).Draw(rt, "task")
-			k := [2]int64{int64(ai), task}
+			at := rapid.IntRange(0, len(ats)-1).Draw(rt, "at")
+			k := [3]int64{int64(ai), task, int64(at)}
 			tl := tails[k]
 			if tl == nil {
-				v := NewRunTail(actors[ai], task)
+				v := NewRunTailAt(actors[ai], task, ats[at])
 				tl = &v
 				tails[k] = tl
 			}
-			if err := wa.WriteEvent(&Event{Step: step, Tick: tick, Actor: actors[ai], Kind: KindRun, Fields: []Field{I(KeyTask, task)}}); err != nil {
+			fields := []Field{I(KeyTask, task)}
+			if ats[at] != "" {
+				fields = append(fields, S(KeyAt, ats[at]))
+			}
+			if err := wa.WriteEvent(&Event{Step: step, Tick: tick, Actor: actors[ai], Kind: KindRun, Fields: fields}); err != nil {
 				rt.Fatal(err)
 			}
 			if err := wb.WriteRunTail(step, tick, tl); err != nil {
