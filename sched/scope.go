@@ -223,11 +223,12 @@ func (t *Task) cancelled() uint32 {
 }
 
 // uncancelled reports that cancelled would return 0, by loads alone and
-// inlined, for a checkpoint's common case: no mark, not a lean child
-// (whose mark may be its nursery's), and no cancelled scope it runs in.
-// False means only "ask cancelled". The same callers as cancelled.
+// inlined, for a checkpoint's common case: no mark, no cancellation of
+// the nursery of a lean child (whose mark it would be: leanMarked), and
+// no cancelled scope it runs in. False means only "ask cancelled". The
+// same callers as cancelled.
 func (t *Task) uncancelled() bool {
-	if t.mark.Load() != 0 || (t.child < 0 && t.parent != nil) {
+	if t.mark.Load() != 0 || (t.child < 0 && t.parent != nil && t.parent.fast.cancelled.Load() != 0) {
 		return false
 	}
 	n := t.owned

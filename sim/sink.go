@@ -31,7 +31,8 @@ type sink struct {
 	sites    []string          // by task id under denseMax: where the task is (Site)
 	siteMap  map[uint64]string // the same, for larger ids
 	waits    *waits.Builder
-	storyBuf []trace.Field // Emit's fields with at= appended
+	storyBuf []trace.Field     // Emit's fields with at= appended
+	atFields map[string]string // atField's cache: by place, its at= field's text
 	// decisions counts the policy decisions (decide events): at one
 	// worker the only choices a seed makes (Run.Decisions).
 	decisions int64
@@ -143,8 +144,32 @@ func (s *sink) writeRun(worker int, task uint64, at string) {
 		s.tails = append(s.tails, runTail{})
 	}
 	r := &s.tails[task]
-	r.tail, r.worker = trace.NewRunTailAt(s.actor(worker), int64(task), at), worker+1
+	r.tail.ResetAt(s.actor(worker), int64(task), at, s.atField(at))
+	r.worker = worker + 1
 	s.err = s.w.WriteRunTail(s.step, s.tick, &r.tail)
+}
+
+// atFieldsMax bounds the sink's cache of encoded places: a run's places
+// are its program's ops or Go lines, a few hundred, but a Go body's sites
+// are not bounded by the scenario.
+const atFieldsMax = 4096
+
+// atField is the at= field's text of place at (trace.AtField), encoded
+// once a run for the run lines' tails: a story run remakes a task's tail
+// whenever the task moves to another place or worker, one run line in
+// ten, and encoding the place was most of that.
+func (s *sink) atField(at string) string {
+	if f, ok := s.atFields[at]; ok {
+		return f
+	}
+	f := trace.AtField(at)
+	if s.atFields == nil {
+		s.atFields = map[string]string{}
+	}
+	if len(s.atFields) < atFieldsMax {
+		s.atFields[at] = f
+	}
+	return f
 }
 
 // Site implements driver.SiteSink, and is how the interpreter tells the

@@ -52,12 +52,70 @@ func (t *RunTail) At() string { return t.at }
 
 // newRunTail is NewRunTailAt for a valid actor.
 func newRunTail(actor string, task int64, at string) RunTail {
-	t := RunTail{ok: true, actor: actor, task: task, at: at}
+	var t RunTail
+	t.set(actor, task, at)
+	return t
+}
+
+// Reset makes t the tail of actor, task and at in place: what
+// NewRunTailAt returns, without a copy of the tail (a caller keeping
+// tails in a slice remakes one whenever a task moves to another worker or
+// place).
+func (t *RunTail) Reset(actor string, task int64, at string) {
+	if !validKey(actor) {
+		*t = RunTail{}
+		return
+	}
+	t.set(actor, task, at)
+}
+
+// AtField is the text of an at= field as a run line writes it, " at=AT"
+// ("" for no place): for a caller that remakes tails for the same places
+// often, to encode each place once (ResetAt).
+func AtField(at string) string {
+	if at == "" {
+		return ""
+	}
+	return string(appendValue([]byte(" "+KeyAt+"="), &Field{Key: KeyAt, Str: at}))
+}
+
+// ResetAt is Reset with the at= field's text given as AtField(at)
+// returns it, rather than encoded again.
+func (t *RunTail) ResetAt(actor string, task int64, at, field string) {
+	if !validKey(actor) {
+		*t = RunTail{}
+		return
+	}
+	t.ok, t.actor, t.task, t.at = true, actor, task, at
+	t.n = 0
+	const fixed = len(" run "+KeyTask+"=") + 20 + 1
+	if len(actor)+len(field)+fixed <= runTailMax {
+		b := append(t.b[:0], actor...)
+		b = append(b, " run "+KeyTask+"="...)
+		b = appendInt(b, task)
+		b = append(b, field...)
+		t.n = uint8(len(append(b, '\n')))
+	}
+}
+
+// set is Reset for a valid actor. A tail that surely fits (the longest
+// integer, and an at= value written bare or quoted without escapes) is
+// encoded straight into t.b; any other is encoded aside and kept when it
+// fits.
+func (t *RunTail) set(actor string, task int64, at string) {
+	t.ok, t.actor, t.task, t.at = true, actor, task, at
+	const fixed = len(" run "+KeyTask+"=") + 20 + len(" "+KeyAt+"=") + 2 + 1
+	if len(actor)+len(at)+fixed <= runTailMax {
+		if _, plain := classify(at); plain {
+			t.n = uint8(len(appendRunTail(t.b[:0], actor, task, at)))
+			return
+		}
+	}
 	var buf [2 * runTailMax]byte
+	t.n = 0
 	if b := appendRunTail(buf[:0], actor, task, at); len(b) <= runTailMax {
 		t.n = uint8(copy(t.b[:], b))
 	}
-	return t
 }
 
 // appendRunTail appends "ACTOR run task=ID\n", or with at not "",

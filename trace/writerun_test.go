@@ -71,6 +71,7 @@ func TestWriteRunTail(t *testing.T) {
 		ats := []string{"", "op1", "task.producer.ops[0].body[1]", "a \"quoted\" place\n", "-12",
 			"task.a_rather_long_task_name.ops[12].body[3].body[7].cleanup[0]"}
 		tails := map[[3]int64]*RunTail{}
+		var slot RunTail
 		a, b, wa, wb := writerPair(rt, &Header{Fields: []Field{S("name", "x")}})
 		step := rapid.SampledFrom(edges).Draw(rt, "step")
 		tick := rapid.SampledFrom(tickEdges).Draw(rt, "tick")
@@ -100,8 +101,16 @@ func TestWriteRunTail(t *testing.T) {
 			k := [3]int64{int64(ai), task, int64(at)}
 			tl := tails[k]
 			if tl == nil {
-				v := NewRunTailAt(actors[ai], task, ats[at])
-				tl = &v
+				if rapid.Bool().Draw(rt, "reset") {
+					// A kept tail remade in place, over whatever
+					// longer or shorter tail it held.
+					tl = &slot
+					tl.Reset(actors[ai], task, ats[at])
+					clear(tails)
+				} else {
+					v := NewRunTailAt(actors[ai], task, ats[at])
+					tl = &v
+				}
 				tails[k] = tl
 			}
 			fields := []Field{I(KeyTask, task)}
