@@ -105,7 +105,11 @@ func TestWriteRunTail(t *testing.T) {
 					// A kept tail remade in place, over whatever
 					// longer or shorter tail it held.
 					tl = &slot
-					tl.Reset(actors[ai], task, ats[at])
+					if rapid.Bool().Draw(rt, "field") {
+						tl.ResetAt(actors[ai], task, ats[at], AtField(ats[at]))
+					} else {
+						tl.Reset(actors[ai], task, ats[at])
+					}
 					clear(tails)
 				} else {
 					v := NewRunTailAt(actors[ai], task, ats[at])
