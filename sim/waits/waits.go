@@ -314,7 +314,7 @@ func (b *Builder) Add(e *trace.Event) {
 	case trace.KindBlock:
 		t := b.task(id)
 		if !t.waiting || !t.blockSet || t.block.Kind != trace.KindExhausted {
-			t.block = cloneEvent(e)
+			keepEvent(&t.block, e)
 		}
 		t.waiting, t.blockSet = true, true
 		if at, ok := strField(e, trace.KeyAt); ok {
@@ -323,7 +323,8 @@ func (b *Builder) Add(e *trace.Event) {
 	case trace.KindExhausted:
 		if hasTask {
 			t := b.task(id)
-			t.block, t.waiting, t.blockSet = cloneEvent(e), true, true
+			keepEvent(&t.block, e)
+			t.waiting, t.blockSet = true, true
 		}
 	case trace.KindRun, trace.KindWake, trace.KindRecharge:
 		if hasTask {
@@ -705,10 +706,13 @@ func hasField(e *trace.Event, key string) bool {
 	return false
 }
 
-func cloneEvent(e *trace.Event) trace.Event {
-	c := *e
-	c.Fields = slices.Clone(e.Fields)
-	return c
+// keepEvent copies e into dst, its fields into the room of dst's: a task
+// blocks again and again, and a copy each time was most of a run's
+// allocations here.
+func keepEvent(dst, e *trace.Event) {
+	fields := append(dst.Fields[:0], e.Fields...)
+	*dst = *e
+	dst.Fields = fields
 }
 
 func intField(e *trace.Event, key string) (int64, bool) {
