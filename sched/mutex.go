@@ -23,6 +23,13 @@ import "sync"
 // next is a function of the schedule, which the driver decides. A Mutex
 // is not tied to a task: one task may lock it and another unlock it.
 type Mutex struct {
+	// Name, when set, names the mutex in a trace and in a deadlock's
+	// waits ("waits to lock NAME"), the same in every schedule. Unset, the
+	// mutex is mutex#N, N in the order of the run's first locks, which
+	// may differ between two schedules of one program (and so show in
+	// their diff). Set it before the first Lock; it is not written after.
+	Name string
+
 	mu      sync.Mutex // guards the fields below
 	locked  bool
 	waiters waitList
@@ -49,7 +56,7 @@ func (m *Mutex) lock(t *Task) error {
 			return nil
 		}
 		if !m.waiters.ready() {
-			m.waiters.init(&m.mu, "lock "+t.syncName("mutex", &m.id), m.free)
+			m.waiters.init(&m.mu, "lock "+t.syncName("mutex", m.Name, &m.id), m.free)
 		}
 		m.mu.Unlock()
 		done, err := t.waitOn(&m.waiters, 0)
@@ -69,7 +76,7 @@ func (m *Mutex) lock(t *Task) error {
 // m.mu held.
 func (m *Mutex) event(t *Task, op string) {
 	if t.w.story() {
-		t.lockEvent(op, t.syncName("mutex", &m.id))
+		t.lockEvent(op, t.syncName("mutex", m.Name, &m.id))
 	}
 }
 
@@ -126,6 +133,10 @@ func (m *Mutex) unlock(t *Task) {
 // again while a writer may be waiting: that is a deadlock, and the
 // driver reports it as one.
 type RWMutex struct {
+	// Name names the lock in a trace and in a deadlock's waits, as
+	// Mutex.Name does; unset, it is rwmutex#N.
+	Name string
+
 	mu       sync.Mutex // guards the fields below
 	writing  bool       // a writer holds the lock
 	readers  int        // readers holding it
@@ -179,7 +190,7 @@ func (rw *RWMutex) Lock(t *Task) error {
 // rw.mu held.
 func (rw *RWMutex) event(t *Task, op string) {
 	if t.w.story() {
-		t.lockEvent(op, t.syncName("rwmutex", &rw.id))
+		t.lockEvent(op, t.syncName("rwmutex", rw.Name, &rw.id))
 	}
 }
 
@@ -188,7 +199,7 @@ func (rw *RWMutex) init(t *Task) {
 	if rw.writers.ready() {
 		return
 	}
-	name := t.syncName("rwmutex", &rw.id)
+	name := t.syncName("rwmutex", rw.Name, &rw.id)
 	rw.writers.init(&rw.mu, "lock "+name, func(*Task) bool { return rw.freeLocked() })
 	rw.readersQ.init(&rw.mu, "rlock "+name, func(*Task) bool { return rw.readable() })
 }

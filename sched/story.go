@@ -73,10 +73,13 @@ func (c *channel) chanSendParked(t, s *Task) {
 		trace.S(trace.KeyCh, c.name), trace.S(trace.KeyVia, "buffer"))
 }
 
-// syncName is the name of a Mutex or RWMutex in the trace, kind#id, its
-// id given at its first lock (*id is 0 until then). Called with the
-// primitive's lock held.
-func (t *Task) syncName(kind string, id *uint64) string {
+// syncName is the name of a Mutex or RWMutex in the trace: its Name,
+// name, if it has one, else kind#id, its id given at its first lock (*id
+// is 0 until then). Called with the primitive's lock held.
+func (t *Task) syncName(kind, name string, id *uint64) string {
+	if name != "" {
+		return name
+	}
 	if *id == 0 {
 		*id = t.s.nextSyncID.Add(1)
 	}

@@ -16,15 +16,31 @@ import (
 func TestWaitsNameLockHolders(t *testing.T) {
 	// A lock's number is given at its first lock, so it depends on which
 	// task ran first: the patterns name it by what it is.
-	want := []*regexp.Regexp{
+	lockDeadlocks(t, "", "", []*regexp.Regexp{
 		regexp.MustCompile(`ab \(t2\) waits to read-lock (rwmutex#\d+) at waits_lock_test\.go:\d+, since step \d+\n\s+could wake it: ba \(t3, holds (rwmutex#\d+)\)`),
 		regexp.MustCompile(`ba \(t3\) waits to lock (mutex#\d+) at waits_lock_test\.go:\d+, since step \d+\n\s+could wake it: ab \(t2, holds (mutex#\d+)\)`),
 		regexp.MustCompile(`wait-for cycle: ab -> ba -> ab`),
-	}
+	})
+}
+
+// TestWaitsNamedLocks: a lock given a Name is that name in every
+// schedule's waits, whichever task locked first.
+func TestWaitsNamedLocks(t *testing.T) {
+	lockDeadlocks(t, "table_a", "index_b", []*regexp.Regexp{
+		regexp.MustCompile(`ab \(t2\) waits to read-lock index_b at waits_lock_test\.go:\d+, since step \d+\n\s+could wake it: ba \(t3, holds index_b\)`),
+		regexp.MustCompile(`ba \(t3\) waits to lock table_a at waits_lock_test\.go:\d+, since step \d+\n\s+could wake it: ab \(t2, holds table_a\)`),
+	})
+}
+
+// lockDeadlocks runs, over 40 seeds, two tasks that take a Mutex and an
+// RWMutex named aName and bName in opposite orders, and checks the waits
+// of every run that deadlocks against want (a pattern's two groups, if
+// any, must be the same lock). At least one seed must deadlock.
+func lockDeadlocks(t *testing.T, aName, bName string, want []*regexp.Regexp) {
 	deadlocks := 0
 	for seed := uint64(0); seed < 40; seed++ {
-		var a sched.Mutex
-		var b sched.RWMutex
+		a := sched.Mutex{Name: aName}
+		b := sched.RWMutex{Name: bName}
 		r, err := sim.RunBody(sim.Body{Name: "locks", Source: "locks\n", Seed: seed, Sites: true,
 			Sched: sched.Config{Workers: 2, Budget: sched.Unlimited}},
 			func(t *sched.Task) error {
