@@ -7,7 +7,27 @@ package sched
 // need not branch on it. Seeded driver only: the answer is exact when no
 // other worker moves.
 func (w *worker) Idle() bool {
-	return w.cur == nil && !w.hasWork() && (w.s.slotted == 0 || !w.othersNext())
+	return w.cur == nil && !w.WorkFindable()
+}
+
+// Vacant reports whether w has nothing of its own to do: no current task,
+// an empty deque and next slot (its stack, alone), no global-queue head
+// held. A worker that is not vacant is not Idle; a vacant one is Idle
+// unless WorkFindable. O(1). Seeded driver only.
+func (w *worker) Vacant() bool {
+	return w.cur == nil && w.queued() == 0 && w.held == nil
+}
+
+// WorkFindable reports whether a step of w that looks for work would find
+// a task: in its own queues, the global queue, any worker's deque or
+// another worker's next slot. It takes one pass over the workers. A
+// vacant worker's next slot is empty, so every Vacant worker gets the
+// same answer: a driver that asks about every worker at every step
+// (sim.Useful) asks one vacant worker, once, and not each worker's Idle,
+// which would make the step's cost quadratic in the workers. Seeded
+// driver only: exact when no other worker moves.
+func (w *worker) WorkFindable() bool {
+	return w.hasWork() || w.s.slotted != 0 && w.othersNext()
 }
 
 // QueueLen is the length of w's local deque. Seeded driver only (exact

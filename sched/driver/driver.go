@@ -145,8 +145,19 @@ type Worker interface {
 	// and nothing has been queued since.
 	Parked() bool
 	Stats() WorkerStats
-	// Idle reports whether the next step can only look for work and park.
+	// Idle reports whether the next step can only look for work and park:
+	// the worker has no task and WorkFindable is false. It takes a pass
+	// over the workers; a driver that asks about every worker at every
+	// step asks Vacant of each and WorkFindable once (sim.Useful).
 	Idle() bool
+	// Vacant reports whether the worker has nothing of its own to do: no
+	// current task, nothing in its own queues. A worker that is not
+	// vacant is not idle. O(1).
+	Vacant() bool
+	// WorkFindable reports whether a step that looks for work would find
+	// a task, in any queue the worker may take from. Every vacant worker
+	// gets the same answer.
+	WorkFindable() bool
 	// QueueLen is the length of the worker's local deque.
 	QueueLen() int
 	// Running reports whether the worker is in the middle of a task.
