@@ -13,8 +13,8 @@ import (
 
 // usefulChecker is a Chooser that, at every step, compares sim.Useful
 // with the workers that are not Idle (what Useful answered before it asked
-// Vacant and WorkFindable instead), and then picks among the useful ones
-// in turn.
+// WorkQueued once and Vacant of each instead), and then picks among the
+// useful ones in turn.
 type usefulChecker struct {
 	t             *testing.T
 	name          string
@@ -50,8 +50,8 @@ func ids(ws []driver.Worker) []int {
 }
 
 // Useful leaves out exactly the Idle workers, at every step of every
-// bundled scenario on 1 to 8 workers: asking Vacant of each worker and
-// WorkFindable of one changes no decision of any strategy.
+// bundled scenario on 1 to 8 workers: asking WorkQueued once and Vacant
+// of each worker changes no decision of any strategy.
 func TestUsefulIsNotIdle(t *testing.T) {
 	t.Parallel()
 	paths, err := filepath.Glob("../scenarios/*.toml")
@@ -83,18 +83,18 @@ func TestUsefulIsNotIdle(t *testing.T) {
 // questions asked of it; any other method is nil's and panics.
 type countingWorker struct {
 	driver.Worker
-	id               int
-	vacant, findable bool
-	asked            *questions
+	id             int
+	vacant, queued bool
+	asked          *questions
 }
 
-type questions struct{ idle, vacant, findable int }
+type questions struct{ idle, vacant, queued int }
 
 func (w *countingWorker) ID() int { return w.id }
 
 func (w *countingWorker) Idle() bool {
 	w.asked.idle++
-	return w.vacant && !w.findable
+	return w.vacant && !w.queued
 }
 
 func (w *countingWorker) Vacant() bool {
@@ -102,13 +102,13 @@ func (w *countingWorker) Vacant() bool {
 	return w.vacant
 }
 
-func (w *countingWorker) WorkFindable() bool {
-	w.asked.findable++
-	return w.findable
+func (w *countingWorker) WorkQueued() bool {
+	w.asked.queued++
+	return w.queued
 }
 
-// Useful, called at every step, asks each worker an O(1) question and
-// at most one worker the question that takes a pass over all of them:
+// Useful, called at every step, asks each worker an O(1) question at
+// most and the question that takes a pass over the workers once:
 // its cost a step stays linear in the workers. Asking each worker's Idle
 // (a pass over the workers each) made a livelock of a million steps at
 // 256 workers take 108 s under pct (docs/reliability.md). The count of
@@ -116,14 +116,14 @@ func (w *countingWorker) WorkFindable() bool {
 func TestUsefulLinear(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		name     string
-		busy     []int // the workers that are not vacant
-		findable bool
-		want     []int
+		name   string
+		busy   []int // the workers that are not vacant
+		queued bool
+		want   []int
 	}{
-		{"one busy worker, nothing to find (a main that yields for ever)", []int{0}, false, []int{0}},
-		{"one busy worker, work to find", []int{3}, true, nil},
-		{"none busy, nothing to find", nil, false, []int{}},
+		{"one busy worker, nothing queued (a main that yields for ever)", []int{0}, false, []int{0}},
+		{"one busy worker, work queued", []int{3}, true, nil},
+		{"none busy, nothing queued", nil, false, []int{}},
 		{"all busy", []int{-1}, false, nil},
 	} {
 		const workers = 256
@@ -131,7 +131,7 @@ func TestUsefulLinear(t *testing.T) {
 		ready := make([]driver.Worker, workers)
 		for i := range ready {
 			busy := slices.Contains(c.busy, i) || slices.Contains(c.busy, -1)
-			ready[i] = &countingWorker{id: i, vacant: !busy, findable: c.findable, asked: asked}
+			ready[i] = &countingWorker{id: i, vacant: !busy, queued: c.queued, asked: asked}
 		}
 		got := ids(sim.Useful(nil, ready))
 		want := c.want
@@ -141,9 +141,9 @@ func TestUsefulLinear(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: Useful gives %v, want %v", c.name, got, want)
 		}
-		if asked.idle != 0 || asked.vacant > workers || asked.findable > 1 {
-			t.Errorf("%s: Useful asked Idle %d, Vacant %d and WorkFindable %d times of %d workers: want 0, at most %d, at most 1",
-				c.name, asked.idle, asked.vacant, asked.findable, workers, workers)
+		if asked.idle != 0 || asked.vacant > workers || asked.queued > 1 {
+			t.Errorf("%s: Useful asked Idle %d, Vacant %d and WorkQueued %d times of %d workers: want 0, at most %d, at most 1",
+				c.name, asked.idle, asked.vacant, asked.queued, workers, workers)
 		}
 	}
 }

@@ -146,18 +146,18 @@ type Worker interface {
 	Parked() bool
 	Stats() WorkerStats
 	// Idle reports whether the next step can only look for work and park:
-	// the worker has no task and WorkFindable is false. It takes a pass
-	// over the workers; a driver that asks about every worker at every
-	// step asks Vacant of each and WorkFindable once (sim.Useful).
+	// the worker is Vacant and no work is queued (WorkQueued). It takes a
+	// pass over the workers; a driver that asks about every worker at
+	// every step asks WorkQueued once and Vacant of each (sim.Useful).
 	Idle() bool
 	// Vacant reports whether the worker has nothing of its own to do: no
 	// current task, nothing in its own queues. A worker that is not
 	// vacant is not idle. O(1).
 	Vacant() bool
-	// WorkFindable reports whether a step that looks for work would find
-	// a task, in any queue the worker may take from. Every vacant worker
-	// gets the same answer.
-	WorkFindable() bool
+	// WorkQueued reports whether a task waits where any vacant worker
+	// could take it (the global queue, a deque, a next slot). The same
+	// answer for every worker of the scheduler.
+	WorkQueued() bool
 	// QueueLen is the length of the worker's local deque.
 	QueueLen() int
 	// Running reports whether the worker is in the middle of a task.
