@@ -1,7 +1,5 @@
 package hostile
 
-import "strings"
-
 // known are violations the harness found that are open in code other
 // than the parts this harness guards (docs/reliability.md lists them).
 // A violation that matches one is reported in the log and counted, but
@@ -9,12 +7,13 @@ import "strings"
 // new breaks. Remove an entry once its fix is in: -hostile.strict shows
 // whether any case still matches.
 //
-// One is open (below). Fixed: the quadratic nursery check, the out-of-range flags, fuzz
-// --workers 256, real mode's unbounded waits and the memory of check
-// --resample (which was the schedule shrinker parsing a trace at the
-// event limit) are fixed, and -hostile.strict over the 5,500 inputs of
-// make hostile passes. An entry is a why and a match over the case and
-// its violations, for instance
+// None is open. Fixed: the quadratic nursery check, the out-of-range
+// flags, fuzz --workers 256, real mode's unbounded waits, the memory of
+// check --resample (which was the schedule shrinker parsing a trace at the
+// event limit) and pct's O(workers²) step at 256 workers (sim.Useful) are
+// fixed, and -hostile.strict over the 5,500 inputs of make hostile
+// passes. An entry is a why and a match over the case and its
+// violations, for instance
 //
 //	{"what is open, and where", func(c *kase, bad []string) bool {
 //		return c.kind == "scenario-real" && len(bad) == 1
@@ -22,12 +21,7 @@ import "strings"
 var known = []struct {
 	why   string
 	match func(c *kase, bad []string) bool
-}{
-	{"pct at 256 workers costs O(workers²) a step (sim.Useful asks each worker's Idle, which scans every deque): a livelock of a million steps takes minutes; open since the portfolio made pct the default arm of 4 seeds in 5",
-		func(c *kase, bad []string) bool {
-			return c.kind == "scenario-check" && strings.Contains(strings.Join(c.args, " "), "256")
-		}},
-}
+}{}
 
 // knownWhy is the entry a violation matches, "" if none.
 func knownWhy(c *kase, bad []string) string {

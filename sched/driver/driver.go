@@ -145,8 +145,19 @@ type Worker interface {
 	// and nothing has been queued since.
 	Parked() bool
 	Stats() WorkerStats
-	// Idle reports whether the next step can only look for work and park.
+	// Idle reports whether the next step can only look for work and park:
+	// the worker is Vacant and no work is queued (WorkQueued). It takes a
+	// pass over the workers; a driver that asks about every worker at
+	// every step asks WorkQueued once and Vacant of each (sim.Useful).
 	Idle() bool
+	// Vacant reports whether the worker has nothing of its own to do: no
+	// current task, nothing in its own queues. A worker that is not
+	// vacant is not idle. O(1).
+	Vacant() bool
+	// WorkQueued reports whether a task waits where any vacant worker
+	// could take it (the global queue, a deque, a next slot). The same
+	// answer for every worker of the scheduler.
+	WorkQueued() bool
 	// QueueLen is the length of the worker's local deque.
 	QueueLen() int
 	// Running reports whether the worker is in the middle of a task.
