@@ -3,7 +3,6 @@ package sched
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -236,23 +235,60 @@ func TestLeanSpawnAfterCancel(t *testing.T) {
 	}
 }
 
-// TestGoFromAnotherTaskPanics: Nursery.Go called by a child while the
-// owner awaits is refused with a panic (the child's result), not run as a
-// spawn on the owner's behalf.
+// TestGoFromAnotherTaskPanics: Nursery.Go (and TryGo) called by a child
+// while the owner awaits is refused with a panic (the child's result), not
+// run as a spawn on the owner's behalf, and the panic says exactly what to
+// call instead: GoFrom with the child's own task.
 func TestGoFromAnotherTaskPanics(t *testing.T) {
-	s := leanSched(t, 1) // one worker: the child runs once the owner awaits
-	res := runWithin(t, s, func(root *Task) error {
-		err := root.Nursery(NurseryOptions{}, func(n *Nursery) error {
-			return n.Go("child", func(*Task) error { return n.Go("grandchild", func(*Task) error { return nil }) })
+	const want = "sched: Nursery.Go: called by a task other than the nursery's owner (the owner is not running): " +
+		"only the owner may call Go, from its body; a child or any task inside the nursery calls " +
+		"n.GoFrom(t, name, fn) with its own *Task t instead"
+	const wantTry = "sched: Nursery.TryGo: called by a task other than the nursery's owner (the owner is not running): " +
+		"only the owner may call TryGo, from its body; a child or any task inside the nursery calls " +
+		"n.GoFrom(t, name, fn) with its own *Task t instead (GoFrom queues past MaxConcurrent: there is no TryGo for a child)"
+	calls := []struct {
+		msg  string
+		call func(n *Nursery) error
+	}{
+		{want, func(n *Nursery) error { return n.Go("grandchild", func(*Task) error { return nil }) }},
+		{wantTry, func(n *Nursery) error {
+			_, err := n.TryGo("grandchild", func(*Task) error { return nil })
+			return err
+		}},
+	}
+	for _, c := range calls {
+		msg, call := c.msg, c.call
+		s := leanSched(t, 1) // one worker: the child runs once the owner awaits
+		res := runWithin(t, s, func(root *Task) error {
+			err := root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+				return n.Go("child", func(*Task) error { return call(n) })
+			})
+			var pe *PanicError
+			if !errors.As(err, &pe) || fmt.Sprint(pe.Value) != msg {
+				return fmt.Errorf("nursery returned %v, want the child's panic %q", err, msg)
+			}
+			return nil
 		})
-		var pe *PanicError
-		if !errors.As(err, &pe) || !strings.Contains(fmt.Sprint(pe.Value), "owner is not running") {
-			return fmt.Errorf("nursery returned %v, want the child's panic", err)
+		if res.Kind != nursery.KindOK {
+			t.Fatalf("main = %s", res)
 		}
-		return nil
+	}
+}
+
+// TestGoFromChildSpawns: the call the panic above names works: a child
+// spawns into its nursery with GoFrom and the nursery waits for it.
+func TestGoFromChildSpawns(t *testing.T) {
+	s := leanSched(t, 1)
+	var ran atomic.Int32
+	res := runWithin(t, s, func(root *Task) error {
+		return root.Nursery(NurseryOptions{}, func(n *Nursery) error {
+			return n.Go("child", func(c *Task) error {
+				return n.GoFrom(c, "grandchild", func(*Task) error { ran.Add(1); return nil })
+			})
+		})
 	})
-	if res.Kind != nursery.KindOK {
-		t.Fatalf("main = %s", res)
+	if res.Kind != nursery.KindOK || ran.Load() != 1 {
+		t.Fatalf("main = %s, grandchild ran %d times, want once", res, ran.Load())
 	}
 }
 

@@ -692,9 +692,16 @@ func (n *Nursery) freeSlot(c int32) {
 
 // Go spawns fn into n without handing out a *Task: the usual call, as
 // errgroup.Group.Go is. o, at most one, sets the child's budget,
-// capabilities and supervisor name (the default options otherwise). Only
-// n's owner may call it, from its body. It fails as Spawn does. Since no
-// *Task escapes, the scheduler reuses the child's memory once it is done.
+// capabilities and supervisor name (the default options otherwise). It
+// fails as Spawn does. Since no *Task escapes, the scheduler reuses the
+// child's memory once it is done.
+//
+// Only n's owner may call Go, from its body: Go is not handed the calling
+// task, so it spawns on the owner's behalf. A child (or any task inside n)
+// that spawns into n, as an errgroup worker calling g.Go does, calls
+// n.GoFrom(t, name, fn) with its own *Task instead. Go called by another
+// task while the owner is not running panics with a message saying so;
+// see ownerRuns for what goes unseen.
 func (n *Nursery) Go(name string, fn Func, o ...SpawnOptions) error {
 	opts := spawnOptions("Go", o)
 	if err := n.ownerRuns("Go"); err != nil {
@@ -725,7 +732,8 @@ func (n *Nursery) GoFrom(t *Task, name string, fn Func, o ...SpawnOptions) error
 // does, so that the owner can do something else instead of queueing
 // more work. Without MaxConcurrent it always spawns. Go, past
 // MaxConcurrent, queues the child, whose memory then counts while it
-// waits; spawn_count bounds how many can.
+// waits; spawn_count bounds how many can. Like Go, only n's owner may call
+// it; another task calling it panics, naming GoFrom as the call to make.
 func (n *Nursery) TryGo(name string, fn Func, o ...SpawnOptions) (bool, error) {
 	opts := spawnOptions("TryGo", o)
 	if err := n.ownerRuns("TryGo"); err != nil {
@@ -762,9 +770,21 @@ func (n *Nursery) ownerRuns(op string) error {
 		return &SchedError{Code: CodeNurseryNotActive, Detail: "Nursery." + op + " on a nursery that has ended"}
 	}
 	if n.owner.ops().State() != stateRunning {
-		panic("sched: Nursery." + op + ": the nursery's owner is not running: only the owner may call it, from its body")
+		panic(notOwnerMessage(op))
 	}
 	return nil
+}
+
+// notOwnerMessage is ownerRuns's panic: it names the call to make instead,
+// which is what an errgroup port (g.Go from inside a worker) needs to read.
+func notOwnerMessage(op string) string {
+	m := "sched: Nursery." + op + ": called by a task other than the nursery's owner (the owner is not running): " +
+		"only the owner may call " + op + ", from its body; a child or any task inside the nursery calls " +
+		"n.GoFrom(t, name, fn) with its own *Task t instead"
+	if op == "TryGo" {
+		m += " (GoFrom queues past MaxConcurrent: there is no TryGo for a child)"
+	}
+	return m
 }
 
 // Cancel cancels the nursery (ExplicitCancel). Only the owner calls it.

@@ -605,3 +605,14 @@ func (c *channel) lockContended() {
 	}
 	c.mu.Lock()
 }
+
+// ownEmitter is an emitter of actor "sim" with a scratch space of its
+// own. Real mode with a sink uses one per event caused outside a worker:
+// the clock goroutine, any worker's fireDue and a Blocking call's
+// goroutine emit those at once, and a shared scratch space (s.em) would
+// be written by all of them. It allocates; only real mode with a sink
+// (tests: the simulator's real mode has none) comes here, never a run without one.
+func (s *Scheduler) ownEmitter() *emitter {
+	e := newEmitter(s.cfg.Sink, -1)
+	return &e
+}

@@ -134,10 +134,15 @@ type Scheduler struct {
 	park parking // real mode's sleeping workers: its own mutex and atomics (real.go)
 	// em is the event scratch space of events caused outside any worker
 	// (actor "sim"): a timer fired, a Blocking call's task woken. It takes
-	// no lock: in the stepped modes one goroutine emits at a time; a Sink
-	// in real mode (tests only) may see the clock goroutine and a worker's
-	// fireDue share it.
+	// no lock: in the stepped modes one goroutine emits at a time. In real
+	// mode with a Sink (emOwn) the clock goroutine, any worker's fireDue
+	// and Blocking goroutines emit those events at once, so each gets an
+	// emitter of its own (Scheduler.emitter); without a Sink nothing is
+	// emitted. Reach it through Scheduler.emitter(nil), never directly.
 	em emitter
+	// emOwn is set by New in real mode with a Sink: events outside any
+	// worker get an emitter of their own (ownEmitter). Read-only afterwards.
+	emOwn bool
 	// clock is set by New (Config.Clock), or by RunWith (the wall clock)
 	// before the workers start; read-only afterwards.
 	clock  link.Clock
@@ -163,6 +168,7 @@ func newWith(user Config, o link.Options) (*Scheduler, error) {
 	s := &Scheduler{cfg: cfg, keep: cfg.Mode.Keeps()}
 	s.fibers = newFiberPool(cfg.Mode)
 	s.em = newEmitter(cfg.Sink, -1)
+	s.emOwn = !cfg.Mode.Stepped() && cfg.Sink != nil
 	if cfg.Mode.Stepped() {
 		s.stepper, _ = cfg.Sink.(link.Stepper)
 	}

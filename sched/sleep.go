@@ -133,8 +133,8 @@ func (view *driverView) FireTimers(now uint64) {
 		case timerFunc:
 			tm.fn(now)
 		case timerTimeout:
-			if s.em.on() {
-				s.em.emit(trace.KindNote, trace.I(trace.KeyNursery, int64(tm.n.id)), trace.S(trace.KeyTimeout, tm.n.label))
+			if em := s.emitter(nil); em.on() {
+				em.emit(trace.KindNote, trace.I(trace.KeyNursery, int64(tm.n.id)), trace.S(trace.KeyTimeout, tm.n.label))
 			}
 			tm.n.timeout(nil)
 		}

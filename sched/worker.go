@@ -523,8 +523,13 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 	case reasonBlock:
 		b := w.blockOn
 		w.blockOn = nil
+		// t's id is read before the park: once parked, real mode's clock
+		// goroutine or another worker may wake t, run it to its end and
+		// reuse its memory (*t = Task{}) while this worker writes the
+		// block event.
+		id := t.id
 		if b.park(t, w) {
-			w.blocked(t, b)
+			w.blocked(t, id, b)
 			return false
 		}
 		// The wait was already over: t goes on, within the same step.
@@ -533,7 +538,7 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		// operation held (waitOnChannel): the rest of reasonBlock's.
 		b := w.blockOn
 		w.blockOn = nil
-		w.blocked(t, b)
+		w.blocked(t, t.id, b)
 		return false
 	case reasonHosted:
 		// t hosted w's loop, which acted on t's suspension and on what
@@ -544,22 +549,23 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 }
 
 // blocked follows t's park on b: t is no longer w's current task, and
-// the trace has its block event. Inlined: the event is out of line.
-func (w *worker) blocked(t *Task, b blocker) {
+// the trace has its block event. Inlined: the event is out of line. id is
+// t's, read before the park (t may be reused by now in real mode).
+func (w *worker) blocked(t *Task, id uint64, b blocker) {
 	w.cur = nil
 	if w.em.on() {
-		w.emitBlock(t, b)
+		w.emitBlock(id, b)
 	}
 }
 
-// emitBlock writes t's block event.
-func (w *worker) emitBlock(t *Task, b blocker) {
+// emitBlock writes the block event of task id.
+func (w *worker) emitBlock(id uint64, b blocker) {
 	if sw, ok := b.(*sleepWait); ok && w.story() {
-		w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOn, b.describe()),
+		w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(id)), trace.S(trace.KeyOn, b.describe()),
 			trace.I(trace.KeyUntil, int64(sw.tm.when)))
 		return
 	}
-	w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(t.id)), trace.S(trace.KeyOn, b.describe()))
+	w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(id)), trace.S(trace.KeyOn, b.describe()))
 }
 
 // emitYield writes t's yield event.
@@ -842,11 +848,15 @@ func (w *worker) queued() int {
 	return w.dq.Len()
 }
 
-// emitter returns w's event scratch space, or the scheduler's own (actor
-// "sim") for events caused outside any worker.
+// emitter returns w's event scratch space, or for events caused outside
+// any worker (actor "sim") the scheduler's own; in real mode with a sink,
+// a fresh one (ownEmitter).
 func (s *Scheduler) emitter(w *worker) *emitter {
 	if w != nil {
 		return &w.em
+	}
+	if s.emOwn {
+		return s.ownEmitter()
 	}
 	return &s.em
 }
@@ -899,8 +909,8 @@ func (s *Scheduler) wakeOwner(w *worker, o *Task) {
 func (s *Scheduler) wakeFrom(w *worker, t *Task) {
 	t.state.Store(uint32(stateReady))
 	if w == nil {
-		if s.em.on() {
-			s.em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(t.id)))
+		if em := s.emitter(nil); em.on() {
+			em.emit(trace.KindWake, trace.I(trace.KeyTask, int64(t.id)))
 		}
 		s.global.push(t)
 		s.notify()

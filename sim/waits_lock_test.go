@@ -7,6 +7,7 @@ import (
 
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sim"
+	"github.com/cbcsim/cbcsim/sim/waits"
 )
 
 // TestWaitsNameLockHolders: a lock-order deadlock through a sched.Mutex
@@ -81,5 +82,44 @@ func lockDeadlocks(t *testing.T, aName, bName string, want []*regexp.Regexp) {
 	}
 	if deadlocks == 0 {
 		t.Fatal("no seed of 40 deadlocked")
+	}
+}
+
+// TestWaitsWaitGroupAndCond: a task stuck in a WaitGroup's Wait or a
+// Cond's Wait is explained as such, and the waits say why the tasks that
+// could end it (Done, Signal) are not named: the trace does not record
+// those calls (docs/trace-format.md#what-the-waits-name).
+func TestWaitsWaitGroupAndCond(t *testing.T) {
+	var wg sched.WaitGroup
+	var m sched.Mutex
+	c := sched.NewCond(&m)
+	r, err := sim.RunBody(sim.Body{Name: "wg", Source: "wg\n", Seed: 1, Sites: true,
+		Sched: sched.Config{Workers: 2, Budget: sched.Unlimited}},
+		func(t *sched.Task) error {
+			return t.Nursery(sched.NurseryOptions{}, func(n *sched.Nursery) error {
+				wg.Add(1) // never Done
+				n.Go("wgwait", func(t *sched.Task) error { return wg.Wait(t) })
+				n.Go("condwait", func(t *sched.Task) error {
+					m.Lock(t)
+					defer m.Unlock(t)
+					return c.Wait(t) // never signalled
+				})
+				return nil
+			})
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome != sim.OutcomeDeadlock {
+		t.Fatalf("outcome %s, want deadlock", r.Outcome)
+	}
+	text := strings.Join(r.Waits.Lines(), "\n")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`wgwait \(t\d+\) waits in a WaitGroup.s Wait at waits_lock_test\.go:\d+, since step \d+\n\s+could wake it: ` + regexp.QuoteMeta(waits.NobodyWaitGroup)),
+		regexp.MustCompile(`condwait \(t\d+\) waits in a Cond.s Wait at waits_lock_test\.go:\d+, since step \d+\n\s+could wake it: ` + regexp.QuoteMeta(waits.NobodyCond)),
+	} {
+		if !want.MatchString(text) {
+			t.Errorf("the waits do not match %s:\n%s", want, text)
+		}
 	}
 }

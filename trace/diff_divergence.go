@@ -118,8 +118,17 @@ type stepDecisions struct {
 	// actor is the worker the driver chose: the actor of the step's worker
 	// events. Empty when the step has only the driver's own ("sim")
 	// events, such as the final outcome.
-	actor   string
-	victims []string // the victim of each steal attempt, in order
+	actor     string
+	victims   []string // the victim of each steal attempt, in order
+	victimsAt []int    // the index in the step of each steal attempt
+	decides   []decide // the step's policy decisions (decide lines), in order
+}
+
+// decide is one decide line: the policy decision name, the task it is
+// about and the chooser's answer (decide next-slot=yes task=2).
+type decide struct {
+	name, task, answer string
+	at                 int // its index in the step
 }
 
 func decisionsOf(group []Event) stepDecisions {
@@ -132,11 +141,26 @@ func decisionsOf(group []Event) stepDecisions {
 		if d.actor == "" {
 			d.actor = e.Actor
 		}
-		if e.Kind == KindSteal || e.Kind == KindStealFail {
+		switch e.Kind {
+		case KindSteal, KindStealFail:
 			d.victims = append(d.victims, victimOf(e))
+			d.victimsAt = append(d.victimsAt, i)
+		case KindDecide:
+			d.decides = append(d.decides, decideOf(e, i))
 		}
 	}
 	return d
+}
+
+// decideOf reads a decide line: its first field is the decision and the
+// answer, then the task it is about.
+func decideOf(e *Event, at int) decide {
+	c := decide{at: at}
+	if len(e.Fields) > 0 {
+		c.name, c.answer = e.Fields[0].Key, displayValue(&e.Fields[0])
+	}
+	c.task, _ = get(e, KeyTask)
+	return c
 }
 
 // victimOf returns the victim of a steal attempt as a worker name: the
@@ -161,15 +185,31 @@ func (d stepDecisions) String() string {
 	}
 	s := "the driver chose " + d.actor
 	if len(d.victims) == 0 {
-		return s + ", no steal attempts"
+		s += ", no steal attempts"
+	} else {
+		s += ", steal victims " + strings.Join(d.victims, ", ")
 	}
-	return s + ", steal victims " + strings.Join(d.victims, ", ")
+	if len(d.decides) > 0 {
+		parts := make([]string, len(d.decides))
+		for k, c := range d.decides {
+			parts[k] = c.String()
+		}
+		s += ", decisions " + strings.Join(parts, ", ")
+	}
+	return s
 }
 
+func (c decide) String() string { return c.name + "=" + c.answer + " (task " + c.task + ")" }
+
 // decisionDiff returns the first decision of step s that differs between a
-// and b, as a sentence. Attempts one side made and the other did not are
-// not a decision difference: how many attempts a thief makes depends on
-// whether the earlier ones succeeded, an effect.
+// and b, as a sentence: the driver's choice of worker, then, in the
+// step's event order, a steal attempt's victim or a policy decision's
+// answer (a decide line). Attempts one side made and the other did not
+// are not a decision difference: how many attempts a thief makes depends
+// on whether the earlier ones succeeded, an effect. Nor is a decide line
+// that asks another question (another decision, or about another task):
+// what the worker asks follows from the state, an effect; only the same
+// question answered otherwise is a decision that differs.
 func decisionDiff(s uint64, a, b stepDecisions) (string, bool) {
 	if a.actor != "" && b.actor != "" && a.actor != b.actor {
 		return fmt.Sprintf("step %d: the driver chose %s in A, %s in B", s, a.actor, b.actor), true
@@ -177,10 +217,22 @@ func decisionDiff(s uint64, a, b stepDecisions) (string, bool) {
 	if a.actor != b.actor {
 		return "", false
 	}
+	victim, vAt := "", -1
 	for k := 0; k < len(a.victims) && k < len(b.victims); k++ {
 		if a.victims[k] != b.victims[k] {
-			return fmt.Sprintf("step %d, %s steal attempt %d: victim %s in A, %s in B", s, a.actor, k+1, a.victims[k], b.victims[k]), true
+			victim = fmt.Sprintf("step %d, %s steal attempt %d: victim %s in A, %s in B", s, a.actor, k+1, a.victims[k], b.victims[k])
+			vAt = a.victimsAt[k]
+			break
 		}
 	}
-	return "", false
+	for k := 0; k < len(a.decides) && k < len(b.decides); k++ {
+		ca, cb := a.decides[k], b.decides[k]
+		if ca.name != cb.name || ca.task != cb.task {
+			break
+		}
+		if ca.answer != cb.answer && (vAt < 0 || ca.at < vAt) {
+			return fmt.Sprintf("step %d, %s decision %s (task %s): %s in A, %s in B", s, a.actor, ca.name, ca.task, ca.answer, cb.answer), true
+		}
+	}
+	return victim, vAt >= 0
 }

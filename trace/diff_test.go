@@ -171,6 +171,55 @@ func TestDiffEffectIsNondeterminism(t *testing.T) {
 		"the runs end differently: 1 task result")
 }
 
+// TestDiffDecideIsDecision: seeds 1 and 3 of the fail-fast scenario of
+// docs/trace-format.md part at a decide line (step 4, the credit batch of
+// a spawn): the chooser's answer to a policy decision is a decision, so
+// the verdict is a schedule diff naming it, not nondeterminism.
+func TestDiffDecideIsDecision(t *testing.T) {
+	t.Parallel()
+	d := Diff(loadDiffTrace(t, "decide-seed1.trace"), loadDiffTrace(t, "decide-seed3.trace"))
+	if d.Verdict != ScheduleDiff {
+		t.Fatalf("verdict %v (%s), want schedule-diff", d.Verdict, d.Reason)
+	}
+	if want := "step 4, w1 decision credit (task 1): no in A, yes in B"; d.Reason != want {
+		t.Errorf("reason %q, want %q", d.Reason, want)
+	}
+	if d.Div.TextA != "4 4 w1 decide credit=no task=1" {
+		t.Errorf("divergent line %q, want the decide line", d.Div.TextA)
+	}
+}
+
+// TestDecisionDiffDecides: decisionDiff reports the first decide answered
+// otherwise, in the step's event order with the steal victims; a decide
+// that asks another question is an effect.
+func TestDecisionDiffDecides(t *testing.T) {
+	t.Parallel()
+	step := func(evs ...Event) stepDecisions { return decisionsOf(evs) }
+	dec := func(name, answer string, task int64) Event {
+		return Event{Step: 1, Actor: "w0", Kind: KindDecide, Fields: []Field{S(name, answer), I(KeyTask, task)}}
+	}
+	steal := func(victim int64) Event {
+		return Event{Step: 1, Actor: "w0", Kind: KindStealFail, Fields: []Field{I("victim", victim)}}
+	}
+	for _, c := range []struct {
+		name string
+		a, b stepDecisions
+		want string
+	}{
+		{"answer", step(dec("next-slot", "yes", 2)), step(dec("next-slot", "no", 2)), "step 1, w0 decision next-slot (task 2): yes in A, no in B"},
+		{"other question", step(dec("next-slot", "yes", 2)), step(dec("hand-off", "no", 2)), ""},
+		{"other task", step(dec("next-slot", "yes", 2)), step(dec("next-slot", "no", 3)), ""},
+		{"decide first", step(dec("steal-next", "no", 1), steal(1)), step(dec("steal-next", "yes", 1), steal(2)), "step 1, w0 decision steal-next (task 1): no in A, yes in B"},
+		{"victim first", step(steal(1), dec("steal-next", "no", 1)), step(steal(2), dec("steal-next", "yes", 1)), "step 1, w0 steal attempt 1: victim w1 in A, w2 in B"},
+		{"same", step(dec("credit", "no", 1)), step(dec("credit", "no", 1)), ""},
+	} {
+		got, ok := decisionDiff(1, c.a, c.b)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("%s: %q, %v; want %q", c.name, got, ok, c.want)
+		}
+	}
+}
+
 func TestDiffPrefix(t *testing.T) {
 	t.Parallel()
 	full, cut := loadDiffTrace(t, "seed6.trace"), loadDiffTrace(t, "truncated.trace")

@@ -41,7 +41,12 @@
 //   - a recharge: the owner of the nursery the task runs in (a supervisor
 //     recharges its children), or a pool;
 //   - a sleep: the clock; a blocking call: its return, outside the
-//     scheduler.
+//     scheduler;
+//   - a sched.WaitGroup's Wait, a sched.Cond's Wait: nobody is named, and
+//     the wait says why (NobodyWaitGroup, NobodyCond). The trace records
+//     neither Add nor Done, Signal nor Broadcast, and neither object has a
+//     name: Add takes no task (the spawner usually counts tasks that will
+//     call Done), so no count per task exists to read.
 //
 // With Builder.Users (a scenario's run: which task bodies send on or
 // receive from each channel), a channel wait that no past operation

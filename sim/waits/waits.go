@@ -15,16 +15,18 @@ type Kind string
 
 // The kinds of wait.
 const (
-	KindRecv      Kind = "recv"     // a receive on Wait.Object, a channel
-	KindSend      Kind = "send"     // a send on Wait.Object, a channel
-	KindLock      Kind = "lock"     // a Lock of Wait.Object, a sched.Mutex or RWMutex ("mutex#3")
-	KindRLock     Kind = "rlock"    // an RLock of Wait.Object, a sched.RWMutex
-	KindNursery   Kind = "nursery"  // the end of nursery Wait.Object (Wait.Nursery)
-	KindSleep     Kind = "sleep"    // a sleep until tick Wait.Until (-1: not recorded)
-	KindRecharge  Kind = "recharge" // its budget ran out; a recharge wakes it
-	KindBlocking  Kind = "blocking" // a Blocking call, outside the scheduler
-	KindRunnable  Kind = "runnable" // nothing: it is ready to run (a livelock, or a run stopped early)
-	KindOtherWait Kind = "other"    // a block whose `on` this package does not know (Wait.On)
+	KindRecv      Kind = "recv"      // a receive on Wait.Object, a channel
+	KindSend      Kind = "send"      // a send on Wait.Object, a channel
+	KindLock      Kind = "lock"      // a Lock of Wait.Object, a sched.Mutex or RWMutex ("mutex#3")
+	KindRLock     Kind = "rlock"     // an RLock of Wait.Object, a sched.RWMutex
+	KindNursery   Kind = "nursery"   // the end of nursery Wait.Object (Wait.Nursery)
+	KindSleep     Kind = "sleep"     // a sleep until tick Wait.Until (-1: not recorded)
+	KindRecharge  Kind = "recharge"  // its budget ran out; a recharge wakes it
+	KindBlocking  Kind = "blocking"  // a Blocking call, outside the scheduler
+	KindWaitGroup Kind = "waitgroup" // a sched.WaitGroup's Wait; its Done callers are not named (NobodyWaitGroup)
+	KindCond      Kind = "cond"      // a sched.Cond's Wait; its Signal callers are not named (NobodyCond)
+	KindRunnable  Kind = "runnable"  // nothing: it is ready to run (a livelock, or a run stopped early)
+	KindOtherWait Kind = "other"     // a block whose `on` this package does not know (Wait.On)
 )
 
 // Waker is a task that could end a wait, and why.
@@ -84,8 +86,8 @@ func (a *Analysis) Name(id int64) string {
 }
 
 // What says what the wait is on, in words: "recv lock_b", "nursery n",
-// "sleep until tick 30", "a recharge", "a Blocking call", "nothing
-// (runnable)".
+// "sleep until tick 30", "a recharge", "a Blocking call", "a WaitGroup's
+// Wait", "nothing (runnable)".
 func (w *Wait) What() string {
 	switch w.Kind {
 	case KindRecv:
@@ -107,6 +109,10 @@ func (w *Wait) What() string {
 		return "for a recharge (its budget ran out)"
 	case KindBlocking:
 		return "in a Blocking call"
+	case KindWaitGroup:
+		return "in a WaitGroup's Wait"
+	case KindCond:
+		return "in a Cond's Wait"
 	case KindRunnable:
 		return "for nothing: it is runnable"
 	}
@@ -481,6 +487,10 @@ func (b *Builder) wait(a *Analysis, t *task) Wait {
 	case w.On == "recharge":
 		w.Kind = KindRecharge
 		b.rechargeWakers(a, t, &w)
+	case w.On == "waitgroup":
+		w.Kind, w.Nobody = KindWaitGroup, NobodyWaitGroup
+	case w.On == "cond":
+		w.Kind, w.Nobody = KindCond, NobodyCond
 	case w.On == "blocking call":
 		w.Kind, w.Nobody = KindBlocking, "the call's return, outside the scheduler"
 	default:
@@ -488,6 +498,17 @@ func (b *Builder) wait(a *Analysis, t *task) Wait {
 	}
 	return w
 }
+
+// Who could end a WaitGroup's or a Cond's wait is not named, and these
+// say why. The trace has no event for WaitGroup.Add, which takes no task
+// (it is usually the spawner's, counting tasks that will call Done), nor
+// for Done, Signal or Broadcast, and a WaitGroup or Cond has no name: no
+// count per task exists to read, and the task that Added is seldom the
+// one that calls Done. docs/trace-format.md#what-the-waits-name.
+const (
+	NobodyWaitGroup = "a task that calls Done (not named: the trace does not record WaitGroup.Add and Done)"
+	NobodyCond      = "a task that calls Signal or Broadcast (not named: the trace does not record them)"
+)
 
 // lockWakers fills the wakers of a Lock or RLock of w.Object: the tasks
 // that hold it (took it more often than they released it). A waiting
