@@ -20,10 +20,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cbcsim/cbcsim/internal/testkit"
 )
 
 var (
-	flagN       = flag.Int("hostile.n", 200, "hostile inputs to run (make hostile runs 5500)")
+	flagN       = flag.Int("hostile.n", sampleN(), "hostile inputs to run (make hostile runs 5500, make test 200, plain go test 90)")
 	flagSeed    = flag.Uint64("hostile.seed", 1, "seed of the mutations: the same seed gives the same inputs")
 	flagTimeout = flag.Duration("hostile.timeout", 20*time.Second, "time limit of one run")
 	flagRSS     = flag.Int64("hostile.rss", 1<<30, "memory limit of one run, in bytes of resident memory")
@@ -32,6 +34,17 @@ var (
 	flagStrict  = flag.Bool("hostile.strict", false, "fail on violations of known open problems too (known_test.go)")
 	flagOnly    = flag.String("hostile.only", "", "run only the cases whose command line, or \"kind:\" and kind, matches this regexp (the same -hostile.n and -hostile.seed reproduce a case)")
 )
+
+// sampleN is the default -hostile.n: the sample of 200 under `make test`
+// (testkit.Full), 90 in plain `go test ./...` (every kind of case still
+// drawn, signals included, in a quarter of the CPU time: its mutated runs
+// and its 1.5 s signal cases were the package's cost).
+func sampleN() int {
+	if testkit.Full() {
+		return 200
+	}
+	return 90
+}
 
 // bin is the cbcsim binary under test, built by TestMain; binMutants is
 // the same built with the mutants tag, for the cases that need a failure
