@@ -56,39 +56,28 @@ var kept atomic.Int64
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "hostile-bin")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "cbcsim")
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		goCmd = filepath.Join("/usr/local/go", "bin", "go") // where this project's machines have it
-	}
 	// Without -race: the limits are the product's, not the detector's.
-	binMutants = filepath.Join(dir, "cbcsim-mutants")
-	// The two builds at once: each is mostly a link, on a core of its own.
-	builds := [][]string{{"-o", bin}, {"-tags", "mutants", "-o", binMutants}}
-	failed := make([]string, len(builds))
+	// The two builds at once: each is a link when a source changed, on a
+	// core of its own, and nothing when none did (testkit.BuildCbcsim).
+	tags := []string{"", "mutants"}
+	paths := make([]string, len(tags))
+	failed := make([]error, len(tags))
 	var wg sync.WaitGroup
-	for i, b := range builds {
-		wg.Go(func() {
-			build := exec.Command(goCmd, append(append([]string{"build"}, b...), "github.com/cbcsim/cbcsim/cmd/cbcsim")...)
-			if out, err := build.CombinedOutput(); err != nil {
-				failed[i] = fmt.Sprintf("building cbcsim %v: %v\n%s", b, err, out)
-			}
-		})
+	for i, tag := range tags {
+		wg.Go(func() { paths[i], failed[i] = testkit.BuildCbcsim(tag) })
 	}
 	wg.Wait()
-	for _, f := range failed {
-		if f != "" {
-			fmt.Fprint(os.Stderr, f)
+	for _, err := range failed {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 	}
+	bin, binMutants = paths[0], paths[1]
 	code := m.Run()
-	os.RemoveAll(dir)
+	for _, p := range paths {
+		os.RemoveAll(filepath.Dir(p))
+	}
 	os.Exit(code)
 }
 
