@@ -72,7 +72,7 @@ test: vet
 	$(GO) test -tags mutants -count=1 -run 'TestMutants|TestDeepMutants' ./sim/mutants
 	$(GO) test -tags mutants -count=1 -run TestMutantsCorpus ./cmd/cbcsim
 	$(MAKE) cabi-test
-	$(MAKE) stress STRESS_ROUNDS=1 STRESS_PKGS=./sched
+	$(MAKE) stress STRESS_ROUNDS=1 STRESS_PKGS=./sched CBCSIM_TEST_FULL=1
 	$(MAKE) doccheck
 
 # The race suites of the concurrent packages under load: STRESS_ROUNDS
