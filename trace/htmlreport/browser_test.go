@@ -59,6 +59,7 @@ func render(t *testing.T, browser, path string, flags ...string) []byte {
 }
 
 func TestBrowserRendersFailingRun(t *testing.T) {
+	t.Parallel() // independent: its own page and browser
 	browser := chromium(t)
 	tr := load(t, "lock-order-deadlock.trace")
 	p := htmlreport.ForTraces([]string{"run.trace"}, []*trace.Trace{tr})
@@ -97,6 +98,7 @@ func TestBrowserRendersFailingRun(t *testing.T) {
 }
 
 func TestBrowserRendersDiff(t *testing.T) {
+	t.Parallel() // independent: its own page and browser
 	browser := chromium(t)
 	a, b := load(t, "rendezvous.trace"), load(t, "rendezvous-seed4.trace")
 	path := filepath.Join(t.TempDir(), "diff.html")
