@@ -64,13 +64,15 @@ vet:
 	$(GO) run $(STATICCHECK) ./...
 
 # Every test. The race detector is on for every package: the core is
-# concurrent, and the simulator runs that same core.
+# concurrent, and the simulator runs that same core. CBCSIM_TEST_FULL=1:
+# the full counts that plain `go test ./...` bounds (testkit.Full,
+# docs/contributing.md#the-test-suite).
 test: vet
-	$(GO) test -race -count=1 -timeout 20m ./...
+	CBCSIM_TEST_FULL=1 $(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -tags mutants -count=1 -run 'TestMutants|TestDeepMutants' ./sim/mutants
 	$(GO) test -tags mutants -count=1 -run TestMutantsCorpus ./cmd/cbcsim
 	$(MAKE) cabi-test
-	$(MAKE) stress STRESS_ROUNDS=1 STRESS_PKGS=./sched
+	$(MAKE) stress STRESS_ROUNDS=1 STRESS_PKGS=./sched CBCSIM_TEST_FULL=1
 	$(MAKE) doccheck
 
 # The race suites of the concurrent packages under load: STRESS_ROUNDS
@@ -95,7 +97,7 @@ mutants:
 # mutated scenarios and traces, hostile flags, special output paths,
 # signals, reports, a full disk and C programs misusing the ABI (hence the
 # library first) against the built binary, each run under 20 s and 1 GB.
-# `make test` runs a sample of 200 of them.
+# `make test` runs a sample of 200 of them, plain `go test ./...` 90.
 hostile: cabi
 	$(GO) test -count=1 -timeout 30m -run TestHostile -v ./internal/hostile -hostile.n $(HOSTILE_N)
 

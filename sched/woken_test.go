@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cbcsim/cbcsim/internal/testkit"
 	"github.com/cbcsim/cbcsim/nursery"
 	"github.com/cbcsim/cbcsim/sched/internal/link"
 )
@@ -276,10 +277,16 @@ func TestParkHeldSeeded(t *testing.T) {
 // the receiver, and the bounded spin fails the run. With two wakers on
 // three workers, two slots may be held at once, each for longer than
 // the grace, and the idle worker must take both (a grace timed for one
-// slot at a time would start over at every look).
+// slot at a time would start over at every look). Each round spins its
+// wakers' workers while they wait: 20 rounds under `make test`
+// (testkit.Full), 5 in plain `go test`.
 func TestNextSlot(t *testing.T) {
+	rounds := 5
+	if testkit.Full() {
+		rounds = 20
+	}
 	for _, wakers := range []int{1, 2} {
-		for round := range 20 {
+		for round := range rounds {
 			var slotted atomic.Int32
 			res, _ := hostRun(t, wakers+1, 0, nil, true, func(root *Task) error {
 				return root.Nursery(NurseryOptions{}, func(n *Nursery) error {

@@ -12,8 +12,10 @@ import (
 // ticks; a nursery whose children wait on a channel nobody sends to,
 // behind a long timeout) ends at --real-timeout as a livelock at that
 // limit, the limit reported, instead of hanging. A short wait and a
-// timeout that fires before the bound are left alone.
+// timeout that fires before the bound are left alone. The cases run at
+// once: each limited one sleeps its bound.
 func TestRealTimeout(t *testing.T) {
+	t.Parallel()
 	const bound = 300 * time.Millisecond
 	for _, c := range []struct {
 		name, body string
@@ -38,25 +40,28 @@ ops = [ { nursery = "n", timeout = 1000, body = [ { spawn = "r" } ] } ]
 [task.r]
 ops = [ { recv = "c" } ]`, false},
 	} {
-		sc, err := scenario.Parse(c.name+".toml", []byte("version = 1\n"+c.body+"\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		run, _ := runOnce(t, sc, Options{Mode: ModeReal, Workers: 2, RealTimeout: bound})
-		took := time.Since(start)
-		limited := strings.Contains(run.Limit, "wall-time limit of 300ms")
-		if limited != c.limited || (c.limited && run.Outcome != OutcomeLivelock) {
-			t.Errorf("%s: outcome %s, limit %q, want limited %v", c.name, run.Outcome, run.Limit, c.limited)
-		}
-		if took > bound+5*time.Second {
-			t.Errorf("%s: took %v against a bound of %v", c.name, took, bound)
-		}
-		if c.limited {
-			if ch := limitCheck(run); ch.OK {
-				t.Errorf("%s: the within-limits check passed", c.name)
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := scenario.Parse(c.name+".toml", []byte("version = 1\n"+c.body+"\n"))
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			start := time.Now()
+			run, _ := runOnce(t, sc, Options{Mode: ModeReal, Workers: 2, RealTimeout: bound})
+			took := time.Since(start)
+			limited := strings.Contains(run.Limit, "wall-time limit of 300ms")
+			if limited != c.limited || (c.limited && run.Outcome != OutcomeLivelock) {
+				t.Errorf("%s: outcome %s, limit %q, want limited %v", c.name, run.Outcome, run.Limit, c.limited)
+			}
+			if took > bound+5*time.Second {
+				t.Errorf("%s: took %v against a bound of %v", c.name, took, bound)
+			}
+			if c.limited {
+				if ch := limitCheck(run); ch.OK {
+					t.Errorf("%s: the within-limits check passed", c.name)
+				}
+			}
+		})
 	}
 }
 

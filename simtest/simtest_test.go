@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cbcsim/cbcsim/internal/testkit"
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/simtest/examples"
 	"github.com/cbcsim/cbcsim/trace"
@@ -145,15 +146,22 @@ func TestLockOrderDeadlockPCT(t *testing.T) {
 	assertReruns(t, msg, examples.LockOrder(false), Strategy("pct"))
 }
 
+// TestFixedVersionsPass: the fixed examples pass Check's default 300
+// runs under `make test` (testkit.Full), seeds 0..24 (75 runs, each twice
+// for the nondeterminism check) in plain `go test`.
 func TestFixedVersionsPass(t *testing.T) {
 	t.Parallel()
+	opts := []Option{MaxSteps(20_000)}
+	if !testkit.Full() {
+		opts = append(opts, Seeds(25))
+	}
 	for name, body := range map[string]sched.Func{
 		"LockOrder": examples.LockOrder(true), "LostMessage": examples.LostMessage(true),
 		"BoundedBuffer": examples.BoundedBuffer(true),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			Check(t, body, MaxSteps(20_000))
+			Check(t, body, opts...)
 		})
 	}
 }

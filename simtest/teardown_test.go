@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cbcsim/cbcsim/internal/testkit"
 	"github.com/cbcsim/cbcsim/sched"
 )
 
@@ -59,21 +60,33 @@ func abbaMutex(t *sched.Task) error {
 }
 
 // TestDeadlockedRunsLeaveNoGoroutines: 1,000 deadlocked runs in one
-// process (the issue measured 974 goroutines left after 1,440) leave at
-// most 50 goroutines more than before, and the last runs are not slower
-// than the first (logged, not asserted: no test depends on timing).
+// process (the issue measured 974 goroutines left after 1,440; the fix in
+// fiber.Close, 572 after 1,000) leave at most 50 goroutines more than
+// before, and the last runs are not slower than the first (logged, not
+// asserted: no test depends on timing). In plain `go test` the ABBA
+// through channel locks, which deadlocks in three runs of four, runs 300
+// times (over 200 deadlocked runs, a leak of one goroutine in four of
+// them is past the bound); `make test` (testkit.Full) runs it 1,000
+// times. The mutex case, which deadlocks in one run of six and costs half
+// as much a run, keeps its 1,000 in both.
 func TestDeadlockedRunsLeaveNoGoroutines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,000 runs")
 	}
+	chanRuns := 300
+	if testkit.Full() {
+		chanRuns = 1000
+	}
 	for _, tc := range []struct {
 		name string
 		body sched.Func
-	}{{"chan-locks", abbaChanLocks}, {"mutex", abbaMutex}} {
+		runs int
+	}{{"chan-locks", abbaChanLocks, chanRuns}, {"mutex", abbaMutex, 1000}} {
 		t.Run(tc.name, func(t *testing.T) {
 			runtime.GC()
 			before := runtime.NumGoroutine()
-			const runs, window = 1000, 100
+			const window = 100
+			runs := tc.runs
 			var first, last time.Duration
 			deadlocks := 0
 			for i := 0; i < runs; i++ {

@@ -23,8 +23,10 @@ func TestBenchQuickTables(t *testing.T) {
 	}
 }
 
+// TestBenchQuickJSON: the report's JSON, with the sizes smaller than
+// --quick's (the figures are not read, only the report's shape).
 func TestBenchQuickJSON(t *testing.T) {
-	code, out, errOut := runCLI("bench", "--quick", "--json")
+	code, out, errOut := runCLI("bench", "--quick", "--json", "--duration", "200us", "--parked", "100")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}

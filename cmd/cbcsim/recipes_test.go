@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cbcsim/cbcsim/internal/testkit"
 	"github.com/cbcsim/cbcsim/sim/ci"
 )
 
@@ -101,12 +102,12 @@ func recipeDir(t *testing.T) string {
 	return dir
 }
 
-// built is cbcsim built from this tree once per test process: a build
-// links the whole tool, and the tests that run the binary (the recipes,
-// the interruptions) share it read-only. TestMain removes it.
+// built is cbcsim built from this tree once per test process: the tests
+// that run the binary (the recipes, the interruptions) share it
+// read-only, and testkit.BuildCbcsim links it only when a source changed
+// since the last test run. TestMain removes it.
 var built struct {
 	once sync.Once
-	dir  string // the temporary directory that holds the binary
 	bin  string
 	err  error
 }
@@ -114,17 +115,7 @@ var built struct {
 // builtBinary builds cbcsim on its first call and returns its path.
 func builtBinary(t *testing.T) string {
 	t.Helper()
-	built.once.Do(func() {
-		built.dir, built.err = os.MkdirTemp("", "cbcsim-test-bin")
-		if built.err != nil {
-			return
-		}
-		built.bin = filepath.Join(built.dir, "cbcsim")
-		out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
-		if err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
+	built.once.Do(func() { built.bin, built.err = testkit.BuildCbcsim("") })
 	if built.err != nil {
 		t.Fatal(built.err)
 	}
@@ -133,8 +124,8 @@ func builtBinary(t *testing.T) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
+	if built.bin != "" {
+		os.RemoveAll(filepath.Dir(built.bin))
 	}
 	os.Exit(code)
 }

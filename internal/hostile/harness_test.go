@@ -20,10 +20,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cbcsim/cbcsim/internal/testkit"
 )
 
 var (
-	flagN       = flag.Int("hostile.n", 200, "hostile inputs to run (make hostile runs 5500)")
+	flagN       = flag.Int("hostile.n", sampleN(), "hostile inputs to run (make hostile runs 5500, make test 200, plain go test 90)")
 	flagSeed    = flag.Uint64("hostile.seed", 1, "seed of the mutations: the same seed gives the same inputs")
 	flagTimeout = flag.Duration("hostile.timeout", 20*time.Second, "time limit of one run")
 	flagRSS     = flag.Int64("hostile.rss", 1<<30, "memory limit of one run, in bytes of resident memory")
@@ -32,6 +34,17 @@ var (
 	flagStrict  = flag.Bool("hostile.strict", false, "fail on violations of known open problems too (known_test.go)")
 	flagOnly    = flag.String("hostile.only", "", "run only the cases whose command line, or \"kind:\" and kind, matches this regexp (the same -hostile.n and -hostile.seed reproduce a case)")
 )
+
+// sampleN is the default -hostile.n: the sample of 200 under `make test`
+// (testkit.Full), 90 in plain `go test ./...` (every kind of case still
+// drawn, signals included, in a quarter of the CPU time: its mutated runs
+// and its 1.5 s signal cases were the package's cost).
+func sampleN() int {
+	if testkit.Full() {
+		return 200
+	}
+	return 90
+}
 
 // bin is the cbcsim binary under test, built by TestMain; binMutants is
 // the same built with the mutants tag, for the cases that need a failure
@@ -43,39 +56,28 @@ var kept atomic.Int64
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "hostile-bin")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "cbcsim")
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		goCmd = filepath.Join("/usr/local/go", "bin", "go") // where this project's machines have it
-	}
 	// Without -race: the limits are the product's, not the detector's.
-	binMutants = filepath.Join(dir, "cbcsim-mutants")
-	// The two builds at once: each is mostly a link, on a core of its own.
-	builds := [][]string{{"-o", bin}, {"-tags", "mutants", "-o", binMutants}}
-	failed := make([]string, len(builds))
+	// The two builds at once: each is a link when a source changed, on a
+	// core of its own, and nothing when none did (testkit.BuildCbcsim).
+	tags := []string{"", "mutants"}
+	paths := make([]string, len(tags))
+	failed := make([]error, len(tags))
 	var wg sync.WaitGroup
-	for i, b := range builds {
-		wg.Go(func() {
-			build := exec.Command(goCmd, append(append([]string{"build"}, b...), "github.com/cbcsim/cbcsim/cmd/cbcsim")...)
-			if out, err := build.CombinedOutput(); err != nil {
-				failed[i] = fmt.Sprintf("building cbcsim %v: %v\n%s", b, err, out)
-			}
-		})
+	for i, tag := range tags {
+		wg.Go(func() { paths[i], failed[i] = testkit.BuildCbcsim(tag) })
 	}
 	wg.Wait()
-	for _, f := range failed {
-		if f != "" {
-			fmt.Fprint(os.Stderr, f)
+	for _, err := range failed {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 	}
+	bin, binMutants = paths[0], paths[1]
 	code := m.Run()
-	os.RemoveAll(dir)
+	for _, p := range paths {
+		os.RemoveAll(filepath.Dir(p))
+	}
 	os.Exit(code)
 }
 

@@ -96,3 +96,14 @@ ops = [ { compute = 3 }, { fail = "B" } ]
 [expect]
 error = "A"
 `
+
+// FullEnv is the environment variable that asks the tests for their full
+// counts; `make test` sets it (CBCSIM_TEST_FULL=1).
+const FullEnv = "CBCSIM_TEST_FULL"
+
+// Full reports whether the tests run their full counts: the fixed GoKer
+// kernels' seeds, the hostile sample, the leak test's runs. Plain `go
+// test ./...` runs the smaller counts, each still large enough to find
+// what its test is for (docs/contributing.md#the-test-suite); `make test`
+// sets CBCSIM_TEST_FULL=1 and runs them all.
+func Full() bool { return os.Getenv(FullEnv) == "1" }

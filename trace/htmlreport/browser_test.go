@@ -59,6 +59,7 @@ func render(t *testing.T, browser, path string, flags ...string) []byte {
 }
 
 func TestBrowserRendersFailingRun(t *testing.T) {
+	t.Parallel() // independent: its own page and browser
 	browser := chromium(t)
 	tr := load(t, "lock-order-deadlock.trace")
 	p := htmlreport.ForTraces([]string{"run.trace"}, []*trace.Trace{tr})
@@ -73,7 +74,7 @@ func TestBrowserRendersFailingRun(t *testing.T) {
 	if err := SelfContained(string(src)); err != nil {
 		t.Fatal(err)
 	}
-	dom := string(render(t, browser, path, "--dump-dom"))
+	dom := renderAndShoot(t, browser, path)
 	if !strings.Contains(dom, `data-script="ok"`) {
 		t.Error("the page's script did not run to its end")
 	}
@@ -94,17 +95,17 @@ func TestBrowserRendersFailingRun(t *testing.T) {
 			t.Errorf("the DOM lacks %s", s)
 		}
 	}
-	screenshot(t, browser, path)
 }
 
 func TestBrowserRendersDiff(t *testing.T) {
+	t.Parallel() // independent: its own page and browser
 	browser := chromium(t)
 	a, b := load(t, "rendezvous.trace"), load(t, "rendezvous-seed4.trace")
 	path := filepath.Join(t.TempDir(), "diff.html")
 	if err := htmlreport.WriteFile(path, htmlreport.ForTraces([]string{"A", "B"}, []*trace.Trace{a, b})); err != nil {
 		t.Fatal(err)
 	}
-	dom := string(render(t, browser, path, "--dump-dom"))
+	dom := renderAndShoot(t, browser, path)
 	for _, s := range []string{`id="divergence"`, "first divergence (step", "First divergence at step", "t2 ping", "t3 pong"} {
 		if !strings.Contains(dom, s) {
 			t.Errorf("the DOM lacks %q", s)
@@ -113,15 +114,24 @@ func TestBrowserRendersDiff(t *testing.T) {
 	if n := strings.Count(dom, `class="lane lane-worker"`); n != 4 {
 		t.Errorf("%d worker lanes, want 4 (two runs of 2 workers)", n)
 	}
-	screenshot(t, browser, path)
 }
 
-// screenshot takes a screenshot of the page and checks that it shows
-// something: a PNG with more than a few colours.
-func screenshot(t *testing.T, browser, path string) {
+// renderAndShoot renders the page once, as a user's window shows it,
+// and returns its DOM after the page's script ran; it checks that the
+// screenshot of the same rendering shows something: a PNG with more than
+// a few colours. One browser launch a page: starting Chromium is most of
+// what this test costs.
+func renderAndShoot(t *testing.T, browser, path string) string {
 	t.Helper()
 	shot := filepath.Join(t.TempDir(), "shot.png")
-	render(t, browser, path, "--screenshot="+shot, "--window-size=1400,1000", "--hide-scrollbars")
+	dom := string(render(t, browser, path, "--dump-dom", "--screenshot="+shot, "--window-size=1400,1000", "--hide-scrollbars"))
+	checkScreenshot(t, shot)
+	return dom
+}
+
+// checkScreenshot checks that the PNG at shot shows something.
+func checkScreenshot(t *testing.T, shot string) {
+	t.Helper()
 	f, err := os.Open(shot)
 	if err != nil {
 		t.Fatalf("no screenshot: %v", err)

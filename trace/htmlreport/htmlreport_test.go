@@ -177,6 +177,7 @@ func TestDeterministic(t *testing.T) {
 
 // A huge trace gives a bounded page that says where its timeline stops.
 func TestBounded(t *testing.T) {
+	t.Parallel() // independent: the slowest page to build
 	var b strings.Builder
 	b.WriteString("# cbcsim-trace 3\n# workers: 2\n# source: 0\n# end\n0 0 w0 global task=1\n")
 	tasks := 3000
