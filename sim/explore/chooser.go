@@ -8,22 +8,24 @@ import (
 	"github.com/cbcsim/cbcsim/sim"
 )
 
-// point is one decision of a run.
+// point is one decision of a run. Its fields are ordered to make it 32
+// bytes: a run reaching the step bound has 100,000 points or more, and a
+// search holds a batch of runs' points (TestPointSize).
 type point struct {
-	victim  bool    // a steal victim, not the acting worker
-	options []uint8 // worker ids, ascending
-	chosen  uint8   // the worker id taken
+	options []uint8 // worker ids, ascending; read-only, often shared (noYes, optionSet)
+	pre     int32   // preemptions before this point (at most PreemptionsMax)
 	// last is the worker a switch away from costs a preemption: the
 	// previous step's worker when it is in the middle of a task, else -1
 	// (its task blocked, yielded or ended: a free switch, as in CHESS).
-	last int
-	pre  int // preemptions before this point
+	last   int16
+	victim bool  // a steal victim, not the acting worker
+	chosen uint8 // the worker id taken
 }
 
 // cost is the preemption a choice of o at p costs: 1 when it switches
 // away from a worker in the middle of a task.
 func (p *point) cost(o uint8) int {
-	if !p.victim && p.last >= 0 && int(o) != p.last {
+	if !p.victim && p.last >= 0 && int(o) != int(p.last) {
 		return 1
 	}
 	return 0
@@ -98,6 +100,57 @@ func newChooser(prefix []uint8, workers int) *chooser {
 	return &chooser{prefix: prefix, workers: workers, prev: -1}
 }
 
+// detach drops what a finished run's chooser holds of the run: the
+// workers (prevW, useful, ready, the fairness rule's owed) and a task
+// (prevT) reach its scheduler, its tasks and its sink with the trace
+// buffer, tens of megabytes for a run that reaches the step bound. A
+// search keeps a batch of choosers (64) until it folds them, and needs
+// only their points; holding the runs made the GoKer table's explore
+// column peak at 3.2 GB (docs/explore.md#memory).
+func (c *chooser) detach() {
+	c.prevW, c.prevT = nil, nil
+	c.useful, c.ready, c.fair.owed = nil, nil, nil
+}
+
+// shared option lists, read-only: a policy decision's no and yes, and the
+// worker sets of up to 8 workers by bit mask, so that a point does not
+// allocate its options (a run of 100,000 steps has as many points or more).
+var (
+	noYes     = []uint8{0, 1}
+	optionSet = func() (sets [256][]uint8) {
+		for m := range sets {
+			for id := 0; id < 8; id++ {
+				if m&(1<<id) != 0 {
+					sets[m] = append(sets[m], uint8(id))
+				}
+			}
+		}
+		return sets
+	}()
+)
+
+// usefulOptions are the ids of c.useful, ascending, as a shared list when
+// every id is below 8.
+func (c *chooser) usefulOptions() []uint8 {
+	mask, ascending := 0, true
+	for i, w := range c.useful {
+		id := w.ID()
+		if id >= 8 || i > 0 && id <= int(c.useful[i-1].ID()) {
+			ascending = false
+			break
+		}
+		mask |= 1 << id
+	}
+	if ascending {
+		return optionSet[mask]
+	}
+	opts := make([]uint8, len(c.useful))
+	for i, w := range c.useful {
+		opts[i] = uint8(w.ID())
+	}
+	return opts
+}
+
 // Choose implements sim.Chooser.
 func (c *chooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 	c.ready = append(c.ready[:0], ready...)
@@ -118,11 +171,10 @@ func (c *chooser) Choose(_ int64, ready []driver.Worker) driver.Worker {
 		c.prevY = sim.Yields(c.prevT)
 		return w
 	}
-	p := point{last: -1, pre: c.pre, options: make([]uint8, len(c.useful))}
-	for i, w := range c.useful {
-		p.options[i] = uint8(w.ID())
+	p := point{last: -1, pre: int32(c.pre), options: c.usefulOptions()}
+	for _, w := range c.useful {
 		if w.ID() == c.prev && w.Running() {
-			p.last = c.prev
+			p.last = int16(c.prev)
 		}
 	}
 	p.chosen = c.pick(&p)
@@ -175,7 +227,7 @@ func (c *chooser) NextVictim(w int) int {
 	case 1:
 		return int(opts[0])
 	}
-	p := point{victim: true, options: opts, last: -1, pre: c.pre}
+	p := point{victim: true, options: opts, last: -1, pre: int32(c.pre)}
 	p.chosen = c.pick(&p)
 	c.points = append(c.points, p)
 	return int(p.chosen)
@@ -187,7 +239,7 @@ func (c *chooser) NextVictim(w int) int {
 // worker does, so that the preemption bound bounds the policy
 // deviations too.
 func (c *chooser) Decide(_ int, _ driver.Decision) bool {
-	p := point{options: []uint8{0, 1}, last: 1, pre: c.pre}
+	p := point{options: noYes, last: 1, pre: int32(c.pre)}
 	p.chosen = c.pick(&p)
 	c.pre += p.cost(p.chosen)
 	c.points = append(c.points, p)

@@ -355,7 +355,7 @@ func (s *search) queue(ch *chooser, from int) bool {
 			if opt == p.chosen {
 				continue
 			}
-			cost := p.pre + p.cost(opt)
+			cost := int(p.pre) + p.cost(opt)
 			if cost > s.o.Preemptions {
 				continue
 			}
@@ -446,6 +446,7 @@ func Resolve(sc *scenario.Scenario, workers int) (sim.Config, error) {
 func execute(exec Exec, sc *scenario.Scenario, cfg sim.Config, prefix []uint8, tw io.Writer) (*sim.Run, *chooser, error) {
 	ch := newChooser(prefix, cfg.Workers)
 	run, err := exec(sc, cfg, sim.Options{Chooser: ch, Trace: tw})
+	ch.detach()
 	if err != nil {
 		return nil, nil, err
 	}
