@@ -106,9 +106,6 @@ func RunBody(b Body, body sched.Func) (*BodyRun, error) {
 	run := &Run{Config: c}
 	step, err := drive(run, s, sk, ch)
 	if err != nil {
-		if tw != nil {
-			tw.Flush() // the events up to the error
-		}
 		return nil, err
 	}
 	if err := finish(run, s, sk, tw, step); err != nil {

@@ -360,10 +360,8 @@ func finish(run *Run, s *driver.Scheduler, sk *sink, tw *trace.Writer, step int6
 	sk.step = uint64(step)
 	sk.Emit(-1, trace.KindOutcome, []trace.Field{trace.S(trace.KeyOutcome, string(run.Outcome)), trace.S(trace.KeyResult, run.Result.String())})
 	if tw != nil {
-		// Flush on every path: it also waits for a write in flight
-		// (trace.Writer.WriteBehind).
-		if err := tw.Flush(); sk.err == nil {
-			sk.err = err
+		if sk.err == nil {
+			sk.err = tw.Flush()
 		}
 		if sk.err != nil {
 			return fmt.Errorf("writing trace: %w", sk.err)

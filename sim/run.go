@@ -274,12 +274,6 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 		sk.waits.Users = lazyChanUsers(sc)
 	}
 	startRoot(s, sc, p)
-	if tw != nil {
-		// drive's error path and finish flush. (A body's run, RunBody,
-		// writes in line: simtest looks for the body's goroutines as its
-		// trace is written, on the run's own goroutine.)
-		tw.WriteBehind()
-	}
 
 	run := &Run{Scenario: sc, Config: c}
 	step, err := drive(run, s, sk, ch)

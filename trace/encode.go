@@ -339,14 +339,6 @@ type Writer struct {
 	buf    []byte // the encoded lines not yet written out; no room until WriteHeader
 	err    error  // the first write error, returned by every later call
 	header bool   // WriteHeader has been called
-	// behind is set by WriteBehind: a full buffer is written out by a
-	// goroutine of its own (writeBehind) while the lines go on into
-	// spare. spare is the other buffer, being written while inFlight
-	// (the goroutine sends the write's error on done, then ends).
-	behind   bool
-	inFlight bool
-	spare    []byte
-	done     chan error
 	// pre is the step and tick of the last event, as text (WriteRunTail):
 	// steps start at 0, and pre.step is the step an event must not go
 	// below.
@@ -435,64 +427,14 @@ func (w *Writer) spill() error {
 	if len(w.buf) < bufSize {
 		return w.err
 	}
-	if w.behind {
-		return w.writeBehind()
-	}
 	return w.Flush()
 }
 
-// WriteBehind makes w write each full buffer out on a goroutine of its
-// own while the caller's lines go on into a second buffer: the caller
-// (the seeded driver's step) does not wait for the kernel's write, which
-// runs on another core when there is one. The bytes written are the same,
-// in the same order; a write error is returned by the first call after
-// the write ended, and by every later one. The caller must call Flush on
-// every path before it closes, reads or reuses the underlying writer: a
-// write may be in flight until Flush returns. At most one is: a buffer
-// that fills while the other is still being written waits for it.
-func (w *Writer) WriteBehind() { w.behind = true }
-
-// writeBehind hands the full buffer to a goroutine that writes it out,
-// after the previous one's write ended, and goes on in the other buffer.
-func (w *Writer) writeBehind() error {
-	if err := w.wait(); err != nil {
-		w.buf = w.buf[:0]
-		return err
-	}
-	if w.spare == nil {
-		w.spare = make([]byte, 0, cap(w.buf))
-		w.done = make(chan error, 1)
-	}
-	full := w.buf
-	w.buf, w.spare, w.inFlight = w.spare[:0], full, true
-	go func(out io.Writer, p []byte, done chan<- error) {
-		n, err := out.Write(p)
-		if err == nil && n < len(p) {
-			err = io.ErrShortWrite
-		}
-		done <- err // done has room for it: the goroutine never waits
-	}(w.out, full, w.done)
-	return nil
-}
-
-// wait waits for the write in flight, if any, and returns the Writer's
-// error, that write's if it failed.
-func (w *Writer) wait() error {
-	if w.inFlight {
-		w.inFlight = false
-		if err := <-w.done; err != nil && w.err == nil {
-			w.err = err
-		}
-	}
-	return w.err
-}
-
-// Flush writes the buffered lines to the underlying writer, after the
-// write in flight if any (WriteBehind). After a failed write the lines
-// are dropped and every later call returns its error, as a bufio.Writer
-// does.
+// Flush writes the buffered lines to the underlying writer. After a failed
+// write the lines are dropped and every later call returns its error, as
+// a bufio.Writer does.
 func (w *Writer) Flush() error {
-	if w.wait() != nil || len(w.buf) == 0 {
+	if w.err != nil || len(w.buf) == 0 {
 		w.buf = w.buf[:0]
 		return w.err
 	}
