@@ -64,3 +64,51 @@ func TestRealSinkSharedEmitter(t *testing.T) {
 		t.Fatalf("%d timeout notes from actor -1, want %d", notes, nurseries)
 	}
 }
+
+// TestRealSinkBlockEvent: in real mode with a sink, a block event names
+// what the task waited on, a nursery's await or a select, though another
+// worker may wake the task and run it on at once: the event is read
+// before the park (worker.suspended), as after it the task may have
+// reused what its blocker points into. (Here, under -race, reading it
+// after the park was not caught: with a sink nothing here is reused
+// soon enough; the order is the fix's, the test the events'.) In 200
+// rounds of 4 workers at least one of the two waits blocks.
+func TestRealSinkBlockEvent(t *testing.T) {
+	const rounds = 200
+	log := &eventLog{}
+	res, _ := hostRun(t, 4, 0, log, true, func(root *Task) error {
+		a, b := NewChan[int](root.Scheduler(), "a", 0), NewChan[int](root.Scheduler(), "b", 0)
+		for i := range rounds {
+			err := root.Nursery(NurseryOptions{Label: "round"}, func(n *Nursery) error {
+				n.Go("sender", func(c *Task) error {
+					if i%2 == 0 {
+						return a.Send(c, i)
+					}
+					return b.Send(c, i)
+				})
+				var got int
+				_, err := Select(root, a.RecvCase(&got, nil), b.RecvCase(&got, nil))
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if res.Kind != nursery.KindOK {
+		t.Fatalf("main = %s", res)
+	}
+	var nurseryBlocks, selectBlocks int
+	for _, line := range log.lines {
+		if strings.Contains(line, " block ") && strings.Contains(line, "nursery round") {
+			nurseryBlocks++
+		}
+		if strings.Contains(line, " block ") && strings.Contains(line, "select a b") {
+			selectBlocks++
+		}
+	}
+	if nurseryBlocks+selectBlocks == 0 {
+		t.Fatalf("no block event names the nursery or the select in %d lines", len(log.lines))
+	}
+}

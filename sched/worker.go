@@ -527,9 +527,15 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		// goroutine or another worker may wake t, run it to its end and
 		// reuse its memory (*t = Task{}) while this worker writes the
 		// block event.
+		// So is what its block event says of b (blockEventOf): b may
+		// point into t's frame or a select's reused cases.
 		id := t.id
+		var ev blockEvent
+		if w.em.on() {
+			ev = w.blockEventOf(b)
+		}
 		if b.park(t, w) {
-			w.blocked(t, id, b)
+			w.blocked(id, &ev)
 			return false
 		}
 		// The wait was already over: t goes on, within the same step.
@@ -538,7 +544,11 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		// operation held (waitOnChannel): the rest of reasonBlock's.
 		b := w.blockOn
 		w.blockOn = nil
-		w.blocked(t, t.id, b)
+		var ev blockEvent
+		if w.em.on() {
+			ev = w.blockEventOf(b) // a lone worker's: no one else runs t meanwhile
+		}
+		w.blocked(t.id, &ev)
 		return false
 	case reasonHosted:
 		// t hosted w's loop, which acted on t's suspension and on what
@@ -548,24 +558,43 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 	return true
 }
 
-// blocked follows t's park on b: t is no longer w's current task, and
-// the trace has its block event. Inlined: the event is out of line. id is
-// t's, read before the park (t may be reused by now in real mode).
-func (w *worker) blocked(t *Task, id uint64, b blocker) {
+// blocked follows the park of task id: it is no longer w's current task,
+// and the trace has its block event, ev. Inlined: the event is out of
+// line. id and ev were read before the park (in real mode the task may
+// have been run and reused by now).
+func (w *worker) blocked(id uint64, ev *blockEvent) {
 	w.cur = nil
 	if w.em.on() {
-		w.emitBlock(id, b)
+		w.emitBlock(id, ev)
 	}
 }
 
-// emitBlock writes the block event of task id.
-func (w *worker) emitBlock(id uint64, b blocker) {
+// blockEvent is what a task's block event says of its blocker: what it
+// waits on and, for a sleep on a story run, until when.
+type blockEvent struct {
+	on    string
+	until int64
+	timed bool
+}
+
+// blockEventOf reads b's block event. Only with a sink: describe builds
+// a string.
+func (w *worker) blockEventOf(b blocker) blockEvent {
+	ev := blockEvent{on: b.describe()}
 	if sw, ok := b.(*sleepWait); ok && w.story() {
-		w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(id)), trace.S(trace.KeyOn, b.describe()),
-			trace.I(trace.KeyUntil, int64(sw.tm.when)))
+		ev.until, ev.timed = int64(sw.tm.when), true
+	}
+	return ev
+}
+
+// emitBlock writes the block event of task id.
+func (w *worker) emitBlock(id uint64, ev *blockEvent) {
+	if ev.timed {
+		w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(id)), trace.S(trace.KeyOn, ev.on),
+			trace.I(trace.KeyUntil, ev.until))
 		return
 	}
-	w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(id)), trace.S(trace.KeyOn, b.describe()))
+	w.em.emit(trace.KindBlock, trace.I(trace.KeyTask, int64(id)), trace.S(trace.KeyOn, ev.on))
 }
 
 // emitYield writes t's yield event.
