@@ -523,19 +523,12 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 	case reasonBlock:
 		b := w.blockOn
 		w.blockOn = nil
-		// t's id is read before the park: once parked, real mode's clock
-		// goroutine or another worker may wake t, run it to its end and
-		// reuse its memory (*t = Task{}) while this worker writes the
-		// block event.
-		// So is what its block event says of b (blockEventOf): b may
-		// point into t's frame or a select's reused cases.
-		id := t.id
-		var ev blockEvent
 		if w.em.on() {
-			ev = w.blockEventOf(b)
-		}
-		if b.park(t, w) {
-			w.blocked(id, &ev)
+			if w.parkTraced(t, b) {
+				return false
+			}
+		} else if b.park(t, w) {
+			w.cur = nil
 			return false
 		}
 		// The wait was already over: t goes on, within the same step.
@@ -544,11 +537,11 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		// operation held (waitOnChannel): the rest of reasonBlock's.
 		b := w.blockOn
 		w.blockOn = nil
-		var ev blockEvent
+		w.cur = nil
 		if w.em.on() {
-			ev = w.blockEventOf(b) // a lone worker's: no one else runs t meanwhile
+			ev := w.blockEventOf(b) // a lone worker's: no one else runs t meanwhile
+			w.emitBlock(t.id, &ev)
 		}
-		w.blocked(t.id, &ev)
 		return false
 	case reasonHosted:
 		// t hosted w's loop, which acted on t's suspension and on what
@@ -558,15 +551,21 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 	return true
 }
 
-// blocked follows the park of task id: it is no longer w's current task,
-// and the trace has its block event, ev. Inlined: the event is out of
-// line. id and ev were read before the park (in real mode the task may
-// have been run and reused by now).
-func (w *worker) blocked(id uint64, ev *blockEvent) {
-	w.cur = nil
-	if w.em.on() {
-		w.emitBlock(id, ev)
+// parkTraced is suspended's park of t on b when the run has a sink: the
+// park, and after it t's block event. t's id and what the event says of b
+// are read before the park: once parked, real mode's clock goroutine or
+// another worker may wake t, run it to its end and reuse its memory (*t =
+// Task{}) and what b points into (a recycled nursery, a select's cases)
+// while this worker writes the event. It reports whether t parked. Out of
+// line, so that a run without a sink pays nothing for it.
+func (w *worker) parkTraced(t *Task, b blocker) bool {
+	id, ev := t.id, w.blockEventOf(b)
+	if !b.park(t, w) {
+		return false
 	}
+	w.cur = nil
+	w.emitBlock(id, &ev)
+	return true
 }
 
 // blockEvent is what a task's block event says of its blocker: what it
