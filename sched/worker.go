@@ -523,12 +523,17 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 	case reasonBlock:
 		b := w.blockOn
 		w.blockOn = nil
-		if w.em.on() {
-			if w.parkTraced(t, b) {
-				return false
-			}
-		} else if b.park(t, w) {
+		// t's id, and what its block event says of b, are read before
+		// the park: once parked, real mode's clock goroutine or another
+		// worker may wake t, run it to its end and reuse its memory (*t =
+		// Task{}) and what b points into (a recycled nursery, a select's
+		// cases) while this worker writes the event.
+		id, ev := t.id, w.blockEventOf(b)
+		if b.park(t, w) {
 			w.cur = nil
+			if w.em.on() {
+				w.emitBlock(id, &ev)
+			}
 			return false
 		}
 		// The wait was already over: t goes on, within the same step.
@@ -539,7 +544,7 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 		w.blockOn = nil
 		w.cur = nil
 		if w.em.on() {
-			ev := w.blockEventOf(b) // a lone worker's: no one else runs t meanwhile
+			ev := w.readBlockEvent(b) // a lone worker's: no one else runs t meanwhile
 			w.emitBlock(t.id, &ev)
 		}
 		return false
@@ -551,23 +556,6 @@ func (w *worker) suspended(t *Task, why fiber.Reason) (again bool) {
 	return true
 }
 
-// parkTraced is suspended's park of t on b when the run has a sink: the
-// park, and after it t's block event. t's id and what the event says of b
-// are read before the park: once parked, real mode's clock goroutine or
-// another worker may wake t, run it to its end and reuse its memory (*t =
-// Task{}) and what b points into (a recycled nursery, a select's cases)
-// while this worker writes the event. It reports whether t parked. Out of
-// line, so that a run without a sink pays nothing for it.
-func (w *worker) parkTraced(t *Task, b blocker) bool {
-	id, ev := t.id, w.blockEventOf(b)
-	if !b.park(t, w) {
-		return false
-	}
-	w.cur = nil
-	w.emitBlock(id, &ev)
-	return true
-}
-
 // blockEvent is what a task's block event says of its blocker: what it
 // waits on and, for a sleep on a story run, until when.
 type blockEvent struct {
@@ -576,9 +564,17 @@ type blockEvent struct {
 	timed bool
 }
 
-// blockEventOf reads b's block event. Only with a sink: describe builds
-// a string.
-func (w *worker) blockEventOf(b blocker) blockEvent {
+// blockEventOf reads b's block event; the zero blockEvent without a
+// sink, as describe builds a string. Inlined: the read is out of line.
+func (w *worker) blockEventOf(b blocker) (ev blockEvent) {
+	if w.em.on() {
+		ev = w.readBlockEvent(b)
+	}
+	return ev
+}
+
+// readBlockEvent is blockEventOf's read.
+func (w *worker) readBlockEvent(b blocker) blockEvent {
 	ev := blockEvent{on: b.describe()}
 	if sw, ok := b.(*sleepWait); ok && w.story() {
 		ev.until, ev.timed = int64(sw.tm.when), true
