@@ -52,21 +52,12 @@ func (t *RunTail) At() string { return t.at }
 
 // newRunTail is NewRunTailAt for a valid actor.
 func newRunTail(actor string, task int64, at string) RunTail {
-	var t RunTail
-	t.set(actor, task, at)
-	return t
-}
-
-// Reset makes t the tail of actor, task and at in place: what
-// NewRunTailAt returns, without a copy of the tail (a caller keeping
-// tails in a slice remakes one whenever a task moves to another worker or
-// place).
-func (t *RunTail) Reset(actor string, task int64, at string) {
-	if !validKey(actor) {
-		*t = RunTail{}
-		return
+	t := RunTail{ok: true, actor: actor, task: task, at: at}
+	var buf [2 * runTailMax]byte
+	if b := appendRunTail(buf[:0], actor, task, at); len(b) <= runTailMax {
+		t.n = uint8(copy(t.b[:], b))
 	}
-	t.set(actor, task, at)
+	return t
 }
 
 // AtField is the text of an at= field as a run line writes it, " at=AT"
@@ -76,11 +67,13 @@ func AtField(at string) string {
 	if at == "" {
 		return ""
 	}
-	return string(appendValue([]byte(" "+KeyAt+"="), &Field{Key: KeyAt, Str: at}))
+	return string(appendAtField(nil, at))
 }
 
-// ResetAt is Reset with the at= field's text given as AtField(at)
-// returns it, rather than encoded again.
+// ResetAt makes t, in place, the tail NewRunTailAt(actor, task, at)
+// returns, with the at= field's text given as AtField(at) returns it
+// rather than encoded again: a caller keeping tails in a slice remakes
+// one whenever a task moves to another worker or place.
 func (t *RunTail) ResetAt(actor string, task int64, at, field string) {
 	if !validKey(actor) {
 		*t = RunTail{}
@@ -88,47 +81,34 @@ func (t *RunTail) ResetAt(actor string, task int64, at, field string) {
 	}
 	t.ok, t.actor, t.task, t.at = true, actor, task, at
 	t.n = 0
-	const fixed = len(" run "+KeyTask+"=") + 20 + 1
+	const fixed = len(" run "+KeyTask+"=") + 20 + 1 // the longest integer, '\n'
 	if len(actor)+len(field)+fixed <= runTailMax {
-		b := append(t.b[:0], actor...)
-		b = append(b, " run "+KeyTask+"="...)
-		b = appendInt(b, task)
-		b = append(b, field...)
+		b := append(appendRunHead(t.b[:0], actor, task), field...)
 		t.n = uint8(len(append(b, '\n')))
-	}
-}
-
-// set is Reset for a valid actor. A tail that surely fits (the longest
-// integer, and an at= value written bare or quoted without escapes) is
-// encoded straight into t.b; any other is encoded aside and kept when it
-// fits.
-func (t *RunTail) set(actor string, task int64, at string) {
-	t.ok, t.actor, t.task, t.at = true, actor, task, at
-	const fixed = len(" run "+KeyTask+"=") + 20 + len(" "+KeyAt+"=") + 2 + 1
-	if len(actor)+len(at)+fixed <= runTailMax {
-		if _, plain := classify(at); plain {
-			t.n = uint8(len(appendRunTail(t.b[:0], actor, task, at)))
-			return
-		}
-	}
-	var buf [2 * runTailMax]byte
-	t.n = 0
-	if b := appendRunTail(buf[:0], actor, task, at); len(b) <= runTailMax {
-		t.n = uint8(copy(t.b[:], b))
 	}
 }
 
 // appendRunTail appends "ACTOR run task=ID\n", or with at not "",
 // "ACTOR run task=ID at=AT\n".
 func appendRunTail(dst []byte, actor string, task int64, at string) []byte {
-	dst = append(dst, actor...)
-	dst = append(dst, " run "+KeyTask+"="...)
-	dst = appendInt(dst, task)
+	dst = appendRunHead(dst, actor, task)
 	if at != "" {
-		dst = append(dst, " "+KeyAt+"="...)
-		dst = appendValue(dst, &Field{Key: KeyAt, Str: at})
+		dst = appendAtField(dst, at)
 	}
 	return append(dst, '\n')
+}
+
+// appendRunHead appends "ACTOR run task=ID".
+func appendRunHead(dst []byte, actor string, task int64) []byte {
+	dst = append(dst, actor...)
+	dst = append(dst, " run "+KeyTask+"="...)
+	return appendInt(dst, task)
+}
+
+// appendAtField appends " at=AT".
+func appendAtField(dst []byte, at string) []byte {
+	dst = append(dst, " "+KeyAt+"="...)
+	return appendValue(dst, &Field{Key: KeyAt, Str: at})
 }
 
 // prefixRoom is the size of a prefix's array: its text takes 42 bytes at

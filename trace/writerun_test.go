@@ -105,11 +105,7 @@ func TestWriteRunTail(t *testing.T) {
 					// A kept tail remade in place, over whatever
 					// longer or shorter tail it held.
 					tl = &slot
-					if rapid.Bool().Draw(rt, "field") {
-						tl.ResetAt(actors[ai], task, ats[at], AtField(ats[at]))
-					} else {
-						tl.Reset(actors[ai], task, ats[at])
-					}
+					tl.ResetAt(actors[ai], task, ats[at], AtField(ats[at]))
 					clear(tails)
 				} else {
 					v := NewRunTailAt(actors[ai], task, ats[at])
