@@ -46,14 +46,25 @@ const (
 	// recorded before they existed, so that it reproduces byte for
 	// byte. No flag selects it.
 	ModeSeededPlain
+	// ModeSeededAtEvery: ModeSeeded with the place on every run line
+	// (at=), as version 3 wrote it before a run line said the place only
+	// when it changed (docs/trace-format.md): a replay of a version-3
+	// trace without the header line "run_at: changed", so that it
+	// reproduces byte for byte. No flag selects it.
+	ModeSeededAtEvery
 )
 
 var modeNames = [...]string{ModeSeeded: "seeded", ModeSeededKeep: "seeded-keep", ModeReal: "real", ModeRealLean: "real-lean",
-	ModeSeededV2: "seeded-v2", ModeSeededPlain: "seeded-plain"}
+	ModeSeededV2: "seeded-v2", ModeSeededPlain: "seeded-plain", ModeSeededAtEvery: "seeded-at-every"}
+
+// RunAtChanged is the value of a version-3 trace's header field run_at
+// (trace.KeyRunAt) when its run lines say a task's place only when it
+// changed, as every story run writes them now.
+const RunAtChanged = "changed"
 
 // story reports whether m's runs write the story events: a version-3
 // seeded run's, unless it replays a trace from before them.
-func (m Mode) story() bool { return m == ModeSeeded }
+func (m Mode) story() bool { return m == ModeSeeded || m == ModeSeededAtEvery }
 
 // ModeOf is the mode the flags --real and --lean select. --lean without
 // --real is the caller's to refuse; here it is seeded.

@@ -100,21 +100,9 @@ func traceConfig(tr *trace.Trace) (*scenario.Scenario, Config, error) {
 	if f, ok := h.Get("name"); ok && !f.IsInt {
 		sc.Name = f.Str
 	}
-	want := map[string]string{}
-	for _, key := range []string{"scenario-sha256", "victim", "profile"} {
-		f, ok := h.Get(key)
-		if !ok || f.IsInt {
-			return nil, Config{}, at(key, "missing or non-text %q", key)
-		}
-		want[key] = f.Str
-	}
-	nums := map[string]int64{}
-	for _, key := range []string{"seed", "workers", "yield_interval", "max_steps"} {
-		f, ok := h.Get(key)
-		if !ok || !f.IsInt || f.Int < 0 {
-			return nil, Config{}, at(key, "missing or bad %q: want an integer >= 0", key)
-		}
-		nums[key] = f.Int
+	want, nums, err := headerValues(h, at)
+	if err != nil {
+		return nil, Config{}, err
 	}
 	if sc.SHA256 != want["scenario-sha256"] {
 		return nil, Config{}, at("scenario-sha256", "scenario-sha256 %s does not match the embedded source (%s)", want["scenario-sha256"], sc.SHA256)
@@ -146,6 +134,33 @@ func traceConfig(tr *trace.Trace) (*scenario.Scenario, Config, error) {
 		return nil, Config{}, at("yield_interval", "yield_interval %d disagrees with the embedded scenario (%d)", nums["yield_interval"], c.YieldInterval)
 	}
 	return sc, c, nil
+}
+
+// headerValues reads the header values every replay needs, by key: the
+// texts (the scenario's hash, victim and profile) and the integers (seed,
+// workers, yield_interval, max_steps); and checks run_at, which only a
+// story run's header has. at makes an error at a key's line.
+func headerValues(h *trace.Header, at func(key, format string, args ...any) error) (map[string]string, map[string]int64, error) {
+	want := map[string]string{}
+	for _, key := range []string{"scenario-sha256", "victim", "profile"} {
+		f, ok := h.Get(key)
+		if !ok || f.IsInt {
+			return nil, nil, at(key, "missing or non-text %q", key)
+		}
+		want[key] = f.Str
+	}
+	nums := map[string]int64{}
+	for _, key := range []string{"seed", "workers", "yield_interval", "max_steps"} {
+		f, ok := h.Get(key)
+		if !ok || !f.IsInt || f.Int < 0 {
+			return nil, nil, at(key, "missing or bad %q: want an integer >= 0", key)
+		}
+		nums[key] = f.Int
+	}
+	if f, ok := h.Get(trace.KeyRunAt); ok && (f.IsInt || f.Str != RunAtChanged) {
+		return nil, nil, at(trace.KeyRunAt, "unknown %s %s (want %s, or no %s line)", trace.KeyRunAt, trace.FormatValue(f), RunAtChanged, trace.KeyRunAt)
+	}
+	return want, nums, nil
 }
 
 // notReplayable says why the trace with header h holds no program to run
@@ -208,8 +223,8 @@ func Replay(file string, data []byte, schedule bool, contextLines int) (*ReplayR
 	}
 	var legacyCatch bool
 	c.Mode, legacyCatch, c.LegacyCancel = versionMode(tr.Version, c.Mode, seen.caught, sc)
-	if c.Mode == ModeSeeded && !seen.story { // recorded before the story events, or with none to tell
-		c.Mode = ModeSeededPlain
+	if c.Mode == ModeSeeded {
+		c.Mode = storyMode(&tr.Header, seen.story)
 	}
 	if c.Strategy == StrategyExplore && !schedule {
 		return nil, &BadTraceError{File: file, Err: ErrExploreNeedsSchedule}
@@ -287,6 +302,21 @@ func versionMode(v int, mode Mode, caught bool, sc *scenario.Scenario) (Mode, bo
 		return ModeSeededV2, false, true
 	}
 	return mode, false, false
+}
+
+// storyMode is the mode a version-3 trace with header h replays in: as
+// runs write it now when h says "run_at: changed"; else with the place on
+// every run line when some event tells the story (story), and without the
+// story when none does: recorded before the story events, or with none
+// to tell.
+func storyMode(h *trace.Header, story bool) Mode {
+	switch f, _ := h.Get(trace.KeyRunAt); {
+	case f.Str == RunAtChanged:
+		return ModeSeeded
+	case story:
+		return ModeSeededAtEvery
+	}
+	return ModeSeededPlain
 }
 
 const endOfFile = "<end of file>"

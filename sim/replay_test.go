@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cbcsim/cbcsim/sched"
+	"github.com/cbcsim/cbcsim/trace"
 )
 
 // TestReplayBundled: the trace of every bundled scenario replays
@@ -204,6 +205,99 @@ func TestReplayVersion3BeforeStory(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A version-3 trace recorded when every run line said its task's place
+// replays byte for byte: its header has no run_at line, so the replay
+// writes the place on every run line again (ModeSeededAtEvery). The
+// traces in testdata/v3atevery were written by the tree before a run line
+// said only a change of place.
+func TestReplayVersion3AtEvery(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("testdata/v3atevery/*.trace")
+	if err != nil || len(files) < 3 {
+		t.Fatalf("want the traces in testdata/v3atevery: %v %v", files, err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, schedule := range []bool{false, true} {
+			rep, err := Replay(f, data, schedule, 2)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if !rep.Identical || rep.Config.Mode != ModeSeededAtEvery {
+				t.Errorf("%s (schedule %v): identical=%v mode=%v; line %d: want %q got %q", f, schedule, rep.Identical, rep.Config.Mode, rep.Line, rep.Want, rep.Got)
+			}
+		}
+	}
+}
+
+// TestRunLinesSayChangedPlaces: a story run's run line says its task's
+// place only when it changed, and the places read back (a line's at=, else
+// the task's last) are those a run that says every one writes
+// (ModeSeededAtEvery), whose trace is otherwise the same but for its
+// header's run_at line: for every bundled scenario at 1 and 3 workers.
+// Both runs keep their tails by the same code: TestReplayVersion3AtEvery
+// pins the places themselves to traces the tree before it wrote.
+func TestRunLinesSayChangedPlaces(t *testing.T) {
+	t.Parallel()
+	for _, sc := range bundled(t) {
+		for _, workers := range []int{1, 3} {
+			o := Options{Seed: 7, HasSeed: true, Workers: workers}
+			_, changed := runOnce(t, sc, o)
+			o.Mode = ModeSeededAtEvery
+			_, every := runOnce(t, sc, o)
+			name := fmt.Sprintf("%s at %d workers", sc.Name, workers)
+			a, restA := runPlaces(t, name, changed, true)
+			b, restB := runPlaces(t, name, every, false)
+			if fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Errorf("%s: the places read back differ:\n  changes: %v\n  every:   %v", name, a, b)
+			}
+			if restA != restB {
+				t.Errorf("%s: the traces differ in more than the run lines' places", name)
+			}
+		}
+	}
+}
+
+// runPlaces parses text and returns each run line's place, read as the
+// task's last place when the line has no at= and carry holds (where a line
+// that repeats the last place is an error), as "" otherwise; and the trace
+// without its run lines' places or its header's run_at line.
+func runPlaces(t *testing.T, name, text string, carry bool) ([]string, string) {
+	t.Helper()
+	tr, err := trace.Parse(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var places []string
+	last := map[int64]string{}
+	var rest strings.Builder
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		if e.Kind != trace.KindRun {
+			fmt.Fprintln(&rest, e.Step, e.Actor, e.Kind, e.Fields)
+			continue
+		}
+		task := e.Fields[0].Int
+		at, has := "", len(e.Fields) > 1 && e.Fields[1].Key == trace.KeyAt
+		switch {
+		case has:
+			at = e.Fields[1].Str
+			if carry && at == last[task] {
+				t.Errorf("%s: step %d: run line says task %d's place %q, which did not change", name, e.Step, task, at)
+			}
+		case carry:
+			at = last[task]
+		}
+		last[task] = at
+		places = append(places, at)
+		fmt.Fprintln(&rest, e.Step, e.Actor, e.Kind, task)
+	}
+	return places, rest.String()
 }
 
 // A simtest trace is recognised: replay names the test and prints the go

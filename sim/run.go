@@ -235,6 +235,9 @@ func header(name, sha, source string, c Config) *trace.Header {
 	}
 	h.Version = c.Mode.traceVersion()
 	h.Fields = append(h.Fields, strategyFields(c)...)
+	if c.Mode == ModeSeeded {
+		h.Fields = append(h.Fields, trace.S(trace.KeyRunAt, RunAtChanged))
+	}
 	return h
 }
 
@@ -271,6 +274,7 @@ func Execute(sc *scenario.Scenario, c Config, o Options) (*Run, error) {
 	if c.Mode.story() {
 		p.sites = sk // the story: each step's op (docs/trace-format.md)
 		sk.story = true
+		sk.atEvery = c.Mode == ModeSeededAtEvery
 		sk.waits.Users = lazyChanUsers(sc)
 	}
 	startRoot(s, sc, p)

@@ -24,25 +24,34 @@ type sink struct {
 	loop       *stepLoop // the driver's loop while it runs (NextStep, in drive.go)
 	counted    bool      // an event other than a run came since limit last looked
 	tails      []runTail // by task id, under denseMax: the trace's run line tail of the task
-	// story is a version-3 seeded run's: its run and block events carry
-	// the op or Go line of the task (at=, from sites), and waits reads
-	// every event but the run events to explain a run that ends stuck.
-	story    bool
+	// story is a version-3 seeded run's: its block events carry the op
+	// or Go line of the task (at=, from sites), its run events too where
+	// the task's place changed, and waits reads every event but the run
+	// events to explain a run that ends stuck.
+	story bool
+	// atEvery is a story run that writes the place on every run line,
+	// as version 3 did before a line said it only when it changed: a
+	// replay of such a trace (ModeSeededAtEvery).
+	atEvery  bool
 	sites    []string          // by task id under denseMax: where the task is (Site)
 	siteMap  map[uint64]string // the same, for larger ids
+	siteRan  map[uint64]string // for ids from denseMax: the place a task's last run line said (runTail.at)
 	waits    *waits.Builder
-	storyBuf []trace.Field     // Emit's fields with at= appended
-	atFields map[string]string // atField's cache: by place, its at= field's text
+	storyBuf []trace.Field           // Emit's fields with at= appended
+	places   [placeSlots]trace.Place // place's cache of encoded at= fields
 	// decisions counts the policy decisions (decide events): at one
 	// worker the only choices a seed makes (Run.Decisions).
 	decisions int64
 }
 
-// runTail is a task's run line tail, "ACTOR run task=ID\n", encoded once
-// for the worker that last ran it (sink.EmitRun).
+// runTail is a task's run line tail, "ACTOR run task=ID\n" (on an atEvery
+// run with " at=AT"), encoded once for the worker that last ran it and the
+// place its last run line left it at (sink.EmitRun).
 type runTail struct {
-	tail   trace.RunTail
-	worker int // the worker tail is for, plus one; 0 before the first
+	tail   trace.RunTail // without a place, but on an atEvery run
+	worker int           // the worker tail is for, plus one; 0 before the first
+	at     string        // the task's place as its last run line left it
+	moved  bool          // the task is at another place than at (Site)
 }
 
 func newSink(workers int, w *trace.Writer) *sink {
@@ -68,6 +77,12 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 			s.storyBuf = append(append(s.storyBuf[:0], fields...), trace.S(trace.KeyAt, at))
 			fields = s.storyBuf
 		}
+	}
+	if kind == trace.KindResult && len(fields) > 0 && uint64(fields[0].Int) >= denseMax {
+		// An ended task's places are not needed again: the maps of the
+		// large ids keep only the tasks that may still run.
+		delete(s.siteMap, uint64(fields[0].Int))
+		delete(s.siteRan, uint64(fields[0].Int))
 	}
 	s.ev = trace.Event{Step: s.step, Tick: s.tick, Actor: s.actor(worker), Kind: kind, Fields: fields}
 	if kind == trace.KindDecide {
@@ -115,61 +130,110 @@ func (s *sink) EmitRun(worker int, task uint64) {
 		r.ran()
 	}
 	if s.w != nil && s.err == nil {
-		var at string
-		if s.story {
-			at = s.site(task)
-		}
+		// A kept tail is for one worker and one place, and a task's run
+		// lines mostly repeat both (nine in ten of a story run's).
 		if task < uint64(len(s.tails)) {
-			// A kept tail is for one worker and one place: a task's run
-			// lines mostly repeat both (nine in ten of a story run's).
-			if r := &s.tails[task]; r.worker == worker+1 && r.tail.At() == at {
+			if r := &s.tails[task]; r.worker == worker+1 && !r.moved {
 				if err := s.w.WriteRunTail(s.step, s.tick, &r.tail); err != nil {
 					s.err = err // stored only when set: an interface's two words and their write barrier a step
 				}
 				return
 			}
 		}
-		s.writeRun(worker, task, at)
+		s.writeRun(worker, task)
 	}
 }
 
-// writeRun writes the run line of task on worker at at when no tail is
-// kept for them: it keeps one, under denseMax.
-func (s *sink) writeRun(worker int, task uint64, at string) {
+// writeRun writes the run line of task on worker when the kept tail is
+// not that line's: the task moved to another worker or place, or has no
+// tail yet (one is kept under denseMax). On a story run the line has an
+// at= field when the place changed (an explicit at="" when the task left
+// its places), or on an atEvery run whenever the task has a place; the
+// kept tail then goes on without it.
+func (s *sink) writeRun(worker int, task uint64) {
+	at := ""
+	if s.story {
+		at = s.site(task)
+	}
 	if task >= denseMax {
-		s.err = s.w.WriteRunAt(s.step, s.tick, s.actor(worker), int64(task), at)
+		changed := at != s.siteRan[task]
+		if at == "" {
+			delete(s.siteRan, task)
+		} else {
+			if s.siteRan == nil {
+				s.siteRan = map[uint64]string{}
+			}
+			s.siteRan[task] = at
+		}
+		switch {
+		case s.atEvery:
+			t := trace.NewRunTailAt(s.actor(worker), int64(task), at)
+			s.err = s.w.WriteRunTail(s.step, s.tick, &t)
+		case changed:
+			t := trace.NewRunTail(s.actor(worker), int64(task))
+			s.err = s.w.WriteRunTailAt(s.step, s.tick, &t, trace.PlaceOf(at))
+		default:
+			t := trace.NewRunTail(s.actor(worker), int64(task))
+			s.err = s.w.WriteRunTail(s.step, s.tick, &t)
+		}
 		return
 	}
 	for uint64(len(s.tails)) <= task {
 		s.tails = append(s.tails, runTail{})
 	}
 	r := &s.tails[task]
-	r.tail.ResetAt(s.actor(worker), int64(task), at, s.atField(at))
-	r.worker = worker + 1
+	changed := r.at != at // a new tail's place is "", as a task's is before its first op
+	r.at, r.moved = at, false
+	if s.atEvery {
+		// The tail carries the place, so it is remade when either moves.
+		if r.worker != worker+1 || changed {
+			r.tail.ResetAt(s.actor(worker), int64(task), at)
+			r.worker = worker + 1
+		}
+		s.err = s.w.WriteRunTail(s.step, s.tick, &r.tail)
+		return
+	}
+	if r.worker != worker+1 {
+		r.tail.ResetAt(s.actor(worker), int64(task), "")
+		r.worker = worker + 1
+	}
+	if changed {
+		s.err = s.w.WriteRunTailAt(s.step, s.tick, &r.tail, s.place(at))
+		return
+	}
 	s.err = s.w.WriteRunTail(s.step, s.tick, &r.tail)
 }
 
-// atFieldsMax bounds the sink's cache of encoded places: a run's places
-// are its program's ops or Go lines, a few hundred, but a Go body's sites
-// are not bounded by the scenario.
-const atFieldsMax = 4096
+// placeSlots is the size of the sink's cache of encoded places: more than
+// most programs' places.
+const (
+	placeBits  = 6
+	placeSlots = 1 << placeBits
+)
 
-// atField is the at= field's text of place at (trace.AtField), encoded
-// once a run for the run lines' tails: a story run remakes a task's tail
-// whenever the task moves to another place or worker, one run line in
-// ten, and encoding the place was most of that.
-func (s *sink) atField(at string) string {
-	if f, ok := s.atFields[at]; ok {
-		return f
+// word is the first eight bytes of s, little-endian: one load.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// place is at with its at= field encoded (trace.PlaceOf), from a small
+// cache indexed by a few of its bytes: encoding the place was most of what
+// the run line of a task that moved to another place cost.
+func (s *sink) place(at string) trace.Place {
+	n := len(at)
+	if n < 8 {
+		return trace.PlaceOf(at)
 	}
-	f := trace.AtField(at)
-	if s.atFields == nil {
-		s.atFields = map[string]string{}
+	// Op paths and Go lines differ in a task's name, an index, a line
+	// number: in their last eight bytes, and in the eight a quarter in.
+	h := (word(at[n-8:]) ^ word(at[n/4:])*0x9e3779b97f4a7c15 ^ uint64(n)) * 0xbf58476d1ce4e5b9
+	p := &s.places[h>>(64-placeBits)]
+	if p.String() != at {
+		*p = trace.PlaceOf(at)
 	}
-	if len(s.atFields) < atFieldsMax {
-		s.atFields[at] = f
-	}
-	return f
+	return *p
 }
 
 // Site implements driver.SiteSink, and is how the interpreter tells the
@@ -180,6 +244,10 @@ func (s *sink) Site(task uint64, site string) {
 			s.sites = append(s.sites, "")
 		}
 		s.sites[task] = site
+		if task < uint64(len(s.tails)) {
+			r := &s.tails[task]
+			r.moved = site != r.at
+		}
 		return
 	}
 	if s.siteMap == nil {

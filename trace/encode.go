@@ -417,7 +417,7 @@ func (w *Writer) writeRun(step, tick uint64, actor string, task int64, at, op st
 	if !validKey(actor) {
 		panic(op + "bad actor")
 	}
-	t := newRunTail(actor, task, at)
+	t := NewRunTailAt(actor, task, at)
 	return w.WriteRunTail(step, tick, &t)
 }
 

@@ -124,6 +124,10 @@ type Field struct {
 // S returns a string field.
 func S(key, val string) Field { return Field{Key: key, Str: val} }
 
+// FormatValue is f's value as a trace line writes it: an integer, a bare
+// word or a quoted string.
+func FormatValue(f Field) string { return valueText(&f) }
+
 // I returns an integer field.
 func I(key string, v int64) Field { return Field{Key: key, Int: v, IsInt: true} }
 

@@ -52,4 +52,5 @@ const (
 	KeyYieldInterval = "yield_interval"
 	KeyStrategy      = "strategy"  // the seeded driver's strategy; absent: random
 	KeyPCTDepth      = "pct_depth" // with strategy pct: its depth
+	KeyRunAt         = "run_at"    // "changed": a run line has an at= field only when its task's place changed; absent: on every run line with a place (docs/trace-format.md)
 )

@@ -19,10 +19,12 @@ package trace
 const runTailMax = 96
 
 // RunTail is the part of a run event's line after the step and the tick,
-// "ACTOR run task=ID\n" or, on a story run, "ACTOR run task=ID at=AT\n",
+// "ACTOR run task=ID\n" or with a place, "ACTOR run task=ID at=AT\n",
 // encoded once so that each run line of the same actor, task and place
-// copies it (Writer.WriteRunTail). The zero RunTail is not valid: writing
-// it panics, as a bad actor does.
+// copies it (Writer.WriteRunTail). A story run's task says its place only
+// when it changes: those lines add the place to a tail without one
+// (Writer.WriteRunTailAt). The zero RunTail is not valid: writing it
+// panics, as a bad actor does.
 type RunTail struct {
 	b     [runTailMax]byte // the tail, then padding copied past the line's end
 	n     uint8            // bytes of b in use; 0 when the tail does not fit in b
@@ -41,50 +43,27 @@ func NewRunTail(actor string, task int64) RunTail {
 // NewRunTailAt returns the tail of the run lines of actor and task with
 // the at= field at (none when at is ""): the lines WriteRunAt writes.
 func NewRunTailAt(actor string, task int64, at string) RunTail {
-	if !validKey(actor) {
-		return RunTail{}
-	}
-	return newRunTail(actor, task, at)
+	var t RunTail
+	t.ResetAt(actor, task, at)
+	return t
 }
 
 // At is the at= value t was made with, "" for none.
 func (t *RunTail) At() string { return t.at }
 
-// newRunTail is NewRunTailAt for a valid actor.
-func newRunTail(actor string, task int64, at string) RunTail {
-	t := RunTail{ok: true, actor: actor, task: task, at: at}
-	var buf [2 * runTailMax]byte
-	if b := appendRunTail(buf[:0], actor, task, at); len(b) <= runTailMax {
-		t.n = uint8(copy(t.b[:], b))
-	}
-	return t
-}
-
-// AtField is the text of an at= field as a run line writes it, " at=AT"
-// ("" for no place): for a caller that remakes tails for the same places
-// often, to encode each place once (ResetAt).
-func AtField(at string) string {
-	if at == "" {
-		return ""
-	}
-	return string(appendAtField(nil, at))
-}
-
 // ResetAt makes t, in place, the tail NewRunTailAt(actor, task, at)
-// returns, with the at= field's text given as AtField(at) returns it
-// rather than encoded again: a caller keeping tails in a slice remakes
-// one whenever a task moves to another worker or place.
-func (t *RunTail) ResetAt(actor string, task int64, at, field string) {
+// returns: a caller keeping tails in a slice remakes one whenever a task
+// moves to another worker.
+func (t *RunTail) ResetAt(actor string, task int64, at string) {
 	if !validKey(actor) {
 		*t = RunTail{}
 		return
 	}
 	t.ok, t.actor, t.task, t.at = true, actor, task, at
 	t.n = 0
-	const fixed = len(" run "+KeyTask+"=") + 20 + 1 // the longest integer, '\n'
-	if len(actor)+len(field)+fixed <= runTailMax {
-		b := append(appendRunHead(t.b[:0], actor, task), field...)
-		t.n = uint8(len(append(b, '\n')))
+	var buf [2 * runTailMax]byte
+	if b := appendRunTail(buf[:0], actor, task, at); len(b) <= runTailMax {
+		t.n = uint8(copy(t.b[:], b))
 	}
 }
 
@@ -97,6 +76,23 @@ func appendRunTail(dst []byte, actor string, task int64, at string) []byte {
 	}
 	return append(dst, '\n')
 }
+
+// Place is a task's place with its at= field's text, " at=AT", encoded
+// once (PlaceOf), for the run lines that say a place (WriteRunTailAt).
+type Place struct{ at, field string }
+
+// PlaceOf encodes the at= field of place at; for "", at="": a story run's
+// task that left its places.
+func PlaceOf(at string) Place {
+	if at == "" {
+		return Place{field: " " + KeyAt + `=""`}
+	}
+	var buf [2 * runTailMax]byte
+	return Place{at: at, field: string(appendAtField(buf[:0], at))} // one allocation, the string's
+}
+
+// String is the place.
+func (p Place) String() string { return p.at }
 
 // appendRunHead appends "ACTOR run task=ID".
 func appendRunHead(dst []byte, actor string, task int64) []byte {
@@ -193,19 +189,36 @@ func (w *Writer) appendPrefix(step, tick uint64) []byte {
 }
 
 // WriteRunTail writes the run line "STEP TICK ACTOR run task=ID" of t's
-// actor and task: what WriteRun writes, without encoding the actor and
-// the task again. It is the line of every seeded step.
+// actor and task (with t's at= field, if it has one): what WriteRun
+// writes, without encoding the actor and the task again. It is the line
+// of every seeded step.
 func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
+	return w.writeTail(step, tick, t, "")
+}
+
+// WriteRunTailAt writes t's run line with the at= field of p: the line of
+// a story run's task that moved to another place
+// (docs/trace-format.md#the-story-what-each-step-ran-and-who-met-whom).
+// t must have no at= field: a line with two panics.
+func (w *Writer) WriteRunTailAt(step, tick uint64, t *RunTail, p Place) error {
+	if t.at != "" {
+		panic("trace: WriteRunTailAt: the tail has an at= field")
+	}
+	return w.writeTail(step, tick, t, p.field)
+}
+
+// writeTail writes t's line with field before its end.
+func (w *Writer) writeTail(step, tick uint64, t *RunTail, field string) error {
 	// The fast path: a tail that fits, room in the buffer (there is none
 	// before the header), and a step that does not go back.
 	p := &w.pre
 	n := len(w.buf)
 	if t.n == 0 || cap(w.buf)-n < prefixRoom+runTailMax {
-		return w.writeRunSlow(step, tick, t)
+		return w.writeRunSlow(step, tick, t, field)
 	}
 	if (step != p.step || tick != p.tick) && !p.next(step, tick) {
 		if step < p.step {
-			return w.writeRunSlow(step, tick, t) // it panics
+			return w.writeRunSlow(step, tick, t, field) // it panics
 		}
 		p.set(step, tick) // a carry (one step in ten), or a jump
 	}
@@ -215,14 +228,17 @@ func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
 	*(*[prefixRoom]byte)(b) = p.b
 	*(*[runTailMax]byte)(b[p.n&(prefixRoom-1):]) = t.b
 	w.buf = w.buf[:n+int(p.n)+int(t.n)]
+	if field != "" { // in place of the line's end, which follows it
+		w.buf = append(append(w.buf[:len(w.buf)-1], field...), '\n')
+	}
 	return w.spill()
 }
 
-// writeRunSlow is WriteRunTail with its checks, for whatever its fast path
+// writeRunSlow is writeTail with its checks, for whatever its fast path
 // does not take: a tail too long for its RunTail or a bad one, a buffer
 // without the room past its end (before the header too), a step that goes
 // back.
-func (w *Writer) writeRunSlow(step, tick uint64, t *RunTail) error {
+func (w *Writer) writeRunSlow(step, tick uint64, t *RunTail, field string) error {
 	if !w.header {
 		panic("trace: WriteRunTail: header not written")
 	}
@@ -232,12 +248,10 @@ func (w *Writer) writeRunSlow(step, tick uint64, t *RunTail) error {
 	if !t.ok {
 		panic("trace: WriteRunTail: bad actor")
 	}
-	dst := w.appendPrefix(step, tick)
-	if t.n != 0 {
-		dst = append(dst, t.b[:t.n]...)
-	} else {
-		dst = appendRunTail(dst, t.actor, t.task, t.at)
+	dst := appendRunHead(w.appendPrefix(step, tick), t.actor, t.task)
+	if t.at != "" {
+		dst = appendAtField(dst, t.at)
 	}
-	w.buf = dst
+	w.buf = append(append(dst, field...), '\n')
 	return w.spill()
 }

@@ -59,8 +59,10 @@ func TestWriteRun(t *testing.T) {
 // steps and ticks that mostly count up by one (across every digit count's
 // edge), sometimes stay or jump, and other events between them, is what
 // WriteEvent writes for the same events, whatever the buffer's fill. A
-// tail may carry an at= field (a story run's), bare, quoted, escaped, or
-// too long for the tail's room.
+// tail may carry an at= field (a story run's), bare, quoted, escaped,
+// or too long for the tail's room, made new or remade in place (ResetAt);
+// a tail without one may have a place added to a line (WriteRunTailAt),
+// an explicit at="" too (a story run's task that left its places).
 func TestWriteRunTail(t *testing.T) {
 	t.Parallel()
 	// The steps' edges leave room for the steps taken; a tick may wrap.
@@ -70,8 +72,10 @@ func TestWriteRunTail(t *testing.T) {
 		actors := []string{"w0", "w1", "w17", "w255", "sim", "a-very-long-actor.name_for-a-tail-of-its-own"}
 		ats := []string{"", "op1", "task.producer.ops[0].body[1]", "a \"quoted\" place\n", "-12",
 			"task.a_rather_long_task_name.ops[12].body[3].body[7].cleanup[0]"}
-		tails := map[[3]int64]*RunTail{}
 		var slot RunTail
+		var cur *RunTail // the tail the run lines are written from
+		var curActor, curAt string
+		var curTask int64
 		a, b, wa, wb := writerPair(rt, &Header{Fields: []Field{S("name", "x")}})
 		step := rapid.SampledFrom(edges).Draw(rt, "step")
 		tick := rapid.SampledFrom(tickEdges).Draw(rt, "tick")
@@ -95,32 +99,41 @@ func TestWriteRunTail(t *testing.T) {
 				step++
 				tick++
 			}
-			ai := rapid.IntRange(0, len(actors)-1).Draw(rt, "actor")
-			task := rapid.SampledFrom([]int64{1, 2, 9, 10, 12345, -7, 1<<63 - 1}).Draw(rt, "task")
-			at := rapid.IntRange(0, len(ats)-1).Draw(rt, "at")
-			k := [3]int64{int64(ai), task, int64(at)}
-			tl := tails[k]
-			if tl == nil {
+			if cur == nil || rapid.IntRange(0, 3).Draw(rt, "remake") == 0 {
+				ai := rapid.IntRange(0, len(actors)-1).Draw(rt, "actor")
+				task := rapid.SampledFrom([]int64{1, 2, 9, 10, 12345, -7, 1<<63 - 1}).Draw(rt, "task")
+				at := ats[rapid.IntRange(0, len(ats)-1).Draw(rt, "at")]
 				if rapid.Bool().Draw(rt, "reset") {
 					// A kept tail remade in place, over whatever
 					// longer or shorter tail it held.
-					tl = &slot
-					tl.ResetAt(actors[ai], task, ats[at], AtField(ats[at]))
-					clear(tails)
+					slot.ResetAt(actors[ai], task, at)
+					cur = &slot
 				} else {
-					v := NewRunTailAt(actors[ai], task, ats[at])
-					tl = &v
+					v := NewRunTailAt(actors[ai], task, at)
+					cur = &v
 				}
-				tails[k] = tl
+				curActor, curTask, curAt = actors[ai], task, at
 			}
-			fields := []Field{I(KeyTask, task)}
-			if ats[at] != "" {
-				fields = append(fields, S(KeyAt, ats[at]))
+			fields := []Field{I(KeyTask, curTask)}
+			if curAt != "" {
+				fields = append(fields, S(KeyAt, curAt))
 			}
-			if err := wa.WriteEvent(&Event{Step: step, Tick: tick, Actor: actors[ai], Kind: KindRun, Fields: fields}); err != nil {
+			var place *Place // a place the line adds to a tail without one
+			if curAt == "" && rapid.Bool().Draw(rt, "place") {
+				p := PlaceOf(ats[rapid.IntRange(0, len(ats)-1).Draw(rt, "at")])
+				place = &p
+				fields = append(fields, S(KeyAt, p.String()))
+			}
+			if err := wa.WriteEvent(&Event{Step: step, Tick: tick, Actor: curActor, Kind: KindRun, Fields: fields}); err != nil {
 				rt.Fatal(err)
 			}
-			if err := wb.WriteRunTail(step, tick, tl); err != nil {
+			var err error
+			if place != nil {
+				err = wb.WriteRunTailAt(step, tick, cur, *place)
+			} else {
+				err = wb.WriteRunTail(step, tick, cur)
+			}
+			if err != nil {
 				rt.Fatal(err)
 			}
 		}
