@@ -44,10 +44,6 @@ type channel struct {
 	// shares them: they are immutable once made, so a block allocates
 	// nothing for its blocker.
 	blockers [2][2]chanWait
-	// what describes a task blocked on a receive and on a send ("recv
-	// NAME", "send NAME": chanWait.describe), made with the channel when
-	// the scheduler has a sink, which reads it at every block; immutable.
-	what [2]string
 }
 
 // NewChannel creates a channel with the given capacity (0: rendezvous).
@@ -69,9 +65,6 @@ func newChannel(s *Scheduler, name string, capacity, bufCap int) *channel {
 			*b = chanWait{c: c, send: send == 1, interruptible: interruptible == 1}
 			b.ref.b = b
 		}
-	}
-	if s.cfg.Sink != nil {
-		c.what = [2]string{"recv " + name, "send " + name}
 	}
 	return c
 }
@@ -146,8 +139,12 @@ type chanWait struct {
 	interruptible bool
 }
 
-// describe is only asked with a sink (blockEventOf), which made c.what.
-func (b *chanWait) describe() string { return b.c.what[b2i(b.send)] }
+func (b *chanWait) describe() string {
+	if b.send {
+		return "send " + b.c.name
+	}
+	return "recv " + b.c.name
+}
 
 // park registers the task in the channel's queue unless the operation could
 // now proceed or the task was cancelled meanwhile (parkHeld).
