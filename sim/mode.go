@@ -57,11 +57,6 @@ const (
 var modeNames = [...]string{ModeSeeded: "seeded", ModeSeededKeep: "seeded-keep", ModeReal: "real", ModeRealLean: "real-lean",
 	ModeSeededV2: "seeded-v2", ModeSeededPlain: "seeded-plain", ModeSeededAtEvery: "seeded-at-every"}
 
-// RunAtChanged is the value of a version-3 trace's header field run_at
-// (trace.KeyRunAt) when its run lines say a task's place only when it
-// changed, as every story run writes them now.
-const RunAtChanged = "changed"
-
 // story reports whether m's runs write the story events: a version-3
 // seeded run's, unless it replays a trace from before them.
 func (m Mode) story() bool { return m == ModeSeeded || m == ModeSeededAtEvery }

@@ -157,8 +157,8 @@ func headerValues(h *trace.Header, at func(key, format string, args ...any) erro
 		}
 		nums[key] = f.Int
 	}
-	if f, ok := h.Get(trace.KeyRunAt); ok && (f.IsInt || f.Str != RunAtChanged) {
-		return nil, nil, at(trace.KeyRunAt, "unknown %s %s (want %s, or no %s line)", trace.KeyRunAt, trace.FormatValue(f), RunAtChanged, trace.KeyRunAt)
+	if f, ok := h.Get(trace.KeyRunAt); ok && (f.IsInt || f.Str != trace.RunAtChanged) {
+		return nil, nil, at(trace.KeyRunAt, "unknown %s %s (want %s, or no %s line)", trace.KeyRunAt, trace.FormatValue(f), trace.RunAtChanged, trace.KeyRunAt)
 	}
 	return want, nums, nil
 }
@@ -311,7 +311,7 @@ func versionMode(v int, mode Mode, caught bool, sc *scenario.Scenario) (Mode, bo
 // to tell.
 func storyMode(h *trace.Header, story bool) Mode {
 	switch f, _ := h.Get(trace.KeyRunAt); {
-	case f.Str == RunAtChanged:
+	case f.Str == trace.RunAtChanged:
 		return ModeSeeded
 	case story:
 		return ModeSeededAtEvery

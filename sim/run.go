@@ -236,7 +236,7 @@ func header(name, sha, source string, c Config) *trace.Header {
 	h.Version = c.Mode.traceVersion()
 	h.Fields = append(h.Fields, strategyFields(c)...)
 	if c.Mode == ModeSeeded {
-		h.Fields = append(h.Fields, trace.S(trace.KeyRunAt, RunAtChanged))
+		h.Fields = append(h.Fields, trace.S(trace.KeyRunAt, trace.RunAtChanged))
 	}
 	return h
 }

@@ -87,6 +87,11 @@ type DiffResult struct {
 	// recorded before them does not, and differs from one after them in
 	// those lines alone, which is no nondeterminism either.
 	StoryA, StoryB bool
+	// PlacesRewritten names the side ("A" or "B") whose run lines said
+	// every place, as version-3 traces did before "run_at: changed", and
+	// were compared as written now (a place only where it changed); ""
+	// when the two say places alike.
+	PlacesRewritten string
 
 	// Header lists the header fields that differ, in A's order and then
 	// B's. The embedded scenario source is compared separately, in Source.
@@ -228,6 +233,7 @@ func DiffContext(a, b *Trace, n int) *DiffResult {
 	d := &DiffResult{VersionA: a.Version, VersionB: b.Version, StoryA: tellsStory(a), StoryB: tellsStory(b)}
 	d.Header = diffHeader(&a.Header, &b.Header)
 	d.Source = diffSource(a.Header.Source, b.Header.Source)
+	a, b = d.samePlaces(a, b)
 	d.A, d.B = summarise(a), summarise(b)
 	d.diffItems(a, b)
 
@@ -256,8 +262,9 @@ func (d *DiffResult) configDiffers() []string {
 	}
 	for _, h := range d.Header {
 		// The hash (and the name) come from the source; saying the source
-		// differs says it.
-		if h.Key == "seed" || d.Source.Differs && (h.Key == "scenario-sha256" || h.Key == "name") {
+		// differs says it. run_at is how run lines are written, and the
+		// events are compared alike (samePlaces).
+		if h.Key == "seed" || h.Key == KeyRunAt || d.Source.Differs && (h.Key == "scenario-sha256" || h.Key == "name") {
 			continue
 		}
 		keys = append(keys, h.Key)

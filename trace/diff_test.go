@@ -23,6 +23,9 @@ import (
 //	truncated   the first 90 lines of seed6, cut inside step 13
 //	program     seed 6 of fail_fast.toml with immediate_fail computing
 //	            10 ops before it fails: a different program
+//	places-every, places-changed  seed 7 of channel_buffered.toml at 3
+//	            workers, its run lines saying every place (written before
+//	            "run_at: changed") and only the changed ones
 //
 // The *.golden files hold a `diff A B [--context N]` command, a `----`
 // line and the report; `go test ./trace -run TestDiffGolden -update`

@@ -56,6 +56,10 @@ func (d *DiffResult) Write(w io.Writer) error {
 }
 
 func (d *DiffResult) writeHeader(b *strings.Builder) {
+	if d.PlacesRewritten != "" {
+		fmt.Fprintf(b, "%s says a task's place on every run line, as version-3 traces did before \"run_at: changed\": "+
+			"its run lines are compared as they are written now, with a place only where it changed\n\n", d.PlacesRewritten)
+	}
 	if d.VersionDiffers() {
 		fmt.Fprintf(b, "DIFFERENT FORMAT VERSIONS: A is version %d, B version %d; they were recorded under different driver modes "+
 			"(docs/trace-format.md#versioning), so the same decisions can give other events\n\n", d.VersionA, d.VersionB)
