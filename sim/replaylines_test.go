@@ -45,6 +45,8 @@ func TestReplayErrorsHaveLines(t *testing.T) {
 		{"# profile:", "service", "cluster", `^x\.trace: line LINE: header: profile cluster disagrees`},
 		{"# yield_interval:", "1024", "5", `^x\.trace: line LINE: header: yield_interval 5 disagrees`},
 		{"# max_steps:", "1000000", "0", `^x\.trace: line LINE: header: max_steps must be >= 1`},
+		{"# run_at:", "changed", "often", `^x\.trace: line LINE: header: unknown run_at often \(want changed, or no run_at line\)`},
+		{"# run_at:", "changed", "7", `^x\.trace: line LINE: header: unknown run_at 7 `},
 		{"# scenario-sha256:", "sha256: d", "sha256: e", `^x\.trace: line LINE: header: scenario-sha256 ea34`},
 		{"#| [task.main]", "task.main", "task.mian", `^x\.trace:LINE:5: task\.main: missing: .* \(in the embedded scenario\)`},
 		{"#| workers = 4", "= 4", `= "4"`, `^x\.trace:LINE:4: scheduler\.workers: must be an integer`},
