@@ -193,7 +193,26 @@ func (w *Writer) appendPrefix(step, tick uint64) []byte {
 // writes, without encoding the actor and the task again. It is the line
 // of every seeded step.
 func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
-	return w.writeTail(step, tick, t, "")
+	// The fast path: a tail that fits, room in the buffer (there is none
+	// before the header), and a step that does not go back.
+	p := &w.pre
+	n := len(w.buf)
+	if t.n == 0 || cap(w.buf)-n < prefixRoom+runTailMax {
+		return w.writeRunSlow(step, tick, t, "")
+	}
+	if (step != p.step || tick != p.tick) && !p.next(step, tick) {
+		if step < p.step {
+			return w.writeRunSlow(step, tick, t, "") // it panics
+		}
+		p.set(step, tick) // a carry (one step in ten), or a jump
+	}
+	// Both copies are of whole arrays, written past the line's end into
+	// the buffer's spare room (lineSlack): a few vector moves each.
+	b := w.buf[n : n+prefixRoom+runTailMax]
+	*(*[prefixRoom]byte)(b) = p.b
+	*(*[runTailMax]byte)(b[p.n&(prefixRoom-1):]) = t.b
+	w.buf = w.buf[:n+int(p.n)+int(t.n)]
+	return w.spill()
 }
 
 // WriteRunTailAt writes t's run line with the at= field of p: the line of
@@ -204,40 +223,23 @@ func (w *Writer) WriteRunTailAt(step, tick uint64, t *RunTail, p Place) error {
 	if t.at != "" {
 		panic("trace: WriteRunTailAt: the tail has an at= field")
 	}
-	return w.writeTail(step, tick, t, p.field)
-}
-
-// writeTail writes t's line with field before its end.
-func (w *Writer) writeTail(step, tick uint64, t *RunTail, field string) error {
-	// The fast path: a tail that fits, room in the buffer (there is none
-	// before the header), and a step that does not go back.
-	p := &w.pre
-	n := len(w.buf)
-	if t.n == 0 || cap(w.buf)-n < prefixRoom+runTailMax {
-		return w.writeRunSlow(step, tick, t, field)
+	if len(w.buf)+prefixRoom+runTailMax >= bufSize {
+		// WriteRunTail could write the buffer out with the line in it.
+		return w.writeRunSlow(step, tick, t, p.field)
 	}
-	if (step != p.step || tick != p.tick) && !p.next(step, tick) {
-		if step < p.step {
-			return w.writeRunSlow(step, tick, t, field) // it panics
-		}
-		p.set(step, tick) // a carry (one step in ten), or a jump
+	if err := w.WriteRunTail(step, tick, t); err != nil {
+		return err // the Writer has failed: nothing more of it is written
 	}
-	// Both copies are of whole arrays, written past the line's end into
-	// the buffer's spare room (lineSlack): a few vector moves each.
-	b := w.buf[n : n+prefixRoom+runTailMax]
-	*(*[prefixRoom]byte)(b) = p.b
-	*(*[runTailMax]byte)(b[p.n&(prefixRoom-1):]) = t.b
-	w.buf = w.buf[:n+int(p.n)+int(t.n)]
-	if field != "" { // in place of the line's end, which follows it
-		w.buf = append(append(w.buf[:len(w.buf)-1], field...), '\n')
-	}
+	// The field in place of the line's end, which follows it.
+	w.buf = append(append(w.buf[:len(w.buf)-1], p.field...), '\n')
 	return w.spill()
 }
 
-// writeRunSlow is writeTail with its checks, for whatever its fast path
-// does not take: a tail too long for its RunTail or a bad one, a buffer
-// without the room past its end (before the header too), a step that goes
-// back.
+// writeRunSlow is WriteRunTail with its checks, and field added before
+// the line's end, for whatever its fast path does not take: a tail too
+// long for its RunTail or a bad one, a buffer without the room past its
+// end (before the header too), a step that goes back; and a line with a
+// place when the buffer is nearly full.
 func (w *Writer) writeRunSlow(step, tick uint64, t *RunTail, field string) error {
 	if !w.header {
 		panic("trace: WriteRunTail: header not written")
