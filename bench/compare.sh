@@ -2,7 +2,8 @@
 # compare.sh OLD [NEW] [ROUNDS]: every benchmark of docs/performance.md,
 # the test binaries of two revisions alternating in ROUNDS rounds (the
 # older first in odd rounds), then per benchmark and unit each binary's
-# median and the median of the rounds' new/old ratios (benchstat's way).
+# median and the median of the rounds' new/old ratios (benchstat's way),
+# with the lowest and highest of those ratios.
 # NEW defaults to the working tree, ROUNDS to 4. Needs git, go and awk.
 # A round takes about a minute on 2 cores. See docs/performance.md#measuring.
 set -euo pipefail
@@ -69,13 +70,15 @@ function flush(    r, no, nn, nr, o, w, q) {
 		if (r in new) w[++nn] = new[r]
 		if ((r in old) && (r in new) && old[r] != 0) q[++nr] = new[r] / old[r]
 	}
+	# median sorts q: then q[1] and q[nr] are the lowest and highest
+	# ratios of the rounds, the spread that tells noise from a change.
 	if (no && nn && nr)
-		printf "| %s | %s | %s | %s | %.2fx |\n", name, unit, num(median(o, no)), num(median(w, nn)), median(q, nr)
+		printf "| %s | %s | %s | %s | %.2fx | %.2f to %.2f |\n", name, unit, num(median(o, no)), num(median(w, nn)), median(q, nr), q[1], q[nr]
 	split("", old); split("", new)
 }
 BEGIN {
-	print "| benchmark | unit | before | after | after/before (median of rounds) |"
-	print "| --- | --- | --- | --- | --- |"
+	print "| benchmark | unit | before | after | after/before (median of rounds) | the ratios of the rounds, lowest to highest |"
+	print "| --- | --- | --- | --- | --- | --- |"
 }
 $3 != name || $5 != unit { flush(); name = $3; unit = $5 }
 { if ($2 == "old") old[$1] = $4; else new[$1] = $4; if ($1 > maxr) maxr = $1 }
