@@ -223,13 +223,21 @@ func word(s string) uint64 {
 // the run line of a task that moved to another place cost.
 func (s *sink) place(at string) trace.Place {
 	n := len(at)
-	if n < 8 {
-		return trace.PlaceOf(at)
+	if n == 0 {
+		return trace.PlaceOf(at) // at="", a constant: the cache's empty slots hold none
 	}
-	// Op paths and Go lines differ in a task's name, an index, a line
-	// number: in their last eight bytes, and in the eight a quarter in.
-	h := (word(at[n-8:]) ^ word(at[n/4:])*0x9e3779b97f4a7c15 ^ uint64(n)) * 0xbf58476d1ce4e5b9
-	p := &s.places[h>>(64-placeBits)]
+	h := uint64(n)
+	if n >= 8 {
+		// Op paths and Go lines differ in a task's name, an index, a
+		// line number: in their last eight bytes, and in the eight a
+		// quarter in.
+		h ^= word(at[n-8:]) ^ word(at[min(n/4, n-8):])*0x9e3779b97f4a7c15
+	} else {
+		for i := 0; i < n; i++ {
+			h = h<<8 | uint64(at[i])
+		}
+	}
+	p := &s.places[(h*0xbf58476d1ce4e5b9)>>(64-placeBits)]
 	if p.String() != at {
 		*p = trace.PlaceOf(at)
 	}
