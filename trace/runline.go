@@ -2,15 +2,16 @@ package trace
 
 // The run event, "STEP TICK ACTOR run task=ID", is the line of every
 // seeded step, and encoding it (the two integers above all) was most of
-// what a trace added to a step (docs/performance.md#the-trace-writer). So the
-// Writer
-// keeps the text of the last run line's step and tick and adds one to it
-// in place, as step and tick mostly move, and the rest of the line, the
-// same for every step of a task on a worker, is encoded once by the
-// caller (RunTail). A run line is then two fixed-size copies into the
+// what a trace added to a step (docs/performance.md#the-trace-writer). So
+// the Writer keeps the text of the last run line's step and tick and adds
+// one to it in place, as step and tick mostly move, and the rest of the
+// line, the same for every step of a task on a worker, is encoded once by
+// the caller (RunTail). A run line is then two fixed-size copies into the
 // buffer, past the line's end where the next line overwrites them: no
 // copy of a variable length, whose call and bookkeeping took back what
-// the kept text saved when it was tried with one.
+// the kept text saved when it was tried with one. The line of a story
+// run's task that moved to another place adds the place's at= field,
+// encoded once (Place), after those copies (WriteRunTailAt).
 
 // runTailMax is the room of a RunTail: "w255 run task=", 17 digits and a
 // story run's at= field of up to 54 bytes (an op path such as
