@@ -332,6 +332,10 @@ func (r *ReplayReport) Write(w io.Writer, file string) error {
 		mode += "; format version 1: every task kept"
 	case ModeSeededV2:
 		mode += "; format version 2: no policy decisions"
+	case ModeSeededPlain:
+		mode += "; format version 3 before the story events"
+	case ModeSeededAtEvery:
+		mode += "; format version 3 with a place on every run line"
 	}
 	fmt.Fprintf(w, "replay %s: seed=%d workers=%d victim=%s (%s)\n", file, r.Config.Seed, r.Config.Workers, r.Config.Victim, mode)
 	if r.Identical {
