@@ -107,21 +107,13 @@ func TestReplayBadTrace(t *testing.T) {
 // on a scenario that catches, and one recorded after.
 func TestReplayVersion1(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("testdata/v1/*.trace")
-	if err != nil || len(files) < 3 {
-		t.Fatalf("want the version-1 traces in testdata/v1: %v %v", files, err)
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	for _, fx := range fixtureTraces(t, "v1", 3) {
+		rep, err := Replay(fx.file, fx.data, false, 2)
 		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := Replay(f, data, false, 2)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
+			t.Fatalf("%s: %v", fx.file, err)
 		}
 		if !rep.Identical || rep.Config.Mode != ModeSeededKeep {
-			t.Errorf("%s: identical=%v mode=%v; line %d: want %q got %q", f, rep.Identical, rep.Config.Mode, rep.Line, rep.Want, rep.Got)
+			t.Errorf("%s: identical=%v mode=%v; line %d: want %q got %q", fx.file, rep.Identical, rep.Config.Mode, rep.Line, rep.Want, rep.Got)
 		}
 	}
 	// Without the version-1 rules the same traces do not reproduce: the
@@ -140,6 +132,46 @@ func TestReplayVersion1(t *testing.T) {
 	}
 }
 
+// fixture is a recorded trace of testdata: its file and its bytes.
+type fixture struct {
+	file string
+	data []byte
+}
+
+// fixtureTraces reads the traces in testdata/dir, at least min of them,
+// in the order of their names.
+func fixtureTraces(t *testing.T, dir string, min int) []fixture {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.trace"))
+	if err != nil || len(files) < min {
+		t.Fatalf("want the traces in testdata/%s: %v %v", dir, files, err)
+	}
+	var traces []fixture
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces = append(traces, fixture{f, data})
+	}
+	return traces
+}
+
+// replaysIn checks that the trace data of file f replays byte for byte
+// in mode, from its seed and from its recorded schedule.
+func replaysIn(t *testing.T, f string, data []byte, mode Mode) {
+	t.Helper()
+	for _, schedule := range []bool{false, true} {
+		rep, err := Replay(f, data, schedule, 2)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if !rep.Identical || rep.Config.Mode != mode {
+			t.Errorf("%s (schedule %v): identical=%v mode=%v decision %q; line %d: want %q got %q", f, schedule, rep.Identical, rep.Config.Mode, rep.Decision, rep.Line, rep.Want, rep.Got)
+		}
+	}
+}
+
 // TestReplayVersion2: the version-2 traces in testdata/v2 (recorded before
 // the policies were decisions, at 1, 2 and 4 workers, random and pct)
 // replay byte for byte, from their seed and from their recorded schedule,
@@ -147,26 +179,10 @@ func TestReplayVersion1(t *testing.T) {
 // policy does not, so the test cannot pass by accident.
 func TestReplayVersion2(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("testdata/v2/*.trace")
-	if err != nil || len(files) < 10 {
-		t.Fatalf("want the version-2 traces in testdata/v2: %v %v", files, err)
-	}
 	differs := 0
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, schedule := range []bool{false, true} {
-			rep, err := Replay(f, data, schedule, 2)
-			if err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			if !rep.Identical || rep.Config.Mode != ModeSeededV2 {
-				t.Errorf("%s (schedule %v): identical=%v mode=%v decision %q; line %d: want %q got %q", f, schedule, rep.Identical, rep.Config.Mode, rep.Decision, rep.Line, rep.Want, rep.Got)
-			}
-		}
-		v3 := bytes.Replace(data, []byte("# cbcsim-trace 2\n"), []byte("# cbcsim-trace 3\n"), 1)
+	for _, fx := range fixtureTraces(t, "v2", 10) {
+		replaysIn(t, fx.file, fx.data, ModeSeededV2)
+		v3 := bytes.Replace(fx.data, []byte("# cbcsim-trace 2\n"), []byte("# cbcsim-trace 3\n"), 1)
 		rep, err := Replay("v3", v3, false, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -186,24 +202,8 @@ func TestReplayVersion2(t *testing.T) {
 // tree before them.
 func TestReplayVersion3BeforeStory(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("testdata/v3plain/*.trace")
-	if err != nil || len(files) < 3 {
-		t.Fatalf("want the traces in testdata/v3plain: %v %v", files, err)
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, schedule := range []bool{false, true} {
-			rep, err := Replay(f, data, schedule, 2)
-			if err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			if !rep.Identical || rep.Config.Mode != ModeSeededPlain {
-				t.Errorf("%s (schedule %v): identical=%v mode=%v; line %d: want %q got %q", f, schedule, rep.Identical, rep.Config.Mode, rep.Line, rep.Want, rep.Got)
-			}
-		}
+	for _, fx := range fixtureTraces(t, "v3plain", 3) {
+		replaysIn(t, fx.file, fx.data, ModeSeededPlain)
 	}
 }
 
@@ -214,24 +214,8 @@ func TestReplayVersion3BeforeStory(t *testing.T) {
 // said only a change of place.
 func TestReplayVersion3AtEvery(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("testdata/v3atevery/*.trace")
-	if err != nil || len(files) < 3 {
-		t.Fatalf("want the traces in testdata/v3atevery: %v %v", files, err)
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, schedule := range []bool{false, true} {
-			rep, err := Replay(f, data, schedule, 2)
-			if err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			if !rep.Identical || rep.Config.Mode != ModeSeededAtEvery {
-				t.Errorf("%s (schedule %v): identical=%v mode=%v; line %d: want %q got %q", f, schedule, rep.Identical, rep.Config.Mode, rep.Line, rep.Want, rep.Got)
-			}
-		}
+	for _, fx := range fixtureTraces(t, "v3atevery", 3) {
+		replaysIn(t, fx.file, fx.data, ModeSeededAtEvery)
 	}
 }
 
