@@ -395,19 +395,7 @@ func (w *Writer) WriteEvent(e *Event) error {
 // A caller that writes many run lines of the same actor and task keeps
 // their RunTail and calls WriteRunTail instead.
 func (w *Writer) WriteRun(step, tick uint64, actor string, task int64) error {
-	return w.writeRun(step, tick, actor, task, "", "trace: WriteRun: ")
-}
-
-// WriteRunAt writes the run event of task with where it is, its at= field
-// (a story run's run line, docs/trace-format.md): `STEP TICK ACTOR run
-// task=ID at=AT`; with at "", what WriteRun writes. A caller that writes
-// many of the same actor, task and at keeps their RunTail (NewRunTailAt).
-func (w *Writer) WriteRunAt(step, tick uint64, actor string, task int64, at string) error {
-	return w.writeRun(step, tick, actor, task, at, "trace: WriteRunAt: ")
-}
-
-// writeRun is WriteRun and WriteRunAt, op the panic prefix of the caller.
-func (w *Writer) writeRun(step, tick uint64, actor string, task int64, at, op string) error {
+	const op = "trace: WriteRun: "
 	if !w.header {
 		panic(op + "header not written")
 	}
@@ -417,7 +405,7 @@ func (w *Writer) writeRun(step, tick uint64, actor string, task int64, at, op st
 	if !validKey(actor) {
 		panic(op + "bad actor")
 	}
-	t := NewRunTailAt(actor, task, at)
+	t := NewRunTail(actor, task)
 	return w.WriteRunTail(step, tick, &t)
 }
 

@@ -42,15 +42,13 @@ func NewRunTail(actor string, task int64) RunTail {
 }
 
 // NewRunTailAt returns the tail of the run lines of actor and task with
-// the at= field at (none when at is ""): the lines WriteRunAt writes.
+// the at= field at (none when at is ""): the lines of a replay of a
+// version-3 trace that says the place on every run line.
 func NewRunTailAt(actor string, task int64, at string) RunTail {
 	var t RunTail
 	t.ResetAt(actor, task, at)
 	return t
 }
-
-// At is the at= value t was made with, "" for none.
-func (t *RunTail) At() string { return t.at }
 
 // ResetAt makes t, in place, the tail NewRunTailAt(actor, task, at)
 // returns: a caller keeping tails in a slice remakes one whenever a task
