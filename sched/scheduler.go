@@ -278,6 +278,9 @@ func (view *driverView) Nurseries() []*Nursery {
 func (view *driverView) Abort() {
 	s := (*Scheduler)(view)
 	s.aborting.Store(true)
+	if s.stepper != nil {
+		s.stepper = nil // the run is over: no task's checkpoint asks the driver (Task.endStep)
+	}
 	s.regMu.Lock()
 	tasks := append([]*Task(nil), s.tasks...)
 	s.regMu.Unlock()

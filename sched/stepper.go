@@ -11,42 +11,61 @@ import "fmt"
 // counters, the run event, in that order) is done here instead, without
 // the two fiber switches. Keep the two in step.
 func (t *Task) endStep() {
+	st := t.s.stepper
+	if st == nil {
+		t.endStepAlone() // no Stepper, or Abort began
+		return
+	}
+	if t.w.mode&modeSites != 0 {
+		t.site()
+	}
+	w := t.w
+	// t stays in state running while the driver decides: between two
+	// steps nothing reads the state of a task that is its worker's
+	// current one (a driver tells a yield by the worker's current
+	// task first), and the two atomic stores, ready and running again,
+	// would be the only trace of the pause. If t suspends, the worker
+	// makes it ready as ever.
+	t.s.inStepper = true
+	next := st.NextStep(w.id)
+	t.s.inStepper = false
+	if next {
+		w.stats.Steps++
+		t.steps++
+		w.stats.Runs++
+		w.em.emitRun(t.id)
+		return
+	}
+	if c := t.w.c; c.loopFib == t.fib && c.took != t {
+		t.onLoopFiber(c)
+	}
+	t.suspend(reasonCheckpoint)
+}
+
+// endStepAlone is endStep without a Stepper: t suspends, and the driver
+// takes the next step. Abort clears the Stepper first (so that endStep
+// tests one field a step, not two): the run is over, the driver is not
+// asked, and the suspension panics at once (fiber.Yield on a closed
+// fiber), so the unwinding goes on.
+func (t *Task) endStepAlone() {
 	if t.s.aborting.Load() {
-		// Abort is unwinding t (a deferred call made a checkpoint): the
-		// run is over, so the driver is not asked; the suspension panics
-		// at once (fiber.Yield on a closed fiber) and the unwinding goes
-		// on.
 		t.suspend(reasonCheckpoint)
 	}
 	if t.w.mode&modeSites != 0 {
 		t.site()
 	}
-	if st := t.s.stepper; st != nil {
-		w := t.w
-		// t stays in state running while the driver decides: between two
-		// steps nothing reads the state of a task that is its worker's
-		// current one (a driver tells a yield by the worker's current
-		// task first), and the two atomic stores, ready and running again,
-		// would be the only trace of the pause. If t suspends, the worker
-		// makes it ready as ever.
-		t.s.inStepper = true
-		next := st.NextStep(w.id)
-		t.s.inStepper = false
-		if next {
-			w.stats.Steps++
-			t.steps++
-			w.stats.Runs++
-			w.em.emitRun(t.id)
-			return
-		}
-	}
 	if c := t.w.c; c.loopFib == t.fib && c.took != t {
-		// A task may run on its worker's loop fiber only as the task that
-		// took it (inline.go): anything else is a bug of the carrier, and
-		// suspending here would suspend the worker's loop.
-		panic(fmt.Sprintf("sched: task %d suspends on its worker's loop fiber, which task %d took", t.id, c.took.id))
+		t.onLoopFiber(c)
 	}
 	t.suspend(reasonCheckpoint)
+}
+
+// onLoopFiber panics: t is at a checkpoint on its worker's loop fiber,
+// which it did not take. A task may run there only as the task that took
+// it (inline.go): anything else is a bug of the carrier, and suspending
+// would suspend the worker's loop.
+func (t *Task) onLoopFiber(c *carrier) {
+	panic(fmt.Sprintf("sched: task %d suspends on its worker's loop fiber, which task %d took", t.id, c.took.id))
 }
 
 // stepperPanicked keeps r, a panic recovered on t's fiber, for Step to

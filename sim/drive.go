@@ -88,10 +88,19 @@ func (l *stepLoop) untilInline() bool {
 		return false
 	}
 	for !l.over {
-		w := l.take()
+		// take, written out: a call less a step on the loop that takes
+		// most steps.
+		w := l.next
+		if l.decided {
+			l.decided, l.next = false, nil
+		} else {
+			w = l.begin()
+		}
 		if w == nil {
+			l.over = true
 			return false
 		}
+		l.inFlight, l.stepping = true, true
 		did, inline := w.StepInline()
 		if inline {
 			return true // the step goes on in the task: still stepping
