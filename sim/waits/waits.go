@@ -239,6 +239,13 @@ type Builder struct {
 	nurseries map[int64]*nurseryRec
 	chans     map[string]map[int64]*use // channel name -> task -> its operations there
 	outcome   string
+
+	// The last task and channel looked up: a run's events come in streaks
+	// of one task's, and of one channel's operations, so most lookups are
+	// these, without a map's.
+	last     *task
+	lastCh   string
+	lastUses map[int64]*use
 }
 
 type task struct {
@@ -276,6 +283,9 @@ func FromEvents(events []trace.Event) *Analysis {
 }
 
 func (b *Builder) task(id int64) *task {
+	if t := b.last; t != nil && t.id == id {
+		return t
+	}
 	t := b.tasks[id]
 	if t == nil {
 		t = &task{id: id}
@@ -284,6 +294,7 @@ func (b *Builder) task(id int64) *task {
 		}
 		b.tasks[id] = t
 	}
+	b.last = t
 	return t
 }
 
@@ -366,31 +377,44 @@ func (b *Builder) nursery(e *trace.Event, owner int64, hasOwner bool) {
 func (b *Builder) chanOp(e *trace.Event, id int64) {
 	ch, _ := strField(e, trace.KeyCh)
 	op, _ := strField(e, trace.KeyOp)
+	uses := b.uses(ch)
+	if op != "send" && op != "recv" {
+		return
+	}
+	countUse(uses, id, op == "send")
+	if peer, ok := intField(e, trace.KeyPeer); ok {
+		if via, _ := strField(e, trace.KeyVia); via == "" {
+			countUse(uses, peer, op != "send")
+		}
+	}
+}
+
+// uses returns the operations on the channel (or lock) named ch, made
+// when it has none yet.
+func (b *Builder) uses(ch string) map[int64]*use {
+	if b.lastUses != nil && b.lastCh == ch {
+		return b.lastUses
+	}
 	uses := b.chans[ch]
 	if uses == nil {
 		uses = map[int64]*use{}
 		b.chans[ch] = uses
 	}
-	count := func(task int64, send bool) {
-		u := uses[task]
-		if u == nil {
-			u = &use{}
-			uses[task] = u
-		}
-		if send {
-			u.sends++
-		} else {
-			u.recvs++
-		}
+	b.lastCh, b.lastUses = ch, uses
+	return uses
+}
+
+// countUse counts a send or a receive of task's in uses.
+func countUse(uses map[int64]*use, task int64, send bool) {
+	u := uses[task]
+	if u == nil {
+		u = &use{}
+		uses[task] = u
 	}
-	if op != "send" && op != "recv" {
-		return
-	}
-	count(id, op == "send")
-	if peer, ok := intField(e, trace.KeyPeer); ok {
-		if via, _ := strField(e, trace.KeyVia); via == "" {
-			count(peer, op != "send")
-		}
+	if send {
+		u.sends++
+	} else {
+		u.recvs++
 	}
 }
 
@@ -401,11 +425,7 @@ func (b *Builder) chanOp(e *trace.Event, id int64) {
 func (b *Builder) lockOp(e *trace.Event, id int64) {
 	obj, _ := strField(e, trace.KeyOn)
 	op, _ := strField(e, trace.KeyOp)
-	uses := b.chans[obj]
-	if uses == nil {
-		uses = map[int64]*use{}
-		b.chans[obj] = uses
-	}
+	uses := b.uses(obj)
 	u := uses[id]
 	if u == nil {
 		u = &use{}
