@@ -20,6 +20,11 @@ func BenchmarkWriteEvent(b *testing.B) {
 		{"steal", KindSteal, []Field{S("victim", "w1"), S("task", "t1234")}},
 		{"run", KindRun, []Field{S("task", "t1234"), I("ops", 3), I("budget", 61)}},
 		{"log-quoted", KindLog, []Field{S("task", "t1234"), S("msg", `child "fetch" failed: timeout after 30 ticks`)}},
+		// The story's lines, the commonest after run lines in a version-3
+		// trace (docs/trace-format.md).
+		{"chan", KindChan, []Field{I(KeyTask, 3), S(KeyOp, "send"), S(KeyCh, "jobs"), S(KeyVia, "buffer")}},
+		{"decide", KindDecide, []Field{S("credit", "yes"), I(KeyTask, 1)}},
+		{"global", KindGlobal, []Field{I(KeyTask, 12)}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -343,6 +343,9 @@ type Writer struct {
 	// steps start at 0, and pre.step is the step an event must not go
 	// below.
 	pre prefix
+	// texts is the text of the event heads, keys and fields written so
+	// far (WriteEvent).
+	texts textCache
 }
 
 // bufSize is how much the Writer buffers before writing to the underlying
@@ -385,8 +388,7 @@ func (w *Writer) WriteEvent(e *Event) error {
 	if e.Step < w.pre.step {
 		panic("trace: WriteEvent: step went backwards")
 	}
-	checkEvent(e, "trace: WriteEvent: ")
-	w.buf = appendEventBody(w.appendPrefix(e.Step, e.Tick), e, "trace: WriteEvent: ")
+	w.buf = w.texts.appendBody(w.appendPrefix(e.Step, e.Tick), e, "trace: WriteEvent: ")
 	return w.spill()
 }
 

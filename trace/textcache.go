@@ -1,0 +1,104 @@
+package trace
+
+import "unsafe"
+
+// textCache is a Writer's memory of the text it encoded for an event's
+// head (actor and kind), an integer field's key and a string field: a
+// simulator writes the same few of each again and again, from the same
+// strings (constant keys and values, a channel's or an op's name), so the
+// Writer checks and encodes each once and copies its text afterwards
+// (docs/performance.md#the-seeded-step).
+//
+// An entry is found by the address of its strings and used only when they
+// are the same strings: same address and length, so the same bytes, which
+// the entry keeps alive. The addresses choose a bucket and nothing else:
+// a miss encodes as a Writer without the cache would, so the text written
+// never depends on them.
+type textCache struct {
+	b [textBuckets][2]textEntry // two ways a bucket, the one used last first
+}
+
+const (
+	textBits    = 7
+	textBuckets = 1 << textBits
+)
+
+// The kinds of entry besides an event head's, whose kind is its event's.
+const (
+	entryKey   = KindEnd + 1 + iota // an integer field's " key="
+	entryField                      // a string field's " key=value"
+)
+
+type textEntry struct {
+	a, b string // the actor, the key, or the key and the value
+	kind Kind
+	text string // the encoded text; "" while a field has been seen once
+}
+
+// same reports that a and b are the same string: the same bytes at the
+// same address.
+func same(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
+// find returns the entry of a, b and kind, and whether it was found; when
+// it was not, the bucket's older entry, made the newer and emptied.
+func (c *textCache) find(a, b string, kind Kind) (*textEntry, bool) {
+	h := uint64(uintptr(unsafe.Pointer(unsafe.StringData(a)))) ^
+		uint64(uintptr(unsafe.Pointer(unsafe.StringData(b))))*0x9e3779b97f4a7c15 ^ uint64(kind)
+	w := &c.b[(h*0xbf58476d1ce4e5b9)>>(64-textBits)]
+	if e := &w[0]; e.kind == kind && same(e.a, a) && same(e.b, b) {
+		return e, true
+	}
+	if e := &w[1]; e.kind == kind && same(e.a, a) && same(e.b, b) {
+		w[0], w[1] = w[1], w[0]
+		return &w[0], true
+	}
+	w[1] = w[0]
+	w[0] = textEntry{a: a, b: b, kind: kind}
+	return &w[0], false
+}
+
+// appendBody is appendEventBody through the cache.
+func (c *textCache) appendBody(dst []byte, e *Event, op string) []byte {
+	h, ok := c.find(e.Actor, "", e.Kind)
+	if !ok {
+		checkEvent(e, op)
+		h.text = e.Actor + " " + kindNames[e.Kind]
+	}
+	dst = append(dst, h.text...)
+	for i := range e.Fields {
+		f := &e.Fields[i]
+		if f.IsInt {
+			k, ok := c.find(f.Key, "", entryKey)
+			if !ok {
+				checkKey(f.Key, op)
+				k.text = " " + f.Key + "="
+			}
+			dst = appendInt(append(dst, k.text...), f.Int)
+			continue
+		}
+		v, ok := c.find(f.Key, f.Str, entryField)
+		if ok && v.text != "" {
+			dst = append(dst, v.text...)
+			continue
+		}
+		// A field's text is kept the second time its strings are seen,
+		// so that a value made anew for each event (a message) costs no
+		// allocation.
+		checkKey(f.Key, op)
+		n := len(dst)
+		dst = appendValue(append(append(append(dst, ' '), f.Key...), '='), f)
+		if ok {
+			v.text = string(dst[n:])
+		}
+	}
+	return append(dst, '\n')
+}
+
+// checkKey panics if key is bad.
+func checkKey(key, op string) {
+	if !validKey(key) {
+		panic(op + "bad key")
+	}
+}
