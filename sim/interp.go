@@ -46,11 +46,21 @@ func budgetOf(b scenario.Budget) sched.Budget { return scenario.SchedBudget(b) }
 // In a story run the sink is told each op's path before it runs, and the
 // enclosing op's again when a nested body ends: a nursery's owner then
 // waits for its children at the nursery op, not at its body's last op.
+// (Not deferred: a body that panics ends its task, whose place no one
+// reads again, and a defer on every body cost a seeded step more.)
 func (p *program) Run(t *sched.Task, sc scenario.Scope, ops []scenario.Op) error {
-	if p.sites != nil {
-		enclosing := p.sites.site(t.ID())
-		defer p.sites.Site(t.ID(), enclosing)
+	if p.sites == nil {
+		return p.run(t, sc, ops)
 	}
+	id := t.ID()
+	enclosing := p.sites.site(id)
+	err := p.run(t, sc, ops)
+	p.sites.Site(id, enclosing)
+	return err
+}
+
+// run is Run's loop over ops.
+func (p *program) run(t *sched.Task, sc scenario.Scope, ops []scenario.Op) error {
 	for i := range ops {
 		op := &ops[i]
 		d := op.Kind.Def()
