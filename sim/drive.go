@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/cbcsim/cbcsim/sched"
 	"github.com/cbcsim/cbcsim/sched/driver"
@@ -256,8 +257,15 @@ func (l *stepLoop) begin() driver.Worker {
 		}
 		if len(l.ready) > 0 {
 			if l.random != nil {
-				// randomChooser.pick, keeping the index for NextStep.
-				i := l.random.rng.Intn(len(l.ready))
+				// randomChooser.pick, keeping the index for NextStep,
+				// with the Intn's common case written out: a call less a
+				// step.
+				rng, n := l.random.rng, len(l.ready)
+				hi, lo := bits.Mul64(rng.Uint64(), uint64(n))
+				if lo < uint64(n) {
+					hi = uint64(rng.IntnRest(n, hi, lo))
+				}
+				i := int(hi)
 				l.nextID = l.readyIDs[i]
 				return l.ready[i]
 			}

@@ -42,19 +42,21 @@ func (x *Xoshiro) Uint64() uint64 {
 }
 
 // Intn returns a uniform integer in [0, n) without modulo bias (Lemire's
-// multiply-shift with rejection). n must be positive. The common case
-// inlines; a draw in the rejection zone, and a bad n, go to intnSlow.
+// multiply-shift with rejection). n must be positive. It is too big to be
+// inlined: a caller on a hot path writes its common case out, as
+// IntnRest says.
 func (x *Xoshiro) Intn(n int) int {
 	hi, lo := bits.Mul64(x.Uint64(), uint64(n))
 	if n <= 0 || lo < uint64(n) {
-		return x.intnSlow(n, hi, lo)
+		return x.IntnRest(n, hi, lo)
 	}
 	return int(hi)
 }
 
-// intnSlow is Intn past its first draw's fast case: hi and lo are that
-// draw's product with n.
-func (x *Xoshiro) intnSlow(n int, hi, lo uint64) int {
+// IntnRest is Intn past its first draw, for a caller that writes Intn's
+// common case out: hi, lo := bits.Mul64(x.Uint64(), uint64(n)), and hi
+// is the result when n > 0 and lo >= n; else IntnRest(n, hi, lo) is.
+func (x *Xoshiro) IntnRest(n int, hi, lo uint64) int {
 	if n <= 0 {
 		panic("sched: Xoshiro.Intn: n <= 0")
 	}
