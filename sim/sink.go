@@ -171,7 +171,8 @@ func (s *sink) writeRun(worker int, task uint64) {
 			s.err = s.w.WriteRunTail(s.step, s.tick, &t)
 		case changed:
 			t := trace.NewRunTail(s.actor(worker), int64(task))
-			s.err = s.w.WriteRunTailAt(s.step, s.tick, &t, trace.PlaceOf(at))
+			p := trace.PlaceOf(at)
+			s.err = s.w.WriteRunTailAt(s.step, s.tick, &t, &p)
 		default:
 			t := trace.NewRunTail(s.actor(worker), int64(task))
 			s.err = s.w.WriteRunTail(s.step, s.tick, &t)
@@ -221,10 +222,10 @@ func word(s string) uint64 {
 // place is at with its at= field encoded (trace.PlaceOf), from a small
 // cache indexed by a few of its bytes: encoding the place was most of what
 // the run line of a task that moved to another place cost.
-func (s *sink) place(at string) trace.Place {
+func (s *sink) place(at string) *trace.Place {
 	n := len(at)
 	if n == 0 {
-		return trace.PlaceOf(at) // at="", a constant: the cache's empty slots hold none
+		return &noPlace // the cache's empty slots hold none
 	}
 	h := uint64(n)
 	if n >= 8 {
@@ -241,8 +242,11 @@ func (s *sink) place(at string) trace.Place {
 	if p.String() != at {
 		*p = trace.PlaceOf(at)
 	}
-	return *p
+	return p
 }
+
+// noPlace is the place of a task that left its places, at="". Read only.
+var noPlace = trace.PlaceOf("")
 
 // Site implements driver.SiteSink, and is how the interpreter tells the
 // op a task is at: where task is, for its next run and block events.

@@ -24,7 +24,7 @@ func TestSinkPlaceCache(t *testing.T) {
 		), 1, 3*placeSlots).Draw(rt, "places")
 		for i := range rapid.IntRange(1, 500).Draw(rt, "n") {
 			at := pool[rapid.IntRange(0, len(pool)-1).Draw(rt, "i")]
-			if got, want := s.place(at), trace.PlaceOf(at); got != want {
+			if got, want := *s.place(at), trace.PlaceOf(at); got != want {
 				rt.Fatalf("look-up %d of %q: got %#v, want %#v", i, at, got, want)
 			}
 		}

@@ -78,16 +78,31 @@ func appendRunTail(dst []byte, actor string, task int64, at string) []byte {
 
 // Place is a task's place with its at= field's text, " at=AT", encoded
 // once (PlaceOf), for the run lines that say a place (WriteRunTailAt).
-type Place struct{ at, field string }
+// The field and the line's end are kept in an array too, when they fit,
+// so that a line copies them as it copies its tail: a whole array.
+type Place struct {
+	at, field string
+	b         [placeMax]byte // the field and '\n' when n > 0, then zeros
+	n         uint8
+}
+
+// placeMax is the room of a Place's array: an at= field of up to 62
+// bytes and the line's end.
+const placeMax = 64
 
 // PlaceOf encodes the at= field of place at; for "", at="": a story run's
 // task that left its places.
 func PlaceOf(at string) Place {
-	if at == "" {
-		return Place{field: " " + KeyAt + `=""`}
+	p := Place{at: at, field: " " + KeyAt + `=""`}
+	if at != "" {
+		var buf [2 * runTailMax]byte
+		p.field = string(appendAtField(buf[:0], at)) // one allocation, the string's
 	}
-	var buf [2 * runTailMax]byte
-	return Place{at: at, field: string(appendAtField(buf[:0], at))} // one allocation, the string's
+	if len(p.field) < placeMax {
+		p.n = uint8(copy(p.b[:], p.field)) + 1
+		p.b[p.n-1] = '\n'
+	}
+	return p
 }
 
 // String is the place.
@@ -141,6 +156,20 @@ func (p *prefix) next(step, tick uint64) bool {
 	p.b[s]++
 	p.b[t]++
 	p.step, p.tick = step, tick
+	return true
+}
+
+// to makes p the text of step and tick, or reports false when step goes
+// back: next, else set for a carry (one step in ten) or a jump. It is
+// WriteRunTail's test written as a function, too big to be inlined there
+// (the line of every step), used by the rarer lines.
+func (p *prefix) to(step, tick uint64) bool {
+	if (step != p.step || tick != p.tick) && !p.next(step, tick) {
+		if step < p.step {
+			return false
+		}
+		p.set(step, tick)
+	}
 	return true
 }
 
@@ -218,19 +247,25 @@ func (w *Writer) WriteRunTail(step, tick uint64, t *RunTail) error {
 // a story run's task that moved to another place
 // (docs/trace-format.md#the-story-what-each-step-ran-and-who-met-whom).
 // t must have no at= field: a line with two panics.
-func (w *Writer) WriteRunTailAt(step, tick uint64, t *RunTail, p Place) error {
+func (w *Writer) WriteRunTailAt(step, tick uint64, t *RunTail, p *Place) error {
 	if t.at != "" {
 		panic("trace: WriteRunTailAt: the tail has an at= field")
 	}
-	if len(w.buf)+prefixRoom+runTailMax >= bufSize {
-		// WriteRunTail could write the buffer out with the line in it.
+	n := len(w.buf)
+	if t.n == 0 || p.n == 0 || cap(w.buf)-n < prefixRoom+runTailMax+placeMax {
 		return w.writeRunSlow(step, tick, t, p.field)
 	}
-	if err := w.WriteRunTail(step, tick, t); err != nil {
-		return err // the Writer has failed: nothing more of it is written
+	if !w.pre.to(step, tick) {
+		return w.writeRunSlow(step, tick, t, "") // it panics
 	}
-	// The field in place of the line's end, which follows it.
-	w.buf = append(append(w.buf[:len(w.buf)-1], p.field...), '\n')
+	// WriteRunTail's copies, and the place's over the tail's '\n'.
+	pre := &w.pre
+	b := w.buf[n : n+prefixRoom+runTailMax+placeMax]
+	*(*[prefixRoom]byte)(b) = pre.b
+	*(*[runTailMax]byte)(b[pre.n&(prefixRoom-1):]) = t.b
+	end := int(pre.n&(prefixRoom-1)) + int(t.n) - 1
+	*(*[placeMax]byte)(b[end:]) = p.b
+	w.buf = w.buf[:n+end+int(p.n)]
 	return w.spill()
 }
 

@@ -129,7 +129,7 @@ func TestWriteRunTail(t *testing.T) {
 			}
 			var err error
 			if place != nil {
-				err = wb.WriteRunTailAt(step, tick, cur, *place)
+				err = wb.WriteRunTailAt(step, tick, cur, place)
 			} else {
 				err = wb.WriteRunTail(step, tick, cur)
 			}
