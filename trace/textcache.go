@@ -59,17 +59,40 @@ func (c *textCache) find(a, b string, kind Kind) (*textEntry, bool) {
 	return &w[0], false
 }
 
-// appendBody is appendEventBody through the cache.
-func (c *textCache) appendBody(dst []byte, e *Event, op string) []byte {
+// heads is "wN kind" for the workers a simulator names most, w0 to
+// w9, and every kind: an event's head without a look-up.
+var heads = func() (t [10][KindEnd]string) {
+	for w := range t {
+		for k := KindPop; k < KindEnd; k++ {
+			t[w][k] = "w" + string(rune('0'+w)) + " " + kindNames[k]
+		}
+	}
+	return t
+}()
+
+// head returns e's "actor kind", checked (checkEvent).
+func (c *textCache) head(e *Event, op string) string {
+	if a := e.Actor; len(a) == 2 && a[0] == 'w' && a[1]-'0' < 10 && e.Kind.valid() {
+		return heads[a[1]-'0'][e.Kind]
+	}
 	h, ok := c.find(e.Actor, "", e.Kind)
 	if !ok {
 		checkEvent(e, op)
 		h.text = e.Actor + " " + kindNames[e.Kind]
 	}
-	dst = append(dst, h.text...)
+	return h.text
+}
+
+// appendBody is appendEventBody through the cache.
+func (c *textCache) appendBody(dst []byte, e *Event, op string) []byte {
+	dst = append(dst, c.head(e, op)...)
 	for i := range e.Fields {
 		f := &e.Fields[i]
 		if f.IsInt {
+			if f.Key == KeyTask { // most integer fields: no look-up
+				dst = appendInt(append(dst, " "+KeyTask+"="...), f.Int)
+				continue
+			}
 			k, ok := c.find(f.Key, "", entryKey)
 			if !ok {
 				checkKey(f.Key, op)
