@@ -2,6 +2,7 @@ package sim
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/cbcsim/cbcsim/sim/waits"
 
@@ -212,32 +213,18 @@ const (
 	placeSlots = 1 << placeBits
 )
 
-// word is the first eight bytes of s, little-endian: one load.
-func word(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
 // place is at with its at= field encoded (trace.PlaceOf), from a small
-// cache indexed by a few of its bytes: encoding the place was most of what
-// the run line of a task that moved to another place cost.
+// cache indexed by the address of at's bytes: encoding the place was most
+// of what the run line of a task that moved to another place cost, and a
+// task's places are the interpreter's op paths (or Go lines), the same
+// strings at each visit. The address only picks the slot: a slot holding
+// another string, or the same text elsewhere, is encoded again, so the
+// line never depends on it.
 func (s *sink) place(at string) *trace.Place {
-	n := len(at)
-	if n == 0 {
+	if at == "" {
 		return &noPlace // the cache's empty slots hold none
 	}
-	h := uint64(n)
-	if n >= 8 {
-		// Op paths and Go lines differ in a task's name, an index, a
-		// line number: in their last eight bytes, and in the eight a
-		// quarter in.
-		h ^= word(at[n-8:]) ^ word(at[min(n/4, n-8):])*0x9e3779b97f4a7c15
-	} else {
-		for i := 0; i < n; i++ {
-			h = h<<8 | uint64(at[i])
-		}
-	}
+	h := uint64(uintptr(unsafe.Pointer(unsafe.StringData(at)))) ^ uint64(len(at))
 	p := &s.places[(h*0xbf58476d1ce4e5b9)>>(64-placeBits)]
 	if p.String() != at {
 		*p = trace.PlaceOf(at)
