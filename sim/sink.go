@@ -244,8 +244,10 @@ func (s *sink) Site(task uint64, site string) {
 		}
 		s.sites[task] = site
 		if task < uint64(len(s.tails)) {
+			// Moved unless the same string: the same text elsewhere
+			// takes writeRun's slower path, which compares the text.
 			r := &s.tails[task]
-			r.moved = site != r.at
+			r.moved = len(site) != len(r.at) || unsafe.StringData(site) != unsafe.StringData(r.at)
 		}
 		return
 	}
