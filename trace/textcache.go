@@ -19,7 +19,7 @@ type textCache struct {
 }
 
 const (
-	textBits    = 7
+	textBits    = 5
 	textBuckets = 1 << textBits
 )
 
