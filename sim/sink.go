@@ -73,17 +73,8 @@ func (s *sink) actor(worker int) string {
 
 // Emit implements sched.Sink.
 func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
-	if kind == trace.KindBlock && s.story && len(fields) > 0 {
-		if at := s.site(uint64(fields[0].Int)); at != "" {
-			s.storyBuf = append(append(s.storyBuf[:0], fields...), trace.S(trace.KeyAt, at))
-			fields = s.storyBuf
-		}
-	}
-	if kind == trace.KindResult && len(fields) > 0 && uint64(fields[0].Int) >= denseMax {
-		// An ended task's places are not needed again: the maps of the
-		// large ids keep only the tasks that may still run.
-		delete(s.siteMap, uint64(fields[0].Int))
-		delete(s.siteRan, uint64(fields[0].Int))
+	if (kind == trace.KindBlock || kind == trace.KindResult) && len(fields) > 0 {
+		fields = s.emitTask(kind, fields)
 	}
 	s.ev = trace.Event{Step: s.step, Tick: s.tick, Actor: s.actor(worker), Kind: kind, Fields: fields}
 	if kind == trace.KindDecide {
@@ -99,6 +90,28 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 	if s.w != nil && s.err == nil {
 		s.err = s.w.WriteEvent(&s.ev)
 	}
+}
+
+// emitTask is Emit's care of a block or result event: a story run's
+// block says where its task waits, and an ended task with a large id
+// loses its places. Out of Emit, so that the code of the commoner events
+// stays short (the instruction cache). It returns the fields to write.
+//
+//go:noinline
+func (s *sink) emitTask(kind trace.Kind, fields []trace.Field) []trace.Field {
+	if kind == trace.KindBlock && s.story {
+		if at := s.site(uint64(fields[0].Int)); at != "" {
+			s.storyBuf = append(append(s.storyBuf[:0], fields...), trace.S(trace.KeyAt, at))
+			fields = s.storyBuf
+		}
+	}
+	if kind == trace.KindResult && uint64(fields[0].Int) >= denseMax {
+		// An ended task's places are not needed again: the maps of the
+		// large ids keep only the tasks that may still run.
+		delete(s.siteMap, uint64(fields[0].Int))
+		delete(s.siteRan, uint64(fields[0].Int))
+	}
+	return fields
 }
 
 // EmitRun implements the scheduler's path for the run event, one a step
@@ -157,27 +170,7 @@ func (s *sink) writeRun(worker int, task uint64) {
 		at = s.site(task)
 	}
 	if task >= denseMax {
-		changed := at != s.siteRan[task]
-		if at == "" {
-			delete(s.siteRan, task)
-		} else {
-			if s.siteRan == nil {
-				s.siteRan = map[uint64]string{}
-			}
-			s.siteRan[task] = at
-		}
-		switch {
-		case s.atEvery:
-			t := trace.NewRunTailAt(s.actor(worker), int64(task), at)
-			s.err = s.w.WriteRunTail(s.step, s.tick, &t)
-		case changed:
-			t := trace.NewRunTail(s.actor(worker), int64(task))
-			p := trace.PlaceOf(at)
-			s.err = s.w.WriteRunTailAt(s.step, s.tick, &t, &p)
-		default:
-			t := trace.NewRunTail(s.actor(worker), int64(task))
-			s.err = s.w.WriteRunTail(s.step, s.tick, &t)
-		}
+		s.writeRunLarge(worker, task, at)
 		return
 	}
 	for uint64(len(s.tails)) <= task {
@@ -212,6 +205,36 @@ const (
 	placeBits  = 6
 	placeSlots = 1 << placeBits
 )
+
+// writeRunLarge is writeRun for a task id past denseMax, which keeps no
+// tail: its line is encoded afresh, and its place is kept in a map. Out
+// of writeRun, so that the code of the common lines stays short (the
+// instruction cache).
+//
+//go:noinline
+func (s *sink) writeRunLarge(worker int, task uint64, at string) {
+	changed := at != s.siteRan[task]
+	if at == "" {
+		delete(s.siteRan, task)
+	} else {
+		if s.siteRan == nil {
+			s.siteRan = map[uint64]string{}
+		}
+		s.siteRan[task] = at
+	}
+	switch {
+	case s.atEvery:
+		t := trace.NewRunTailAt(s.actor(worker), int64(task), at)
+		s.err = s.w.WriteRunTail(s.step, s.tick, &t)
+	case changed:
+		t := trace.NewRunTail(s.actor(worker), int64(task))
+		p := trace.PlaceOf(at)
+		s.err = s.w.WriteRunTailAt(s.step, s.tick, &t, &p)
+	default:
+		t := trace.NewRunTail(s.actor(worker), int64(task))
+		s.err = s.w.WriteRunTail(s.step, s.tick, &t)
+	}
+}
 
 // place is at with its at= field encoded (trace.PlaceOf), from a small
 // cache indexed by the address of at's bytes: encoding the place was most
