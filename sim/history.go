@@ -223,9 +223,18 @@ func (h *history) ran(t *taskHist) {
 // enough to be inlined in the sink's EmitRun.
 func (h *history) moved(t *taskHist, worker int) {
 	if t.on != 0 && h.twice == "" {
-		h.twice = fmt.Sprintf("task t%d ran on w%d at event %d while w%d was in the middle of it", t.id, worker, h.n, t.on-1)
+		h.ranTwice(t, worker)
 	}
 	t.on = worker + 1
+}
+
+// ranTwice notes the first break of InvExclusive: t runs on worker while
+// another is in the middle of it. Out of moved, so that moved stays
+// short (the instruction cache).
+//
+//go:noinline
+func (h *history) ranTwice(t *taskHist, worker int) {
+	h.twice = fmt.Sprintf("task t%d ran on w%d at event %d while w%d was in the middle of it", t.id, worker, h.n, t.on-1)
 }
 
 // run takes in a run event of task id, the event's index i.

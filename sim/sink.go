@@ -80,7 +80,9 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 	if kind == trace.KindDecide {
 		s.decisions++
 	}
-	s.waits.Add(&s.ev)
+	if waits.Wants(kind) {
+		s.waits.Add(&s.ev)
+	}
 	s.hist.add(&s.ev)
 	if s.tab != nil {
 		s.tab.add(&s.ev)

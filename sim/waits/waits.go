@@ -305,10 +305,7 @@ func (b *Builder) task(id int64) *task {
 // sink), so that the kinds it ignores (steals, parks, decisions, logs)
 // cost a switch and nothing else.
 func (b *Builder) Add(e *trace.Event) {
-	switch e.Kind {
-	case trace.KindSpawn, trace.KindNursery, trace.KindResult, trace.KindBlock, trace.KindExhausted,
-		trace.KindRun, trace.KindWake, trace.KindRecharge, trace.KindChan, trace.KindLock, trace.KindOutcome:
-	default:
+	if !Wants(e.Kind) {
 		return
 	}
 	id, hasTask := intField(e, trace.KeyTask)
@@ -359,6 +356,15 @@ func (b *Builder) Add(e *trace.Event) {
 		b.outcome, _ = strField(e, trace.KeyOutcome)
 	}
 }
+
+// wanted is the kinds of event Add takes in, a bit each.
+const wanted = 1<<trace.KindSpawn | 1<<trace.KindNursery | 1<<trace.KindResult | 1<<trace.KindBlock |
+	1<<trace.KindExhausted | 1<<trace.KindRun | 1<<trace.KindWake | 1<<trace.KindRecharge |
+	1<<trace.KindChan | 1<<trace.KindLock | 1<<trace.KindOutcome
+
+// Wants reports that Add takes in events of kind k: a caller with many
+// events of other kinds (the simulator's sink) skips the call for them.
+func Wants(k trace.Kind) bool { return k < 64 && wanted&(1<<k) != 0 }
 
 func (b *Builder) nursery(e *trace.Event, owner int64, hasOwner bool) {
 	id, _ := intField(e, trace.KeyNursery)
