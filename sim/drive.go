@@ -363,7 +363,7 @@ func finish(run *Run, s *driver.Scheduler, sk *sink, tw *trace.Writer, step int6
 		if sk.tab != nil { // no task kept: the tasks without a result, from the events
 			run.Stuck = sk.tab.stuck()
 		}
-		if sk.story {
+		if sk.story && sk.waitsOn {
 			if sk.tab != nil {
 				// Tasks that only ran have no event the builder read.
 				sk.tab.unfinished(func(id int64) { sk.waits.Seen(id, sk.site(uint64(id))) })

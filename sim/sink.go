@@ -33,11 +33,14 @@ type sink struct {
 	// atEvery is a story run that writes the place on every run line,
 	// as version 3 did before a line said it only when it changed: a
 	// replay of such a trace (ModeSeededAtEvery).
-	atEvery  bool
-	sites    []string          // by task id under denseMax: where the task is (Site)
-	siteMap  map[uint64]string // the same, for larger ids
-	siteRan  map[uint64]string // for ids from denseMax: the place a task's last run line said (runTail.at)
-	waits    *waits.Builder
+	atEvery bool
+	sites   []string          // by task id under denseMax: where the task is (Site)
+	siteMap map[uint64]string // the same, for larger ids
+	siteRan map[uint64]string // for ids from denseMax: the place a task's last run line said (runTail.at)
+	waits   *waits.Builder
+	// waitsOn: the events go to waits as they come. Off, a run that ends
+	// stuck is run again with it on, for its waits (Execute).
+	waitsOn  bool
 	storyBuf []trace.Field           // Emit's fields with at= appended
 	places   [placeSlots]trace.Place // place's cache of encoded at= fields
 	// decisions counts the policy decisions (decide events): at one
@@ -56,7 +59,7 @@ type runTail struct {
 }
 
 func newSink(workers int, w *trace.Writer) *sink {
-	s := &sink{w: w, hist: newHistory(), waits: waits.New()}
+	s := &sink{w: w, hist: newHistory(), waits: waits.New(), waitsOn: true}
 	s.waits.Story = true // read only when the run is a story run (finish)
 	for i := 0; i < workers; i++ {
 		s.actors = append(s.actors, "w"+strconv.Itoa(i))
@@ -80,7 +83,7 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 	if kind == trace.KindDecide {
 		s.decisions++
 	}
-	if waits.Wants(kind) {
+	if s.waitsOn && waits.Wants(kind) {
 		s.waits.Add(&s.ev)
 	}
 	s.hist.add(&s.ev)
