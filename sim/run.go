@@ -307,8 +307,10 @@ func execute(sc *scenario.Scenario, c Config, o Options, out io.Writer, waitsOn 
 		return nil, nil, err
 	}
 	p := newProgram(sc, s)
-	if c.Mode.story() {
-		p.sites = sk // the story: each step's op (docs/trace-format.md)
+	if c.Mode.story() && (tw != nil || waitsOn) {
+		// The story: each step's op (docs/trace-format.md), which only
+		// the trace and the waits read.
+		p.sites = sk
 		sk.story = true
 		sk.atEvery = c.Mode == ModeSeededAtEvery
 		sk.waits.Users = lazyChanUsers(sc)
