@@ -8,10 +8,11 @@ import (
 // emitter is the per-worker scratch space for building events without
 // allocating.
 type emitter struct {
-	sink   link.Sink
-	runs   link.RunSink // sink's path for run events: sink itself, or runEvents; nil without a sink
-	worker int
-	buf    []trace.Field
+	sink    link.Sink
+	runs    link.RunSink    // sink's path for run events: sink itself, or runEvents; nil without a sink
+	decides link.DecideSink // sink's path for decide events when it has one
+	worker  int
+	buf     []trace.Field
 }
 
 func newEmitter(sink link.Sink, worker int) emitter {
@@ -19,7 +20,22 @@ func newEmitter(sink link.Sink, worker int) emitter {
 	if !ok && sink != nil {
 		runs = &runEvents{Sink: sink}
 	}
-	return emitter{sink: sink, runs: runs, worker: worker}
+	decides, _ := sink.(link.DecideSink)
+	return emitter{sink: sink, runs: runs, decides: decides, worker: worker}
+}
+
+// emitDecide emits the decide event of d's answer yes about task: through
+// the sink's EmitDecide when it has one, else as any event.
+func (e *emitter) emitDecide(d link.Decision, yes bool, task uint64) {
+	if e.decides != nil {
+		e.decides.EmitDecide(e.worker, d, yes, task)
+		return
+	}
+	answer := "no"
+	if yes {
+		answer = "yes"
+	}
+	e.emit(trace.KindDecide, trace.S(d.String(), answer), trace.I(trace.KeyTask, int64(task)))
 }
 
 func (e *emitter) on() bool { return e.sink != nil }

@@ -1,9 +1,6 @@
 package sched
 
-import (
-	"github.com/cbcsim/cbcsim/sched/internal/link"
-	"github.com/cbcsim/cbcsim/trace"
-)
+import "github.com/cbcsim/cbcsim/sched/internal/link"
 
 // workerMode is what a worker's run allows it, as bits. It is resolved
 // once (resolveMode: at New, for every worker alike) before any step and
@@ -125,11 +122,7 @@ func (w *worker) decide(d link.Decision, task *Task) bool {
 		yes = w.rng.Uint64()&1 == 0
 	}
 	if w.em.on() {
-		answer := "no"
-		if yes {
-			answer = "yes"
-		}
-		w.em.emit(trace.KindDecide, trace.S(d.String(), answer), trace.I(trace.KeyTask, int64(task.id)))
+		w.em.emitDecide(d, yes, task.id)
 	}
 	return yes
 }

@@ -24,7 +24,6 @@ import (
 	"unsafe"
 
 	"github.com/cbcsim/cbcsim/sched/internal/link"
-	"github.com/cbcsim/cbcsim/trace"
 )
 
 // SelectCase is one case of Select: a send (Chan.SendCase), a receive
@@ -409,11 +408,7 @@ func (w *worker) chooseCase(t *Task, k int) int {
 			yes = src.Decide(w.id, link.DecideSelect)
 		}
 		if w.em.on() {
-			answer := "no"
-			if yes {
-				answer = "yes"
-			}
-			w.em.emit(trace.KindDecide, trace.S(link.DecideSelect.String(), answer), trace.I(trace.KeyTask, int64(t.id)))
+			w.em.emitDecide(link.DecideSelect, yes, t.id)
 		}
 		if yes {
 			return i

@@ -41,8 +41,13 @@ type sink struct {
 	// waitsOn: the events go to waits as they come. Off, a run that ends
 	// stuck is run again with it on, for its waits (Execute).
 	waitsOn  bool
-	storyBuf []trace.Field           // Emit's fields with at= appended
-	places   [placeSlots]trace.Place // place's cache of encoded at= fields
+	storyBuf []trace.Field // Emit's fields with at= appended
+	// decides is each worker's decide lines' texts, by decision and
+	// answer (EmitDecide); decideBuf the fields of one that goes
+	// through Emit.
+	decides   [][decideHeads]trace.HeadInt
+	decideBuf []trace.Field
+	places    [placeSlots]trace.Place // place's cache of encoded at= fields
 	// decisions counts the policy decisions (decide events): at one
 	// worker the only choices a seed makes (Run.Decisions).
 	decisions int64
@@ -96,6 +101,50 @@ func (s *sink) Emit(worker int, kind trace.Kind, fields []trace.Field) {
 		s.err = s.w.WriteEvent(&s.ev)
 	}
 }
+
+// EmitDecide implements driver's decide path (link.DecideSink): what Emit
+// does with the decide event of d's answer yes about task, without its
+// fields. The history only counts it (history.add), and neither the
+// tables nor the waits take it in; its line is written from a text kept
+// per worker, decision and answer (trace.HeadInt). While the history
+// follows a leaving task (which reads every event), or for a decision or
+// worker past the kept texts, it goes through Emit.
+func (s *sink) EmitDecide(worker int, d driver.Decision, yes bool, task uint64) {
+	i := int(d) << 1
+	if yes {
+		i |= 1
+	}
+	if s.hist.leaving > 0 || uint(worker) >= uint(len(s.actors)) || i >= decideHeads {
+		answer := "no"
+		if yes {
+			answer = "yes"
+		}
+		s.decideBuf = append(s.decideBuf[:0], trace.S(d.String(), answer), trace.I(trace.KeyTask, int64(task)))
+		s.Emit(worker, trace.KindDecide, s.decideBuf)
+		return
+	}
+	s.decisions++
+	s.hist.n++ // history.add of an event it only counts
+	s.counted = true
+	if s.w != nil && s.err == nil {
+		for len(s.decides) <= worker {
+			s.decides = append(s.decides, [decideHeads]trace.HeadInt{})
+		}
+		h := &s.decides[worker][i]
+		if *h == (trace.HeadInt{}) {
+			answer := "no"
+			if yes {
+				answer = "yes"
+			}
+			*h = trace.NewHeadInt(s.actors[worker], trace.KindDecide, []trace.Field{trace.S(d.String(), answer)}, trace.KeyTask)
+		}
+		s.err = s.w.WriteHeadInt(s.step, s.tick, h, int64(task))
+	}
+}
+
+// decideHeads is the room of a worker's kept decide texts: two answers of
+// decisions up to 7.
+const decideHeads = 16
 
 // emitTask is Emit's care of a block or result event: a story run's
 // block says where its task waits, and an ended task with a large id
@@ -299,3 +348,4 @@ func (s *sink) Now() uint64 { return s.tick }
 
 var _ driver.Stepper = (*sink)(nil)
 var _ driver.RunSink = (*sink)(nil)
+var _ driver.DecideSink = (*sink)(nil)

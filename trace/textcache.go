@@ -137,3 +137,40 @@ func appendInt2(dst []byte, v int64) []byte {
 	}
 	return appendInt(dst, v)
 }
+
+// HeadInt is the text of an event's line after its step and tick up to
+// the value of its last field, an integer: "ACTOR KIND K=V ... KEY=",
+// checked and encoded as WriteEvent does. A line written again and again
+// with only that integer changing (a policy decision's, about a task)
+// keeps its HeadInt and is written by WriteHeadInt, the line of the run
+// event's kind: no fields to build, look up or encode. The zero HeadInt
+// is not valid: writing it panics.
+type HeadInt struct{ text string }
+
+// NewHeadInt returns the HeadInt of events of actor and kind with fields
+// and then an integer field key. A bad actor, kind or key panics, as
+// WriteEvent's do.
+func NewHeadInt(actor string, kind Kind, fields []Field, key string) HeadInt {
+	const op = "trace: NewHeadInt: "
+	e := Event{Actor: actor, Kind: kind, Fields: fields}
+	checkEvent(&e, op)
+	checkKey(key, op)
+	b := appendEventBody(nil, &e, op)
+	return HeadInt{string(append(append(append(b[:len(b)-1], ' '), key...), '='))}
+}
+
+// WriteHeadInt writes the event of h whose last field's value is v: what
+// WriteEvent writes for it.
+func (w *Writer) WriteHeadInt(step, tick uint64, h *HeadInt, v int64) error {
+	if !w.header {
+		panic("trace: WriteHeadInt: header not written")
+	}
+	if step < w.pre.step {
+		panic("trace: WriteHeadInt: step went backwards")
+	}
+	if h.text == "" {
+		panic("trace: WriteHeadInt: the zero HeadInt")
+	}
+	w.buf = append(appendInt2(append(w.appendPrefix(step, tick), h.text...), v), '\n')
+	return w.spill()
+}

@@ -97,3 +97,62 @@ func TestWriteEventTextCacheBadKey(t *testing.T) {
 	}()
 	_ = w.WriteEvent(&Event{Actor: "W 0", Kind: KindRun})
 }
+
+// TestWriteHeadInt (rapid): a line written from a kept HeadInt is the
+// line WriteEvent writes for the same event, for any actor, kind, fields
+// before the integer, key and integer; and a bad actor, key or the zero
+// HeadInt panics.
+func TestWriteHeadInt(t *testing.T) {
+	t.Parallel()
+	actors := []string{"w0", "w12", "sim"}
+	keys := []string{KeyTask, "credit", "next-slot", "n"}
+	vals := []string{"yes", "no", "", `a "quoted" value`, "-3"}
+	rapid.Check(t, func(rt *rapid.T) {
+		a, b, wa, wb := writerPair(rt, &Header{})
+		var step uint64
+		for range rapid.IntRange(1, 30).Draw(rt, "lines") {
+			step += rapid.Uint64Range(0, 12).Draw(rt, "step")
+			actor := rapid.SampledFrom(actors).Draw(rt, "actor")
+			kind := rapid.SampledFrom([]Kind{KindDecide, KindRun, KindChan}).Draw(rt, "kind")
+			var fields []Field
+			for range rapid.IntRange(0, 2).Draw(rt, "fields") {
+				fields = append(fields, S(rapid.SampledFrom(keys).Draw(rt, "key"), rapid.SampledFrom(vals).Draw(rt, "value")))
+			}
+			key := rapid.SampledFrom(keys).Draw(rt, "int key")
+			v := rapid.OneOf(rapid.Int64Range(-5, 120), rapid.Int64()).Draw(rt, "int")
+			h := NewHeadInt(actor, kind, fields, key)
+			e := Event{Step: step, Tick: step, Actor: actor, Kind: kind, Fields: append(fields, I(key, v))}
+			if err := wa.WriteEvent(&e); err != nil {
+				rt.Fatal(err)
+			}
+			if err := wb.WriteHeadInt(step, step, &h, v); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		flushPair(rt, wa, wb)
+		if a.String() != b.String() {
+			rt.Fatalf("WriteEvent wrote\n%s\nWriteHeadInt\n%s", a, b)
+		}
+	})
+	for name, f := range map[string]func(){
+		"bad actor": func() { NewHeadInt("W 0", KindDecide, nil, KeyTask) },
+		"bad key":   func() { NewHeadInt("w0", KindDecide, nil, "Bad Key") },
+		"bad field": func() { NewHeadInt("w0", KindDecide, []Field{S("Bad Key", "v")}, KeyTask) },
+		"zero": func() {
+			w := NewWriter(new(bytes.Buffer))
+			if err := w.WriteHeader(&Header{}); err != nil {
+				t.Fatal(err)
+			}
+			_ = w.WriteHeadInt(0, 0, &HeadInt{}, 1)
+		},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}

@@ -11,6 +11,7 @@ import (
 type (
 	Sink            = link.Sink
 	RunSink         = link.RunSink
+	DecideSink      = link.DecideSink
 	Stepper         = link.Stepper
 	Clock           = link.Clock
 	VictimSource    = link.VictimSource

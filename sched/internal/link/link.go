@@ -160,6 +160,14 @@ type RunSink interface {
 	EmitRun(worker int, task uint64)
 }
 
+// DecideSink is a Sink with a path of its own for the decide event (kind
+// decide, fields DECISION=yes|no and task=ID), a policy decision's record:
+// EmitDecide receives it instead of Emit, so that no fields are built.
+type DecideSink interface {
+	Sink
+	EmitDecide(worker int, d Decision, yes bool, task uint64)
+}
+
 // Stepper is a Sink whose driver can take its decisions between two
 // seeded steps from inside a task (docs/performance.md#the-seeded-step). At a
 // checkpoint, where worker's step ends with its task
