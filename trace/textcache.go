@@ -76,7 +76,7 @@ func (c *textCache) head(e *Event, op string) string {
 		return heads[a[1]-'0'][e.Kind]
 	}
 	h, ok := c.find(e.Actor, "", e.Kind)
-	if !ok {
+	if !ok || h.text == "" { // an empty entry matches the zero actor and kind
 		checkEvent(e, op)
 		h.text = e.Actor + " " + kindNames[e.Kind]
 	}

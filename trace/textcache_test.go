@@ -86,16 +86,20 @@ func TestWriteEventTextCacheBadKey(t *testing.T) {
 			_ = w.WriteEvent(&Event{Actor: "w0", Kind: KindRun, Fields: []Field{f}})
 		}()
 	}
-	w := NewWriter(new(bytes.Buffer))
-	if err := w.WriteHeader(&Header{}); err != nil {
-		t.Fatal(err)
+	for _, e := range []Event{{Actor: "W 0", Kind: KindRun}, {}} { // the zero event matches an empty entry's strings
+		func() {
+			w := NewWriter(new(bytes.Buffer))
+			if err := w.WriteHeader(&Header{}); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(r.(string), "bad") {
+					t.Errorf("%+v: recovered %v, want a bad actor or kind panic", e, r)
+				}
+			}()
+			_ = w.WriteEvent(&e)
+		}()
 	}
-	defer func() {
-		if r := recover(); r == nil || !strings.Contains(r.(string), "bad actor") {
-			t.Errorf("recovered %v, want a bad actor panic", r)
-		}
-	}()
-	_ = w.WriteEvent(&Event{Actor: "W 0", Kind: KindRun})
 }
 
 // TestWriteHeadInt (rapid): a line written from a kept HeadInt is the
