@@ -31,11 +31,7 @@ func (e *emitter) emitDecide(d link.Decision, yes bool, task uint64) {
 		e.decides.EmitDecide(e.worker, d, yes, task)
 		return
 	}
-	answer := "no"
-	if yes {
-		answer = "yes"
-	}
-	e.emit(trace.KindDecide, trace.S(d.String(), answer), trace.I(trace.KeyTask, int64(task)))
+	e.emit(trace.KindDecide, d.Field(yes), trace.I(trace.KeyTask, int64(task)))
 }
 
 func (e *emitter) on() bool { return e.sink != nil }

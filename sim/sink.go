@@ -115,11 +115,7 @@ func (s *sink) EmitDecide(worker int, d driver.Decision, yes bool, task uint64) 
 		i |= 1
 	}
 	if s.hist.leaving > 0 || uint(worker) >= uint(len(s.actors)) || i >= decideHeads {
-		answer := "no"
-		if yes {
-			answer = "yes"
-		}
-		s.decideBuf = append(s.decideBuf[:0], trace.S(d.String(), answer), trace.I(trace.KeyTask, int64(task)))
+		s.decideBuf = append(s.decideBuf[:0], d.Field(yes), trace.I(trace.KeyTask, int64(task)))
 		s.Emit(worker, trace.KindDecide, s.decideBuf)
 		return
 	}
@@ -132,11 +128,7 @@ func (s *sink) EmitDecide(worker int, d driver.Decision, yes bool, task uint64) 
 		}
 		h := &s.decides[worker][i]
 		if *h == (trace.HeadInt{}) {
-			answer := "no"
-			if yes {
-				answer = "yes"
-			}
-			*h = trace.NewHeadInt(s.actors[worker], trace.KindDecide, []trace.Field{trace.S(d.String(), answer)}, trace.KeyTask)
+			*h = trace.NewHeadInt(s.actors[worker], trace.KindDecide, []trace.Field{d.Field(yes)}, trace.KeyTask)
 		}
 		s.err = s.w.WriteHeadInt(s.step, s.tick, h, int64(task))
 	}

@@ -241,6 +241,15 @@ func (d Decision) String() string {
 	return fmt.Sprintf("Decision(%d)", uint8(d))
 }
 
+// Field is the decide event's field of d's answer yes: DECISION=yes or
+// DECISION=no (its other field is the task's).
+func (d Decision) Field(yes bool) trace.Field {
+	if yes {
+		return trace.S(d.String(), "yes")
+	}
+	return trace.S(d.String(), "no")
+}
+
 // ParseDecision returns the decision named s.
 func ParseDecision(s string) (Decision, bool) {
 	for d := DecideNextSlot; d < decisionEnd; d++ {
