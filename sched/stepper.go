@@ -11,48 +11,34 @@ import "fmt"
 // counters, the run event, in that order) is done here instead, without
 // the two fiber switches. Keep the two in step.
 func (t *Task) endStep() {
-	st := t.s.stepper
-	if st == nil {
-		t.endStepAlone() // no Stepper, or Abort began
-		return
-	}
 	if t.w.mode&modeSites != 0 {
 		t.site()
 	}
-	w := t.w
-	// t stays in state running while the driver decides: between two
-	// steps nothing reads the state of a task that is its worker's
-	// current one (a driver tells a yield by the worker's current
-	// task first), and the two atomic stores, ready and running again,
-	// would be the only trace of the pause. If t suspends, the worker
-	// makes it ready as ever.
-	t.s.inStepper = true
-	next := st.NextStep(w.id)
-	t.s.inStepper = false
-	if next {
-		w.stats.Steps++
-		t.steps++
-		w.stats.Runs++
-		w.em.emitRun(t.id)
-		return
-	}
-	if c := t.w.c; c.loopFib == t.fib && c.took != t {
-		t.onLoopFiber(c)
-	}
-	t.suspend(reasonCheckpoint)
-}
-
-// endStepAlone is endStep without a Stepper: t suspends, and the driver
-// takes the next step. Abort clears the Stepper first (so that endStep
-// tests one field a step, not two): the run is over, the driver is not
-// asked, and the suspension panics at once (fiber.Yield on a closed
-// fiber), so the unwinding goes on.
-func (t *Task) endStepAlone() {
-	if t.s.aborting.Load() {
+	if st := t.s.stepper; st != nil {
+		w := t.w
+		// t stays in state running while the driver decides: between two
+		// steps nothing reads the state of a task that is its worker's
+		// current one (a driver tells a yield by the worker's current
+		// task first), and the two atomic stores, ready and running again,
+		// would be the only trace of the pause. If t suspends, the worker
+		// makes it ready as ever.
+		t.s.inStepper = true
+		next := st.NextStep(w.id)
+		t.s.inStepper = false
+		if next {
+			w.stats.Steps++
+			t.steps++
+			w.stats.Runs++
+			w.em.emitRun(t.id)
+			return
+		}
+	} else if t.s.aborting.Load() {
+		// Abort is unwinding t (a deferred call made a checkpoint). It
+		// clears the Stepper first, so that a step with one tests one
+		// field here, not two: the run is over, the driver is not asked;
+		// the suspension panics at once (fiber.Yield on a closed fiber)
+		// and the unwinding goes on.
 		t.suspend(reasonCheckpoint)
-	}
-	if t.w.mode&modeSites != 0 {
-		t.site()
 	}
 	if c := t.w.c; c.loopFib == t.fib && c.took != t {
 		t.onLoopFiber(c)
